@@ -1,0 +1,58 @@
+/*
+ * Interrupt entry stubs, one per vector, each 16 bytes apart so the IDT can be
+ * filled by arithmetic. Each pushes a dummy error code where the CPU pushes
+ * none, then the vector, then jumps to the common path, which saves every
+ * general register into a TrapFrame and calls trap_entry(&mut TrapFrame).
+ */
+.section .text
+.balign 16
+.global isr_stubs
+isr_stubs:
+.set vec, 0
+.rept 256
+    .balign 16
+    .if (vec == 8) + (vec == 10) + (vec == 11) + (vec == 12) + (vec == 13) + (vec == 14) + (vec == 17) + (vec == 21) + (vec == 29) + (vec == 30)
+    .else
+    pushq $0
+    .endif
+    pushq $vec
+    jmp isr_common
+    .set vec, vec + 1
+.endr
+
+isr_common:
+    push %rax
+    push %rbx
+    push %rcx
+    push %rdx
+    push %rsi
+    push %rdi
+    push %rbp
+    push %r8
+    push %r9
+    push %r10
+    push %r11
+    push %r12
+    push %r13
+    push %r14
+    push %r15
+    cld
+    mov %rsp, %rdi
+    call trap_entry
+    pop %r15
+    pop %r14
+    pop %r13
+    pop %r12
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rbp
+    pop %rdi
+    pop %rsi
+    pop %rdx
+    pop %rcx
+    pop %rbx
+    pop %rax
+    add $16, %rsp
+    iretq

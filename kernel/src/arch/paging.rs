@@ -1,0 +1,133 @@
+//! Page tables for the direct map: every range the kernel owns is mapped at
+//! phys + KERNEL_OFFSET with the largest pages that fit (1 GiB, 2 MiB, then
+//! 4 KiB at ragged edges), so normal operation never takes a TLB-missing walk
+//! into small pages and never page-faults.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+use lwk_logic::paging_plan::{plan, table_indices, PageSize};
+
+use super::physmem::phys_to_virt;
+use super::KERNEL_OFFSET;
+
+const PRESENT: u64 = 1 << 0;
+const WRITABLE: u64 = 1 << 1;
+const WRITE_THROUGH: u64 = 1 << 3;
+const CACHE_DISABLE: u64 = 1 << 4;
+const HUGE: u64 = 1 << 7;
+const ADDR_MASK: u64 = 0x000f_ffff_ffff_f000;
+
+static KERNEL_PML4: AtomicU64 = AtomicU64::new(0);
+
+extern "C" {
+    static boot_pml4: u8;
+}
+
+/// Physical address of the boot page tables (identity + upper half of 0-4 GiB),
+/// which secondary CPUs use on their way in.
+pub fn boot_tables_phys() -> u64 {
+    // SAFETY: only the symbol's address is taken.
+    super::physmem::virt_to_phys(unsafe { &boot_pml4 as *const u8 as u64 })
+}
+
+/// Builds kernel page tables. `new_table` returns a zeroed 4 KiB frame.
+pub struct Builder<F: FnMut() -> u64> {
+    pml4: u64,
+    new_table: F,
+}
+
+fn table(phys: u64) -> &'static mut [u64; 512] {
+    // SAFETY: `phys` is a page-table frame this builder allocated; it is mapped
+    // (frames come from the first 4 GiB or the direct map) and owned by it.
+    unsafe { &mut *(phys_to_virt(phys) as *mut [u64; 512]) }
+}
+
+impl<F: FnMut() -> u64> Builder<F> {
+    pub fn new(mut new_table: F) -> Self {
+        let pml4 = new_table();
+        Builder { pml4, new_table }
+    }
+
+    /// Walks one level down from `entry`, creating the next table if absent.
+    fn next(&mut self, table_phys: u64, index: usize) -> u64 {
+        let t = table(table_phys);
+        if t[index] & PRESENT == 0 {
+            let fresh = (self.new_table)();
+            t[index] = fresh | PRESENT | WRITABLE;
+        }
+        t[index] & ADDR_MASK
+    }
+
+    fn map_page(&mut self, virt: u64, phys: u64, size: PageSize, flags: u64) {
+        let [i4, i3, i2, i1] = table_indices(virt);
+        let pdpt = self.next(self.pml4, i4);
+        match size {
+            PageSize::Size1G => table(pdpt)[i3] = phys | flags | HUGE,
+            PageSize::Size2M => {
+                let pd = self.next(pdpt, i3);
+                table(pd)[i2] = phys | flags | HUGE;
+            }
+            PageSize::Size4K => {
+                let pd = self.next(pdpt, i3);
+                let pt = self.next(pd, i2);
+                table(pt)[i1] = phys | flags;
+            }
+        }
+    }
+
+    /// Maps RAM [start, end) write-back at its direct-map address.
+    pub fn map_ram(&mut self, start: u64, end: u64, allow_1g: bool) {
+        for c in plan(start, end, KERNEL_OFFSET, allow_1g) {
+            self.map_page(c.virt, c.phys, c.size, PRESENT | WRITABLE);
+        }
+    }
+
+    /// Maps one 4 KiB device page uncached at its direct-map address.
+    pub fn map_mmio(&mut self, phys: u64) {
+        let phys = phys & !0xfff;
+        let flags = PRESENT | WRITABLE | CACHE_DISABLE | WRITE_THROUGH;
+        self.map_page(phys_to_virt(phys), phys, PageSize::Size4K, flags);
+    }
+
+    pub fn finish(self) -> u64 {
+        KERNEL_PML4.store(self.pml4, Ordering::Relaxed);
+        self.pml4
+    }
+}
+
+/// Switches this CPU to the kernel page tables.
+pub fn activate_kernel_tables() {
+    let pml4 = KERNEL_PML4.load(Ordering::Relaxed);
+    assert!(pml4 != 0, "kernel page tables not built");
+    // SAFETY: the kernel tables map the running code, stack and data at the
+    // same virtual addresses as the boot tables (the direct map).
+    unsafe { core::arch::asm!("mov cr3, {}", in(reg) pml4, options(nostack)) };
+}
+
+/// Translates a direct-map virtual address through the live page tables;
+/// used by the self-tests to check the map.
+pub fn translate(virt: u64) -> Option<(u64, PageSize)> {
+    let cr3: u64;
+    // SAFETY: reading CR3 has no side effects.
+    unsafe { core::arch::asm!("mov {}, cr3", out(reg) cr3, options(nostack)) };
+    let [i4, i3, i2, i1] = table_indices(virt);
+    let e4 = table(cr3 & ADDR_MASK)[i4];
+    if e4 & PRESENT == 0 {
+        return None;
+    }
+    let e3 = table(e4 & ADDR_MASK)[i3];
+    if e3 & PRESENT == 0 {
+        return None;
+    }
+    if e3 & HUGE != 0 {
+        return Some(((e3 & ADDR_MASK & !0x3fff_ffff) + (virt & 0x3fff_ffff), PageSize::Size1G));
+    }
+    let e2 = table(e3 & ADDR_MASK)[i2];
+    if e2 & PRESENT == 0 {
+        return None;
+    }
+    if e2 & HUGE != 0 {
+        return Some(((e2 & ADDR_MASK & !0x1f_ffff) + (virt & 0x1f_ffff), PageSize::Size2M));
+    }
+    let e1 = table(e2 & ADDR_MASK)[i1];
+    (e1 & PRESENT != 0).then(|| ((e1 & ADDR_MASK) + (virt & 0xfff), PageSize::Size4K))
+}

@@ -1,0 +1,73 @@
+//! Access to physical memory through the direct map.
+
+use super::KERNEL_OFFSET;
+use lwk_logic::acpi::PhysRead;
+
+extern "C" {
+    static __image_start: u8;
+    static __image_end: u8;
+}
+
+pub const fn phys_to_virt(phys: u64) -> u64 {
+    phys.wrapping_add(KERNEL_OFFSET)
+}
+
+pub const fn virt_to_phys(virt: u64) -> u64 {
+    virt.wrapping_sub(KERNEL_OFFSET)
+}
+
+/// Physical [start, end) of the loaded kernel image, bss included.
+pub fn image_range() -> (u64, u64) {
+    // SAFETY: only the addresses of linker-defined symbols are taken.
+    let (start, end) = unsafe {
+        (
+            &__image_start as *const u8 as u64,
+            &__image_end as *const u8 as u64,
+        )
+    };
+    (virt_to_phys(start), virt_to_phys(end))
+}
+
+/// Reads firmware tables through the boot page tables (first 4 GiB mapped).
+pub struct BootMemory;
+
+impl PhysRead for BootMemory {
+    fn read(&self, phys: u64, buf: &mut [u8]) {
+        let src = phys_to_virt(phys) as *const u8;
+        // SAFETY: callers read firmware tables below 4 GiB, which the boot page
+        // tables map; the bytes are plain data and are copied out.
+        unsafe { core::ptr::copy_nonoverlapping(src, buf.as_mut_ptr(), buf.len()) };
+    }
+}
+
+pub fn read_u64(phys: u64) -> u64 {
+    let mut b = [0u8; 8];
+    BootMemory.read(phys, &mut b);
+    u64::from_le_bytes(b)
+}
+
+pub fn read_u32(phys: u64) -> u32 {
+    let mut b = [0u8; 4];
+    BootMemory.read(phys, &mut b);
+    u32::from_le_bytes(b)
+}
+
+/// Hands boot memory to the frame allocator as a zeroed `'static` bitmap.
+/// Only `mem::init` calls this, once per region, with frames it then marks
+/// used, so nothing else can ever own them.
+pub fn claim_for_allocator(phys: u64, words: usize) -> &'static mut [u64] {
+    let ptr = phys_to_virt(phys) as *mut u64;
+    // SAFETY: the range is below 4 GiB (mapped by the boot tables and the
+    // direct map), and is reserved in the allocator for this bitmap for ever.
+    unsafe {
+        core::ptr::write_bytes(ptr, 0, words);
+        core::slice::from_raw_parts_mut(ptr, words)
+    }
+}
+
+/// Zeroes a physical range the caller owns.
+pub fn zero_owned(phys: u64, len: usize) {
+    // SAFETY: callers pass frames they just took from the frame allocator,
+    // which are mapped and used by nothing else.
+    unsafe { core::ptr::write_bytes(phys_to_virt(phys) as *mut u8, 0, len) };
+}

@@ -1,0 +1,68 @@
+//! Interrupt vectors and IPIs (Nemo-style events): a table maps each vector to
+//! a handler; unicast and broadcast sends go through the local APIC.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use crate::arch::{apic, percpu::MAX_CPUS};
+use crate::sync::SpinLock;
+
+pub type Handler = fn(vector: u8);
+
+/// Asks the target core's scheduler to look at its run queue now.
+pub const RESCHED_VECTOR: u8 = 0xf1;
+/// Dynamic event vectors come from this range.
+const DYNAMIC_FIRST: u8 = 0x40;
+const DYNAMIC_LAST: u8 = 0xdf;
+
+static TABLE: SpinLock<[Option<Handler>; 256]> = SpinLock::new([None; 256]);
+static RECEIVED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+
+pub fn init() {
+    register(apic::TIMER_VECTOR, |_| crate::sched::timer::on_interrupt());
+    register(RESCHED_VECTOR, |_| {
+        crate::sched::this_cpu().need_resched.store(true, Ordering::Relaxed);
+    });
+    register(apic::ERROR_VECTOR, |_| crate::println!("APIC error interrupt"));
+}
+
+pub fn register(vector: u8, handler: Handler) {
+    TABLE.lock()[vector as usize] = Some(handler);
+}
+
+/// Takes a free event vector for `handler`.
+pub fn allocate(handler: Handler) -> Option<u8> {
+    let mut t = TABLE.lock();
+    let v = (DYNAMIC_FIRST..=DYNAMIC_LAST).find(|&v| t[v as usize].is_none())?;
+    t[v as usize] = Some(handler);
+    Some(v)
+}
+
+pub fn release(vector: u8) {
+    TABLE.lock()[vector as usize] = None;
+}
+
+/// Runs the handler of `vector`; false if none is registered.
+pub fn dispatch(vector: u8) -> bool {
+    RECEIVED[crate::arch::percpu::cpu_index()].fetch_add(1, Ordering::Relaxed);
+    let handler = TABLE.lock()[vector as usize];
+    match handler {
+        Some(h) => {
+            h(vector);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Interrupts this CPU has taken through the table.
+pub fn received_on(cpu: usize) -> u64 {
+    RECEIVED[cpu].load(Ordering::Relaxed)
+}
+
+pub fn send(cpu: usize, vector: u8) {
+    apic::send_ipi(crate::smp::apic_id_of(cpu), vector);
+}
+
+pub fn broadcast(vector: u8) {
+    apic::send_ipi_all_but_self(vector);
+}

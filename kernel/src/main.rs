@@ -1,0 +1,86 @@
+//! Atoll's lightweight kernel (LWK).
+//!
+//! Boot order: console, boot information, memory (frames, heap, direct map),
+//! CPU tables, APIC and timers, scheduler, secondary CPUs; then the command
+//! line says what to run (`selftest`, `crashtest`, `bench`).
+
+#![no_std]
+#![no_main]
+#![deny(unsafe_code)]
+
+extern crate alloc;
+
+#[allow(unsafe_code)]
+mod arch;
+mod bench;
+mod boot;
+mod console;
+mod ipi;
+mod mem;
+mod sched;
+mod selftest;
+mod smp;
+mod sync;
+mod trap;
+
+use arch::{apic, cpu, tsc};
+use boot::BootInfo;
+
+pub fn kmain(info: BootInfo) -> ! {
+    let info = boot::keep(info);
+    let cmd = boot::cmdline();
+    println!("Atoll LWK: booting ({:?}), command line \"{}\"", info.kind, info.cmdline_str());
+    if let Some(tau) = cmd.value_u64("pmt_tau") {
+        lwk_logic::locks::set_default_tau(tau as u32);
+    }
+
+    mem::init(&info.ram);
+    arch::gdt::init_this_cpu();
+    arch::idt::load();
+
+    let features = cpu::features();
+    let use_x2apic = features.x2apic && !cmd.has("xapic");
+    let cpu_limit = cmd.value_u64("cpus").map_or(usize::MAX, |n| n as usize);
+    let lapic_phys = smp::discover(info.rsdp, || {
+        // The boot CPU's APIC id, read before paging changes (CPUID leaf 1).
+        raw_cpuid::CpuId::new().get_feature_info().map_or(0, |f| f.initial_local_apic_id() as u32)
+    }, cpu_limit);
+    mem::build_page_tables(&info.ram, lapic_phys, features.pages_1g);
+    let (free, total) = mem::frame_counts();
+    println!(
+        "memory: {} MiB usable, {} MiB free after kernel heap; direct map with {} pages",
+        total * 4096 >> 20, free * 4096 >> 20, if features.pages_1g { "1 GiB/2 MiB" } else { "2 MiB" }
+    );
+
+    apic::choose_mode(lapic_phys, use_x2apic, features.tsc_deadline);
+    apic::mask_legacy_pic();
+    apic::init_this_cpu();
+    let hz = tsc::calibrate();
+    apic::calibrate_timer();
+    println!(
+        "cpu: TSC {}.{:03} MHz{}, APIC {} mode, timer {}",
+        hz / 1_000_000, (hz / 1000) % 1000,
+        if features.invariant_tsc { " (invariant)" } else { "" },
+        if apic::is_x2apic() { "x2APIC" } else { "xAPIC" },
+        if apic::uses_tsc_deadline() { "TSC-deadline" } else { "one-shot" },
+    );
+
+    ipi::init();
+    sched::init_cpu(0, false);
+    smp::mark_online(0);
+    cpu::enable_interrupts();
+    smp::start_secondaries();
+    println!("smp: {} of {} CPUs online", smp::online_count(), smp::count());
+
+    if cmd.has("selftest") {
+        let ok = selftest::run_all();
+        trap::stop_system(ok);
+    } else if cmd.has("crashtest") {
+        selftest::crash::run();
+    } else if cmd.has("bench") {
+        bench::run_all();
+        trap::stop_system(true);
+    }
+    println!("Atoll LWK: booted, nothing to run (command line: selftest, crashtest, bench)");
+    sched::idle_loop()
+}

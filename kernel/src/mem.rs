@@ -1,0 +1,87 @@
+//! Physical memory: the frame allocator over the boot memory map, the kernel
+//! heap carved from it, and the direct-map page tables.
+
+use lwk_logic::frames::{bitmap_words, FrameAllocator, FRAME_SIZE};
+use lwk_logic::memmap::RangeSet;
+
+use crate::arch::{self, heap, paging, physmem};
+use crate::sync::SpinLock;
+
+static FRAMES: SpinLock<FrameAllocator> = SpinLock::new(FrameAllocator::new());
+
+/// Below 1 MiB live the SMP trampoline and firmware data; never allocate there.
+const LOW_RESERVED: u64 = 0x10_0000;
+/// Memory reachable through the boot page tables.
+const BOOT_MAPPED: u64 = 4 << 30;
+const MIN_HEAP: u64 = 16 << 20;
+const MAX_HEAP: u64 = 256 << 20;
+
+/// Sets up the frame allocator and the heap from the usable RAM.
+pub fn init(ram: &RangeSet) {
+    let (img_start, img_end) = physmem::image_range();
+    let mut usable = RangeSet::new();
+    for r in ram.iter() {
+        let _ = usable.add(r.start, r.end);
+    }
+    let _ = usable.remove(0, LOW_RESERVED);
+    let _ = usable.remove(img_start, img_end);
+    usable.align_inward(FRAME_SIZE);
+
+    let mut frames = FRAMES.lock();
+    // Low ranges keep their bitmap at their own start; higher ones (not yet
+    // mapped) get theirs from the low ranges.
+    for r in usable.iter().filter(|r| r.end <= BOOT_MAPPED) {
+        let n = (r.end - r.start) / FRAME_SIZE;
+        let words = bitmap_words(n);
+        let bitmap_frames = ((words as u64 * 8).div_ceil(FRAME_SIZE)).max(1);
+        let bitmap = claim_bitmap(r.start, words);
+        frames.add_region(r.start, n, bitmap).expect("frame region");
+        frames.reserve(r.start, bitmap_frames);
+    }
+    for r in usable.iter().filter(|r| r.end > BOOT_MAPPED) {
+        let n = (r.end - r.start) / FRAME_SIZE;
+        let words = bitmap_words(n);
+        let bitmap_frames = (words as u64 * 8).div_ceil(FRAME_SIZE);
+        let at = frames.alloc(bitmap_frames, 1).expect("memory for a frame bitmap");
+        frames.add_region(r.start, n, claim_bitmap(at, words)).expect("frame region");
+    }
+    let heap_size = (frames.free_frames() * FRAME_SIZE / 16).clamp(MIN_HEAP, MAX_HEAP);
+    let heap_at = frames
+        .alloc(heap_size / FRAME_SIZE, 512)
+        .unwrap_or_else(|| crate::fatal!("no room for a {} MiB kernel heap", heap_size >> 20));
+    drop(frames);
+    heap::init(heap_at, heap_size as usize);
+}
+
+fn claim_bitmap(phys: u64, words: usize) -> &'static mut [u64] {
+    arch::physmem::claim_for_allocator(phys, words)
+}
+
+/// Builds the direct map of all RAM (plus the local APIC page) and switches to it.
+pub fn build_page_tables(ram: &RangeSet, lapic_phys: u64, allow_1g: bool) {
+    let mut b = paging::Builder::new(|| {
+        let f = alloc_frames(1, 1).expect("memory for page tables");
+        physmem::zero_owned(f, FRAME_SIZE as usize);
+        f
+    });
+    for r in ram.iter() {
+        b.map_ram(r.start, r.end, allow_1g);
+    }
+    b.map_mmio(lapic_phys);
+    b.finish();
+    paging::activate_kernel_tables();
+}
+
+pub fn alloc_frames(count: u64, align: u64) -> Option<u64> {
+    FRAMES.lock().alloc(count, align)
+}
+
+pub fn free_frames(phys: u64, count: u64) {
+    FRAMES.lock().free(phys, count)
+}
+
+/// (free, total) frames.
+pub fn frame_counts() -> (u64, u64) {
+    let f = FRAMES.lock();
+    (f.free_frames(), f.total_frames())
+}

@@ -1,0 +1,115 @@
+//! Kernel threads, each bound to one core (the Nautilus model).
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use alloc::sync::Arc;
+use alloc::vec;
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+
+use crate::arch::context::Context;
+use crate::sync::{SpinLock, WaitQueue};
+
+pub type ThreadId = u64;
+const STACK_SIZE: usize = 64 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum State {
+    Ready = 0,
+    Running = 1,
+    Blocked = 2,
+    Dead = 3,
+}
+
+type Entry = Box<dyn FnOnce() + Send>;
+
+pub struct Thread {
+    pub id: ThreadId,
+    pub name: String,
+    pub cpu: usize,
+    /// Preemptive threads are switched out by the timer when others wait;
+    /// cooperative ones (the default) run until they yield or block.
+    pub preemptive: bool,
+    pub(super) is_idle: bool,
+    state: AtomicU8,
+    pub(super) context: Context,
+    _stack: Option<Box<[u8]>>,
+    entry: SpinLock<Option<Entry>>,
+    finished: AtomicBool,
+    pub(super) joiners: WaitQueue,
+}
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+impl Thread {
+    pub(super) fn new(name: &str, cpu: usize, preemptive: bool, entry: Entry) -> Arc<Thread> {
+        let mut stack = vec![0u8; STACK_SIZE].into_boxed_slice();
+        let context = Context::new_thread(&mut stack);
+        Arc::new(Thread {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            cpu,
+            preemptive,
+            is_idle: false,
+            state: AtomicU8::new(State::Ready as u8),
+            context,
+            _stack: Some(stack),
+            entry: SpinLock::new(Some(entry)),
+            finished: AtomicBool::new(false),
+            joiners: WaitQueue::new(),
+        })
+    }
+
+    /// Wraps the context that is already running on a CPU (its boot stack).
+    pub(super) fn adopt_running(name: &str, cpu: usize, is_idle: bool) -> Arc<Thread> {
+        Arc::new(Thread {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            cpu,
+            preemptive: false,
+            is_idle,
+            state: AtomicU8::new(State::Running as u8),
+            context: Context::running(),
+            _stack: None,
+            entry: SpinLock::new(None),
+            finished: AtomicBool::new(false),
+            joiners: WaitQueue::new(),
+        })
+    }
+
+    pub fn state(&self) -> State {
+        match self.state.load(Ordering::Acquire) {
+            0 => State::Ready,
+            1 => State::Running,
+            2 => State::Blocked,
+            _ => State::Dead,
+        }
+    }
+
+    pub(super) fn set_state(&self, s: State) {
+        self.state.store(s as u8, Ordering::Release);
+    }
+
+    /// Blocked -> Ready; false if someone else already woke it.
+    pub(super) fn try_unblock(&self) -> bool {
+        self.state
+            .compare_exchange(State::Blocked as u8, State::Ready as u8, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    pub fn mark_blocked(&self) {
+        self.set_state(State::Blocked);
+    }
+
+    pub(super) fn take_entry(&self) -> Option<Entry> {
+        self.entry.lock().take()
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
+    }
+
+    pub(super) fn mark_finished(&self) {
+        self.finished.store(true, Ordering::Release);
+    }
+}

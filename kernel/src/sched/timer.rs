@@ -1,0 +1,109 @@
+//! Sleeping and preemption on one-shot timer interrupts. Tickless: the timer
+//! is armed only for the earliest sleeper, or for a time slice when a
+//! preemptive thread runs while others wait. A core running one thread takes
+//! no timer interrupt at all.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::{current, this_cpu, wake, State, Thread};
+use crate::arch::{apic, cpu, percpu::MAX_CPUS, tsc};
+use crate::sync::SpinLock;
+
+/// Time slice for preemptive threads.
+const QUANTUM_NS: u64 = 2_000_000;
+
+struct CpuTimers {
+    /// Sleepers, sorted by deadline (TSC).
+    sleepers: SpinLock<Vec<(u64, Arc<Thread>)>>,
+    /// When the timer is armed to fire (0 = not armed).
+    armed_at: AtomicU64,
+    /// Timer interrupts taken, for tests and benchmarks.
+    pub interrupts: AtomicU64,
+}
+
+impl CpuTimers {
+    const fn new() -> Self {
+        CpuTimers {
+            sleepers: SpinLock::new(Vec::new()),
+            armed_at: AtomicU64::new(0),
+            interrupts: AtomicU64::new(0),
+        }
+    }
+}
+
+static TIMERS: [CpuTimers; MAX_CPUS] = [const { CpuTimers::new() }; MAX_CPUS];
+
+fn mine() -> &'static CpuTimers {
+    &TIMERS[crate::arch::percpu::cpu_index()]
+}
+
+/// Timer interrupts this CPU has taken.
+pub fn interrupts_on(cpu: usize) -> u64 {
+    TIMERS[cpu].interrupts.load(Ordering::Relaxed)
+}
+
+pub fn sleep_until(deadline: u64) {
+    let irqs = cpu::save_and_disable_interrupts();
+    {
+        let me = current();
+        let mut s = mine().sleepers.lock();
+        let pos = s.partition_point(|(d, _)| *d <= deadline);
+        me.mark_blocked();
+        s.insert(pos, (deadline, me));
+    }
+    rearm();
+    super::schedule();
+    cpu::restore_interrupts(irqs);
+}
+
+/// Programs this CPU's timer for the next thing that needs it, or stops it.
+pub fn rearm() {
+    let irqs = cpu::save_and_disable_interrupts();
+    let t = mine();
+    let mut next = t.sleepers.lock().first().map(|(d, _)| *d);
+    let slice_needed = this_cpu()
+        .current
+        .lock()
+        .as_ref()
+        .map_or(false, |c| c.preemptive && c.state() == State::Running)
+        && this_cpu().ready_len() > 0;
+    if slice_needed {
+        let slice_end = cpu::rdtsc() + tsc::ns_to_cycles(QUANTUM_NS);
+        next = Some(next.map_or(slice_end, |d| d.min(slice_end)));
+    }
+    match next {
+        Some(at) => {
+            let armed = t.armed_at.load(Ordering::Relaxed);
+            if armed == 0 || at < armed || armed < cpu::rdtsc() {
+                t.armed_at.store(at, Ordering::Relaxed);
+                apic::arm_timer_at(at);
+            }
+        }
+        None => {
+            if t.armed_at.swap(0, Ordering::Relaxed) != 0 {
+                apic::cancel_timer();
+            }
+        }
+    }
+    cpu::restore_interrupts(irqs);
+}
+
+/// The timer interrupt: wake expired sleepers, ask for a reschedule.
+pub fn on_interrupt() {
+    let t = mine();
+    t.interrupts.fetch_add(1, Ordering::Relaxed);
+    t.armed_at.store(0, Ordering::Relaxed);
+    let now = cpu::rdtsc();
+    let expired: Vec<_> = {
+        let mut s = t.sleepers.lock();
+        let n = s.partition_point(|(d, _)| *d <= now);
+        s.drain(..n).map(|(_, th)| th).collect()
+    };
+    for th in &expired {
+        wake(th, false);
+    }
+    this_cpu().need_resched.store(true, Ordering::Relaxed);
+    rearm();
+}

@@ -1,0 +1,67 @@
+//! A queue of blocked threads.
+
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+
+use super::{SpinLock, SpinLockGuard};
+use crate::sched::{self, Thread};
+
+pub struct WaitQueue {
+    waiters: SpinLock<VecDeque<Arc<Thread>>>,
+}
+
+impl WaitQueue {
+    pub const fn new() -> Self {
+        WaitQueue { waiters: SpinLock::new(VecDeque::new()) }
+    }
+
+    /// Blocks the current thread until `done()` holds. The condition is checked
+    /// under the queue lock, so a wake-up between the check and the block is
+    /// never lost.
+    pub fn wait_until(&self, mut done: impl FnMut() -> bool) {
+        loop {
+            let mut q = self.waiters.lock();
+            if done() {
+                return;
+            }
+            let me = sched::current();
+            me.mark_blocked();
+            q.push_back(me);
+            drop(q);
+            sched::schedule();
+        }
+    }
+
+    /// Blocks the current thread, then releases `guard`; the caller re-takes
+    /// its lock after waking (condition-variable style).
+    pub fn sleep_releasing<T>(&self, guard: SpinLockGuard<'_, T>) {
+        let mut q = self.waiters.lock();
+        let me = sched::current();
+        me.mark_blocked();
+        q.push_back(me);
+        drop(q);
+        drop(guard);
+        sched::schedule();
+    }
+
+    /// Wakes one waiter; `kick` sends an IPI if it lives on another core.
+    pub fn wake_one(&self, kick: bool) -> bool {
+        let t = self.waiters.lock().pop_front();
+        match t {
+            Some(t) => {
+                sched::wake(&t, kick);
+                true
+            }
+            None => false,
+        }
+    }
+
+    pub fn wake_all(&self, kick: bool) -> usize {
+        let all: VecDeque<_> = core::mem::take(&mut *self.waiters.lock());
+        let n = all.len();
+        for t in all {
+            sched::wake(&t, kick);
+        }
+        n
+    }
+}
