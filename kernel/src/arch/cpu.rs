@@ -109,3 +109,10 @@ pub fn mfence() {
     // SAFETY: a fence has no effect besides ordering.
     unsafe { asm!("mfence", options(nostack, preserves_flags)) };
 }
+
+/// Reads an address the kernel never maps (the lower half), for `crashtest`.
+pub fn touch_unmapped_memory() {
+    let addr = 0x0000_0dea_dbee_f000u64 as *const u64;
+    // SAFETY: deliberately faults; the page-fault handler reports and stops.
+    let _ = unsafe { core::ptr::read_volatile(addr) };
+}

@@ -1,1 +1,12 @@
-pub fn run() -> ! { crate::fatal!("todo") }
+//! `crashtest`: a kernel thread touches unmapped memory on purpose. The fault
+//! report must appear and the run must end with a failure status.
+
+use crate::{arch, println, sched};
+
+pub fn run() -> ! {
+    let cpu = super::online_cpus().last().unwrap_or(0);
+    println!("crashtest: a thread on CPU {} will now touch unmapped memory", cpu);
+    let h = sched::spawn(cpu, "crash-test", arch::cpu::touch_unmapped_memory);
+    h.join();
+    crate::fatal!("crashtest: the deliberate fault did not happen")
+}

@@ -98,7 +98,11 @@ impl RawPmtLock {
     }
 
     /// Tries to move `head` from the free value `head` to held.
-    fn take(&self, head: u16) -> bool { self.head.store(head | HELD, Relaxed); true }
+    fn take(&self, head: u16) -> bool {
+        self.head
+            .compare_exchange(head, head | HELD, Acquire, Relaxed)
+            .is_ok()
+    }
 }
 
 /// Waiters ahead of `ticket` (counting the holder) given a `head` snapshot.

@@ -1,0 +1,51 @@
+# Atoll: one entry point for building, testing and benchmarking.
+#   make kernel              build the LWK to build/atoll-kernel
+#   make test                install what is missing, build, run every test
+#   make selftest SMP=<n>    boot the LWK standalone with `selftest`
+#   make crashtest           boot with `crashtest` (must report a fault, exit non-zero)
+#   make bench SMP=<n>       boot with `bench` and print the table
+
+SMP ?= 4
+MEM ?= 512
+TIMEOUT ?= 300
+KERNEL := build/atoll-kernel
+KERNEL_SRC := kernel
+CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
+	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
+RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
+
+.PHONY: all deps kernel unit systest test selftest crashtest bench clean
+
+all: kernel
+
+deps:
+	@scripts/install-deps.sh
+
+kernel:
+	$(CARGO_KERNEL)
+	@mkdir -p build
+	cp $(KERNEL_SRC)/target/x86_64-unknown-none/release/atoll-kernel $(KERNEL)
+	@scripts/check-kernel-image.sh $(KERNEL)
+
+unit:
+	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic
+
+systest: kernel
+	python3 -m pytest -v tests
+
+test: deps
+	$(MAKE) kernel
+	$(MAKE) unit
+	$(MAKE) systest
+
+selftest: kernel
+	$(RUN_LWK) --cmdline "selftest"
+
+crashtest: kernel
+	$(RUN_LWK) --cmdline "crashtest"
+
+bench: kernel
+	python3 bench/lwk_bench.py --kernel $(KERNEL) --smp $(SMP)
+
+clean:
+	rm -rf build $(KERNEL_SRC)/target

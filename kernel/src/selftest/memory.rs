@@ -1,0 +1,59 @@
+//! Frame allocator, heap and page tables.
+
+use alloc::boxed::Box;
+use alloc::vec::Vec;
+use lwk_logic::paging_plan::PageSize;
+
+use super::TestResult;
+use crate::arch::{paging, physmem};
+use crate::{ensure, mem};
+
+pub fn frame_allocator() -> TestResult {
+    let (free0, _) = mem::frame_counts();
+    let big = mem::alloc_frames(512, 512).ok_or("no 2 MiB run")?;
+    ensure!(big % (2 << 20) == 0, "2 MiB run at {:#x} is not 2 MiB aligned", big);
+    let small: Vec<u64> = (0..64).filter_map(|_| mem::alloc_frames(1, 1)).collect();
+    ensure!(small.len() == 64, "only {} single frames", small.len());
+    let mut sorted = small.clone();
+    sorted.sort();
+    sorted.dedup();
+    ensure!(sorted.len() == 64, "a frame was handed out twice");
+    ensure!(small.iter().all(|&f| f + 4096 <= big || f >= big + (2 << 20)), "overlap with the 2 MiB run");
+    let (free1, _) = mem::frame_counts();
+    ensure!(free1 == free0 - 512 - 64, "free count {} after allocating 576 of {}", free1, free0);
+    mem::free_frames(big, 512);
+    for f in small {
+        mem::free_frames(f, 1);
+    }
+    ensure!(mem::frame_counts().0 == free0, "frames leaked");
+    Ok(())
+}
+
+pub fn kernel_heap() -> TestResult {
+    let (used0, _) = crate::arch::heap::usage();
+    {
+        let big: Vec<u64> = (0..(1 << 17)).collect();
+        ensure!(big.iter().sum::<u64>() == (1u64 << 17) * ((1 << 17) - 1) / 2, "bad sum");
+        let boxes: Vec<Box<[u8; 200]>> = (0..1000).map(|i| Box::new([i as u8; 200])).collect();
+        ensure!(boxes.iter().enumerate().all(|(i, b)| b[199] == i as u8), "box contents");
+    }
+    let (used1, _) = crate::arch::heap::usage();
+    ensure!(used1 == used0, "heap use went from {} to {} bytes", used0, used1);
+    Ok(())
+}
+
+pub fn direct_map() -> TestResult {
+    let (img, _) = physmem::image_range();
+    let heap_obj = Box::new(7u64);
+    let heap_virt = &*heap_obj as *const u64 as u64;
+    // 1 MiB sits on a ragged (not 2 MiB-aligned) edge of RAM: small pages are
+    // right there; the image and the heap are inside large-page territory.
+    for (phys, large) in [(img, true), (physmem::virt_to_phys(heap_virt), true), (0x10_0000, false)] {
+        let virt = physmem::phys_to_virt(phys);
+        let (got, size) = paging::translate(virt).ok_or(alloc::format!("{:#x} not mapped", virt))?;
+        ensure!(got == phys, "{:#x} maps to {:#x}, not {:#x}", virt, got, phys);
+        ensure!(!large || size != PageSize::Size4K, "RAM at {:#x} mapped with 4 KiB pages", phys);
+    }
+    ensure!(paging::translate(0x40_0000).is_none(), "the lower half must stay unmapped");
+    Ok(())
+}

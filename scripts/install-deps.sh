@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what building and testing Atoll needs on a fresh Debian 12 machine.
+# Safe to run again: it only installs what is missing.
+set -euo pipefail
+
+need_apt=()
+command -v qemu-system-x86_64 >/dev/null || need_apt+=(qemu-system-x86)
+command -v readelf >/dev/null || need_apt+=(binutils)
+command -v make >/dev/null || need_apt+=(make)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    echo "install-deps: apt packages: ${need_apt[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null; then
+    echo "install-deps: Rust (cargo) is required; install it with rustup" >&2
+    exit 1
+fi
+if ! rustup target list --installed | grep -qx x86_64-unknown-none; then
+    echo "install-deps: rust target x86_64-unknown-none"
+    rustup target add x86_64-unknown-none
+fi
+
+if ! python3 -c "import pytest" 2>/dev/null; then
+    echo "install-deps: pytest"
+    python3 -m pip install -q pytest
+fi
+if ! python3 -c "import matplotlib" 2>/dev/null; then
+    echo "install-deps: matplotlib (benchmark plots)"
+    python3 -m pip install -q matplotlib
+fi
