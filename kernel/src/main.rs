@@ -29,7 +29,11 @@ use boot::BootInfo;
 pub fn kmain(info: BootInfo) -> ! {
     let info = boot::keep(info);
     let cmd = boot::cmdline();
-    println!("Atoll LWK: booting ({:?}), command line \"{}\"", info.kind, info.cmdline_str());
+    let (image_start, _) = arch::physmem::image_range();
+    println!(
+        "Atoll LWK: booting ({:?}), image at physical {:#x}, command line \"{}\"",
+        info.kind, image_start, info.cmdline_str()
+    );
     if let Some(tau) = cmd.value_u64("pmt_tau") {
         lwk_logic::locks::set_default_tau(tau as u32);
     }

@@ -1,0 +1,57 @@
+"""The LWK booted on its own under QEMU (TCG): self-tests, fault reports,
+position independence."""
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+
+def summary(console):
+    m = re.search(r"^(\d+) passed, (\d+) failed$", console, re.M)
+    assert m, "no summary line in the console:\n" + console[-3000:]
+    return int(m.group(1)), int(m.group(2))
+
+
+@pytest.mark.parametrize("smp", [1, 4])
+def test_selftest_passes(kernel, boot, smp):
+    status, console = boot(kernel, smp=smp, cmdline="selftest")
+    passed, failed = summary(console)
+    assert status == "pass", console[-3000:]
+    assert failed == 0 and passed >= 14
+    assert f"smp: {smp} of {smp} CPUs online" in console
+    # With several CPUs, every one of them ran test threads.
+    ran_on = set(int(c) for c in re.findall(r"cpu (\d+): thread \d+ ran here", console))
+    assert ran_on == set(range(smp))
+
+
+def test_crashtest_reports_fault_and_fails(kernel, boot):
+    status, console = boot(kernel, smp=4, cmdline="crashtest", timeout=60)
+    assert status == "fail", f"status {status}:\n{console[-2000:]}"
+    assert "EXCEPTION on CPU 3" in console
+    assert 'thread' in console and '"crash-test"' in console
+    assert "page fault (#PF) (vector 14)" in console
+    assert "faulting address 0x00000deadbeef000" in console
+    assert re.search(r"rip 0xffff8[0-9a-f]{11}", console)
+
+
+def test_runs_when_loaded_elsewhere(kernel, boot, tmp_path):
+    """The co-kernel is loaded wherever Linux's free memory is: the same
+    image moved 30 MiB up must relocate itself and pass its self-tests."""
+    moved = tmp_path / "atoll-kernel-moved"
+    subprocess.run([sys.executable, f"{ROOT}/scripts/relocate_image.py",
+                    kernel, str(moved), hex(30 << 20)], check=True)
+    status, console = boot(str(moved), smp=2, cmdline="selftest")
+    assert "image at physical 0x2000000," in console
+    assert status == "pass", console[-3000:]
+    assert summary(console)[1] == 0
+
+
+def test_unknown_command_line_word_is_harmless(kernel, boot):
+    """Without a known word the kernel boots, says so, and keeps running
+    (the runner then kills it at the timeout)."""
+    status, console = boot(kernel, smp=2, cmdline="nothing-to-do", timeout=20)
+    assert status == "timeout"
+    assert "booted, nothing to run" in console
