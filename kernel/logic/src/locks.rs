@@ -37,7 +37,7 @@ pub(crate) mod test_support {
 
     use super::RawLock;
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
-    use std::sync::Mutex;
+    use std::sync::{Barrier, Mutex};
     use std::time::{Duration, Instant};
 
     /// Threads to use for contention tests: enough to contend, but not so
@@ -61,9 +61,13 @@ pub(crate) mod test_support {
     ) {
         let counter = AtomicU64::new(0);
         let inside = AtomicBool::new(false);
+        // Start together, or a fast thread may finish before the next one
+        // is even spawned and nothing gets tested.
+        let start = Barrier::new(threads);
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
+                    start.wait();
                     for _ in 0..iters {
                         acquire(lock);
                         assert!(!inside.swap(true, Relaxed), "two holders at once");

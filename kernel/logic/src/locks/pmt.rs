@@ -38,7 +38,7 @@ pub fn default_tau() -> u32 {
 /// timed out immediately, so it still gets in.
 ///
 /// Layout: waiters draw even tickets from `tail`; `head` is the even value
-/// "now serving" plus [`HELD`] while held. Acquiring is a CAS of `head` from
+/// "now serving" plus 1 (the held bit) while held. Acquiring is a CAS of `head` from
 /// an even `h` to `h + 1`, which is what keeps mutual exclusion independent
 /// of ticket order; releasing is one `fetch_add(1)` that both clears the
 /// held bit and advances to the next ticket. Each ticket acquires exactly
