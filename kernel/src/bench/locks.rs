@@ -71,11 +71,36 @@ fn run<L: RawLock + Send + Sync + 'static>(name: &str, lock: L) -> (f64, f64) {
     (throughput, jain)
 }
 
+/// pmtlock with an explicit unit timeout, for the tau sweep.
+struct PmtWithTau(RawPmtLock, u32);
+
+impl RawLock for PmtWithTau {
+    fn lock(&self) {
+        self.0.lock_with_tau(self.1)
+    }
+    fn try_lock(&self) -> bool {
+        self.0.try_lock()
+    }
+    fn unlock(&self) {
+        self.0.unlock()
+    }
+    fn is_locked(&self) -> bool {
+        self.0.is_locked()
+    }
+}
+
+/// Unit timeouts swept (spin iterations per waiter ahead), as in Ouyang Fig. 9/10.
+const TAUS: [u32; 4] = [16, 64, 256, 1024];
+
 pub fn fairbench() {
-    let (pmt, pmt_jain) = run("pmtlock", RawPmtLock::new());
     let (ticket, ticket_jain) = run("ticket", RawTicketLock::new());
+    for tau in TAUS {
+        let (t, j) = run(&alloc::format!("pmtlock_tau{}", tau), PmtWithTau(RawPmtLock::new(), tau));
+        println!("    tau {:>4}: pmtlock/ticket throughput {:.2}x, Jain {:.3}", tau, t / ticket.max(1.0), j);
+    }
+    let (pmt, pmt_jain) = run("pmtlock", RawPmtLock::new());
     println!(
-        "    fairbench, {} ms, tau {}: pmtlock {:.0} acq/s (Jain {:.3}), ticket {:.0} acq/s (Jain {:.3}): pmtlock/ticket = {:.2}x",
+        "    fairbench, {} ms: pmtlock (default tau {}) {:.0} acq/s (Jain {:.3}), ticket {:.0} acq/s (Jain {:.3}): {:.2}x",
         RUN_MS, default_tau(), pmt, pmt_jain, ticket, ticket_jain, pmt / ticket.max(1.0)
     );
 }

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Run the LWK's in-kernel benchmarks (`bench` on the kernel command line)
+under QEMU and turn their `result ...` lines into bench/results/lwk-bench.json,
+a markdown table (printed, and saved as lwk-bench.md) and a plot of the lock
+comparison (lwk-locks.png)."""
+import argparse
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
+import run_lwk  # noqa: E402
+
+RESULT = re.compile(r"^result (\S+) (.*)$")
+
+
+def parse(console):
+    results = {}
+    for line in console.splitlines():
+        m = RESULT.match(line.strip())
+        if not m:
+            continue
+        fields = {}
+        for key, value in re.findall(r"(\w+)=(\[[^\]]*\]|\S+)", m.group(2)):
+            if value.startswith("["):
+                fields[key] = [int(v) for v in value[1:-1].split(",") if v.strip()]
+            else:
+                try:
+                    fields[key] = float(value) if "." in value else int(value)
+                except ValueError:
+                    fields[key] = value
+        results[m.group(1)] = fields
+    return results
+
+
+def table(results):
+    rows = ["| measurement | median | mean | min | max |", "|---|---|---|---|---|"]
+    for name, r in results.items():
+        if r.get("unit") == "ns":
+            rows.append(f"| {name} | {r['median']/1000:.1f} µs | {r['mean']/1000:.1f} µs "
+                        f"| {r['min']/1000:.1f} µs | {r['max']/1000:.1f} µs |")
+    locks = {n: r for n, r in results.items() if n.startswith("lock_")}
+    if locks:
+        rows += ["", "| lock (fairbench, one thread per vCPU) | acquisitions/s | Jain's index | per-thread counts |",
+                 "|---|---|---|---|"]
+        for name, r in locks.items():
+            rows.append(f"| {name[5:]} | {r['throughput']:.0f} | {r['jain']:.3f} | {r['per_thread']} |")
+        base = locks.get("lock_ticket")
+        if base:
+            for name, r in locks.items():
+                if name != "lock_ticket":
+                    rows.append(f"\n{name[5:]} / ticket throughput: {r['throughput']/base['throughput']:.2f}x")
+    return "\n".join(rows)
+
+
+def plot(results, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("lwk_bench: matplotlib missing, no plot", file=sys.stderr)
+        return
+    locks = [(n[5:], r) for n, r in results.items() if n.startswith("lock_")]
+    if not locks:
+        return
+    fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.5))
+    names = [n for n, _ in locks]
+    a.bar(names, [r["throughput"] for _, r in locks], color="tab:blue")
+    a.set_ylabel("acquisitions / s")
+    a.set_title("fairbench throughput")
+    b.bar(names, [r["jain"] for _, r in locks], color="tab:green")
+    b.set_ylim(0, 1.05)
+    b.axhline(0.9, ls="--", color="gray")
+    b.set_title("Jain's fairness index")
+    fig.suptitle("LWK locks, 4 vCPUs on 2 host cores (QEMU TCG)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kernel", default="build/atoll-kernel")
+    ap.add_argument("--smp", type=int, default=4)
+    ap.add_argument("--cmdline", default="bench", help="kernel command line (add pmt_tau=N to tune)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--timeout", type=int, default=600)
+    args = ap.parse_args()
+    status, console = run_lwk.run(args.kernel, smp=args.smp, cmdline=args.cmdline,
+                                  timeout=args.timeout)
+    results = parse(console)
+    if status != "pass" or not results:
+        print(f"lwk_bench: the benchmark run did not finish cleanly ({status})", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "lwk-bench.json"), "w") as f:
+        json.dump({"smp": args.smp, "cmdline": args.cmdline, "results": results}, f, indent=1)
+    md = table(results)
+    with open(os.path.join(args.out, "lwk-bench.md"), "w") as f:
+        f.write(md + "\n")
+    plot(results, os.path.join(args.out, "lwk-locks.png"))
+    print("\n" + md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
