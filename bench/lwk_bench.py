@@ -67,17 +67,27 @@ def plot(results, path):
     if not locks:
         return
     fig, (a, b) = plt.subplots(1, 2, figsize=(9, 3.5))
-    names = [n for n, _ in locks]
+    names = [n.replace("pmtlock_tau", "pmt τ=").replace("pmtlock", "pmt (default)")
+             for n, _ in locks]
     a.bar(names, [r["throughput"] for _, r in locks], color="tab:blue")
-    a.set_ylabel("acquisitions / s")
+    a.set_yscale("log")
+    a.set_ylabel("acquisitions / s (log)")
     a.set_title("fairbench throughput")
     b.bar(names, [r["jain"] for _, r in locks], color="tab:green")
     b.set_ylim(0, 1.05)
     b.axhline(0.9, ls="--", color="gray")
     b.set_title("Jain's fairness index")
+    for ax in (a, b):
+        ax.tick_params(axis="x", labelrotation=35, labelsize=8)
     fig.suptitle("LWK locks, 4 vCPUs on 2 host cores (QEMU TCG)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
+
+
+def replot(out):
+    """Redraws the plot from a saved JSON (no QEMU run)."""
+    with open(os.path.join(out, "lwk-bench.json")) as f:
+        plot(json.load(f)["results"], os.path.join(out, "lwk-locks.png"))
 
 
 def main():
@@ -87,7 +97,11 @@ def main():
     ap.add_argument("--cmdline", default="bench", help="kernel command line (add pmt_tau=N to tune)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--replot", action="store_true", help="redraw the plot from the saved JSON")
     args = ap.parse_args()
+    if args.replot:
+        replot(args.out)
+        return 0
     status, console = run_lwk.run(args.kernel, smp=args.smp, cmdline=args.cmdline,
                                   timeout=args.timeout)
     results = parse(console)

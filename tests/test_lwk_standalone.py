@@ -27,6 +27,27 @@ def test_selftest_passes(kernel, boot, smp):
     assert ran_on == set(range(smp))
 
 
+def test_selftest_with_1gib_pages(kernel, boot):
+    """`-cpu max` offers 1 GiB pages: the direct map must use them and the
+    suite must still pass."""
+    status, console = boot(kernel, smp=2, cmdline="selftest", cpu="max", mem_mb=2048)
+    assert "direct map with 1 GiB/2 MiB pages" in console
+    assert status == "pass", console[-3000:]
+    assert summary(console)[1] == 0
+
+
+def test_bench_runs_and_reports_every_measurement(kernel, boot):
+    """Not a speed check: the benchmark must finish and report each figure."""
+    status, console = boot(kernel, smp=4, cmdline="bench", timeout=400)
+    assert status == "pass", console[-3000:]
+    for name in ["thread_create_join_same_core", "thread_create_join_other_core",
+                 "wakeup_condvar_ipi_kick", "wakeup_condvar_no_kick",
+                 "ipi_round_trip", "lock_ticket", "lock_pmtlock"]:
+        assert re.search(rf"^result {name} ", console, re.M), name
+    for jain in re.findall(r"jain=([0-9.]+)", console):
+        assert 0.0 < float(jain) <= 1.0
+
+
 def test_crashtest_reports_fault_and_fails(kernel, boot):
     status, console = boot(kernel, smp=4, cmdline="crashtest", timeout=60)
     assert status == "fail", f"status {status}:\n{console[-2000:]}"
