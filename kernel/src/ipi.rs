@@ -1,9 +1,9 @@
 //! Interrupt vectors and IPIs (Nemo-style events): a table maps each vector to
 //! a handler; unicast and broadcast sends go through the local APIC.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
-use crate::arch::{apic, percpu::MAX_CPUS};
+use crate::arch::apic;
 use crate::sync::SpinLock;
 
 pub type Handler = fn(vector: u8);
@@ -15,7 +15,6 @@ const DYNAMIC_FIRST: u8 = 0x40;
 const DYNAMIC_LAST: u8 = 0xdf;
 
 static TABLE: SpinLock<[Option<Handler>; 256]> = SpinLock::new([None; 256]);
-static RECEIVED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 
 pub fn init() {
     register(apic::TIMER_VECTOR, |_| crate::sched::timer::on_interrupt());
@@ -43,7 +42,6 @@ pub fn release(vector: u8) {
 
 /// Runs the handler of `vector`; false if none is registered.
 pub fn dispatch(vector: u8) -> bool {
-    RECEIVED[crate::arch::percpu::cpu_index()].fetch_add(1, Ordering::Relaxed);
     let handler = TABLE.lock()[vector as usize];
     match handler {
         Some(h) => {
@@ -52,11 +50,6 @@ pub fn dispatch(vector: u8) -> bool {
         }
         None => false,
     }
-}
-
-/// Interrupts this CPU has taken through the table.
-pub fn received_on(cpu: usize) -> u64 {
-    RECEIVED[cpu].load(Ordering::Relaxed)
 }
 
 pub fn send(cpu: usize, vector: u8) {

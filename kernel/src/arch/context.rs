@@ -60,7 +60,7 @@ impl Context {
         let top = (stack.as_mut_ptr() as u64 + stack.len() as u64) & !15;
         // Frame popped by atoll_switch_context: rflags (IF clear), six
         // callee-saved registers, then the return address.
-        let frame: [u64; 8] = [0x2, 0, 0, 0, 0, 0, 0, atoll_thread_start as usize as u64];
+        let frame: [u64; 8] = [0x2, 0, 0, 0, 0, 0, 0, atoll_thread_start as *const () as u64];
         let rsp = top - 16 - 8 * frame.len() as u64;
         let offset = (rsp - stack.as_ptr() as u64) as usize;
         for (i, word) in frame.iter().enumerate() {

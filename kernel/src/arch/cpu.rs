@@ -1,6 +1,5 @@
 //! Single instructions and CPU feature queries.
 
-use core::arch::asm;
 use raw_cpuid::CpuId;
 
 /// Reads the time-stamp counter.
@@ -101,13 +100,6 @@ pub fn wrmsr(msr: u32, value: u64) {
 pub fn rdmsr(msr: u32) -> u64 {
     // SAFETY: reading architectural MSRs has no side effects.
     unsafe { x86_64::registers::model_specific::Msr::new(msr).read() }
-}
-
-/// Full memory fence, for measurements that must not be reordered.
-#[inline(always)]
-pub fn mfence() {
-    // SAFETY: a fence has no effect besides ordering.
-    unsafe { asm!("mfence", options(nostack, preserves_flags)) };
 }
 
 /// Reads an address the kernel never maps (the lower half), for `crashtest`.

@@ -37,7 +37,7 @@ pub fn start_cpu(apic_id: u32, cpu: usize, stack_top: u64) {
         core::ptr::copy_nonoverlapping(start, phys_to_virt(TRAMPOLINE_PHYS) as *mut u8, len);
         put(&trampoline_cr3, paging::boot_tables_phys());
         put(&trampoline_stack, stack_top);
-        put(&trampoline_entry, ap_entry64 as usize as u64);
+        put(&trampoline_entry, ap_entry64 as *const () as u64);
         put(&trampoline_cpu, cpu as u64);
     }
     apic::send_init(apic_id);

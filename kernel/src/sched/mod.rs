@@ -44,10 +44,6 @@ impl CpuSched {
 
 static CPUS: [CpuSched; MAX_CPUS] = [const { CpuSched::new() }; MAX_CPUS];
 
-pub fn cpu(index: usize) -> &'static CpuSched {
-    &CPUS[index]
-}
-
 pub fn this_cpu() -> &'static CpuSched {
     &CPUS[arch::percpu::cpu_index()]
 }

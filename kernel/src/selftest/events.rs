@@ -48,6 +48,39 @@ pub fn ipi_broadcast() -> TestResult {
     Ok(())
 }
 
+pub fn condvar_broadcast() -> TestResult {
+    // Two waiters on every core; one broadcast must wake all of them.
+    let state = Arc::new((SpinLock::new(false), CondVar::new(true), AtomicU64::new(0)));
+    let waiters: alloc::vec::Vec<_> = online_cpus()
+        .flat_map(|c| [c, c])
+        .map(|c| {
+            let s = state.clone();
+            sched::spawn(c, "bcast-waiter", move || {
+                let (flag, cv, waiting) = &*s;
+                let mut g = flag.lock();
+                waiting.fetch_add(1, Ordering::SeqCst);
+                while !*g {
+                    g = cv.wait(g);
+                }
+            })
+        })
+        .collect();
+    let n = waiters.len() as u64;
+    ensure!(wait_for(1000, || state.2.load(Ordering::SeqCst) == n), "not every waiter started");
+    let woken = {
+        let mut g = state.0.lock();
+        *g = true;
+        state.1.broadcast()
+    };
+    ensure!(
+        wait_for(1000, || waiters.iter().all(|w| w.thread().is_finished())),
+        "a waiter slept through the broadcast"
+    );
+    ensure!(woken as u64 == n, "broadcast woke {} of {} waiters", woken, n);
+    waiters.into_iter().for_each(|w| w.join());
+    Ok(())
+}
+
 pub fn cross_core_wakeup() -> TestResult {
     // A waiter on every other core sleeps on a condition variable; CPU 0 sets
     // the flag and signals; the kick IPI must wake each waiter.

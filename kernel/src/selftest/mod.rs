@@ -38,6 +38,7 @@ const TESTS: &[(&str, fn() -> TestResult)] = &[
     ("ipi_unicast", events::ipi_unicast),
     ("ipi_broadcast", events::ipi_broadcast),
     ("cross_core_wakeup", events::cross_core_wakeup),
+    ("condvar_broadcast", events::condvar_broadcast),
     ("pmtlock_contention", locks::pmtlock_contention),
     ("ticket_lock_contention", locks::ticket_contention),
 ];
