@@ -14,9 +14,9 @@ import threading
 QEMU_PASS, QEMU_FAIL = 33, 35
 
 
-def qemu_command(kernel, smp, mem_mb, cmdline, cpu=None, icount=False):
+def qemu_command(kernel, smp, mem_mb, cmdline, cpu=None, icount=False, accel="tcg"):
     cmd = [
-        "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg",
+        "qemu-system-x86_64", "-machine", "q35", "-accel", accel,
         "-kernel", kernel, "-append", cmdline,
         "-smp", str(smp), "-m", f"{mem_mb}M",
         "-display", "none", "-monitor", "none", "-serial", "stdio",
@@ -31,11 +31,11 @@ def qemu_command(kernel, smp, mem_mb, cmdline, cpu=None, icount=False):
 
 
 def run(kernel, smp=4, mem_mb=512, cmdline="", timeout=120, cpu=None,
-        icount=False, echo=True):
+        icount=False, echo=True, accel="tcg"):
     """Boots the kernel; returns (status, console_text). status: 'pass',
     'fail', 'timeout', or 'exit N' when QEMU ended without a verdict."""
     proc = subprocess.Popen(
-        qemu_command(kernel, smp, mem_mb, cmdline, cpu, icount),
+        qemu_command(kernel, smp, mem_mb, cmdline, cpu, icount, accel),
         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT)
     lines = []

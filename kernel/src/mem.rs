@@ -4,7 +4,7 @@
 use lwk_logic::frames::{bitmap_words, FrameAllocator, FRAME_SIZE};
 use lwk_logic::memmap::RangeSet;
 
-use crate::arch::{self, heap, paging, physmem};
+use crate::arch::{heap, paging, physmem};
 use crate::sync::SpinLock;
 
 static FRAMES: SpinLock<FrameAllocator> = SpinLock::new(FrameAllocator::new());
@@ -34,7 +34,7 @@ pub fn init(ram: &RangeSet) {
         let n = (r.end - r.start) / FRAME_SIZE;
         let words = bitmap_words(n);
         let bitmap_frames = ((words as u64 * 8).div_ceil(FRAME_SIZE)).max(1);
-        let bitmap = claim_bitmap(r.start, words);
+        let bitmap = physmem::claim_for_allocator(r.start, words);
         frames.add_region(r.start, n, bitmap).expect("frame region");
         frames.reserve(r.start, bitmap_frames);
     }
@@ -43,7 +43,7 @@ pub fn init(ram: &RangeSet) {
         let words = bitmap_words(n);
         let bitmap_frames = (words as u64 * 8).div_ceil(FRAME_SIZE);
         let at = frames.alloc(bitmap_frames, 1).expect("memory for a frame bitmap");
-        frames.add_region(r.start, n, claim_bitmap(at, words)).expect("frame region");
+        frames.add_region(r.start, n, physmem::claim_for_allocator(at, words)).expect("frame region");
     }
     let heap_size = (frames.free_frames() * FRAME_SIZE / 16).clamp(MIN_HEAP, MAX_HEAP);
     let heap_at = frames
@@ -51,10 +51,6 @@ pub fn init(ram: &RangeSet) {
         .unwrap_or_else(|| crate::fatal!("no room for a {} MiB kernel heap", heap_size >> 20));
     drop(frames);
     heap::init(heap_at, heap_size as usize);
-}
-
-fn claim_bitmap(phys: u64, words: usize) -> &'static mut [u64] {
-    arch::physmem::claim_for_allocator(phys, words)
 }
 
 /// Builds the direct map of all RAM (plus the local APIC page) and switches to it.
