@@ -24,8 +24,13 @@ pub fn is_online(cpu: usize) -> bool {
     cpu < MAX_CPUS && ONLINE[cpu].load(Ordering::Acquire)
 }
 
+/// The CPUs that are online, in index order.
+pub fn online_cpus() -> impl Iterator<Item = usize> {
+    (0..count()).filter(|&c| is_online(c))
+}
+
 pub fn online_count() -> usize {
-    (0..count()).filter(|&c| is_online(c)).count()
+    online_cpus().count()
 }
 
 /// Reads the MADT; returns the local APIC's physical address. CPU 0 is the

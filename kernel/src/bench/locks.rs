@@ -27,7 +27,7 @@ fn busy(iterations: u64) -> u64 {
 }
 
 fn run<L: RawLock + Send + Sync + 'static>(name: &str, lock: L) -> (f64, f64) {
-    let cpus: Vec<usize> = (0..crate::smp::count()).filter(|&c| crate::smp::is_online(c)).collect();
+    let cpus: Vec<usize> = crate::smp::online_cpus().collect();
     let shared = Arc::new((lock, AtomicU64::new(0), AtomicBool::new(false), AtomicU64::new(0)));
     let handles: Vec<_> = cpus
         .iter()

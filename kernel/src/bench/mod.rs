@@ -34,6 +34,6 @@ fn report_latency(name: &str, cycles: &mut Vec<u64>) -> Summary {
 
 /// Second CPU for cross-core measurements: the last online one.
 fn other_cpu() -> Option<usize> {
-    let last = (0..crate::smp::count()).filter(|&c| crate::smp::is_online(c)).last()?;
+    let last = crate::smp::online_cpus().last()?;
     (last != crate::arch::percpu::cpu_index()).then_some(last)
 }

@@ -4,7 +4,7 @@
 use crate::{arch, println, sched};
 
 pub fn run() -> ! {
-    let cpu = super::online_cpus().last().unwrap_or(0);
+    let cpu = super::last_cpu();
     println!("crashtest: a thread on CPU {} will now touch unmapped memory", cpu);
     let h = sched::spawn(cpu, "crash-test", arch::cpu::touch_unmapped_memory);
     h.join();

@@ -1,7 +1,7 @@
 //! IPIs and cross-core wake-ups.
 
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{online_cpus, wait_for, TestResult};
 use crate::arch::percpu::{self, MAX_CPUS};
@@ -48,22 +48,33 @@ pub fn ipi_broadcast() -> TestResult {
     Ok(())
 }
 
+/// A flag, the condition variable that announces it, and how many waiters
+/// have started waiting.
+type Flag = (SpinLock<bool>, CondVar, AtomicU64);
+
+fn new_flag() -> Arc<Flag> {
+    Arc::new((SpinLock::new(false), CondVar::new(true), AtomicU64::new(0)))
+}
+
+/// Spawns a thread on `cpu` that sleeps on the condvar until the flag is set.
+fn spawn_flag_waiter(cpu: usize, state: &Arc<Flag>) -> sched::JoinHandle<()> {
+    let s = state.clone();
+    sched::spawn(cpu, "cv-waiter", move || {
+        let (flag, cv, waiting) = &*s;
+        let mut g = flag.lock();
+        waiting.fetch_add(1, Ordering::SeqCst);
+        while !*g {
+            g = cv.wait(g);
+        }
+    })
+}
+
 pub fn condvar_broadcast() -> TestResult {
     // Two waiters on every core; one broadcast must wake all of them.
-    let state = Arc::new((SpinLock::new(false), CondVar::new(true), AtomicU64::new(0)));
+    let state = new_flag();
     let waiters: alloc::vec::Vec<_> = online_cpus()
         .flat_map(|c| [c, c])
-        .map(|c| {
-            let s = state.clone();
-            sched::spawn(c, "bcast-waiter", move || {
-                let (flag, cv, waiting) = &*s;
-                let mut g = flag.lock();
-                waiting.fetch_add(1, Ordering::SeqCst);
-                while !*g {
-                    g = cv.wait(g);
-                }
-            })
-        })
+        .map(|c| spawn_flag_waiter(c, &state))
         .collect();
     let n = waiters.len() as u64;
     ensure!(wait_for(1000, || state.2.load(Ordering::SeqCst) == n), "not every waiter started");
@@ -86,17 +97,9 @@ pub fn cross_core_wakeup() -> TestResult {
     // the flag and signals; the kick IPI must wake each waiter.
     for c in online_cpus() {
         for _ in 0..20 {
-            let state = Arc::new((SpinLock::new(false), CondVar::new(true), AtomicBool::new(false)));
-            let s = state.clone();
-            let waiter = sched::spawn(c, "cv-waiter", move || {
-                let (flag, cv, waiting) = &*s;
-                let mut g = flag.lock();
-                waiting.store(true, Ordering::SeqCst);
-                while !*g {
-                    g = cv.wait(g);
-                }
-            });
-            ensure!(wait_for(1000, || state.2.load(Ordering::SeqCst)), "waiter on CPU {} never started", c);
+            let state = new_flag();
+            let waiter = spawn_flag_waiter(c, &state);
+            ensure!(wait_for(1000, || state.2.load(Ordering::SeqCst) == 1), "waiter on CPU {} never started", c);
             *state.0.lock() = true;
             state.1.signal();
             ensure!(

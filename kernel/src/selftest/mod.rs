@@ -12,6 +12,7 @@ use alloc::string::String;
 
 use crate::arch::{cpu, tsc};
 use crate::println;
+pub use crate::smp::online_cpus;
 
 pub type TestResult = Result<(), String>;
 
@@ -80,7 +81,7 @@ pub fn wait_for(ms: u64, mut done: impl FnMut() -> bool) -> bool {
     true
 }
 
-/// The CPUs that are online, in order.
-pub fn online_cpus() -> impl Iterator<Item = usize> {
-    (0..crate::smp::count()).filter(|&c| crate::smp::is_online(c))
+/// The highest-numbered online CPU (the boot CPU when there is one).
+pub fn last_cpu() -> usize {
+    online_cpus().last().unwrap_or(0)
 }

@@ -4,15 +4,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{online_cpus, TestResult};
+use super::{last_cpu, online_cpus, TestResult};
 use crate::arch::{apic, cpu, percpu, tsc};
 use crate::sched::{self, timer, Spawn};
 use crate::sync::SpinLock;
 use crate::{ensure, println, smp};
-
-fn last_cpu() -> usize {
-    online_cpus().last().unwrap_or(0)
-}
 
 pub fn on_every_core() -> TestResult {
     let handles: Vec<_> = online_cpus()
