@@ -1,0 +1,294 @@
+//! The Rust side of `abi/atoll_abi.h`: every struct that crosses a boundary
+//! between the host module, the LWK and the CLI. `tests/layout.rs` compiles
+//! the C header and fails when the two sides disagree on any size or offset.
+
+#![no_std]
+
+pub const ABI_VERSION: u32 = 1;
+
+pub const MAX_CPUS: usize = 64;
+pub const HOST_CPU_WORDS: usize = 4;
+pub const MAX_MEM_RANGES: usize = 16;
+pub const NAME_LEN: usize = 32;
+pub const CMDLINE_LEN: usize = 512;
+pub const ERROR_LEN: usize = 256;
+pub const RING_SLOTS: usize = 64;
+
+pub const MAGIC_BOOT: u32 = 0x5042_5441;
+pub const MAGIC_CHANNEL: u32 = 0x4843_5441;
+pub const MAGIC_CONSOLE: u32 = 0x4e43_5441;
+pub const MAGIC_CREATE: u32 = 0x5243_5441;
+pub const MAGIC_INFO: u32 = 0x4e49_5441;
+pub const MAGIC_CONSREAD: u32 = 0x4452_5441;
+pub const MAGIC_PING: u32 = 0x4750_5441;
+pub const MAGIC_DESTROY: u32 = 0x5344_5441;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Header {
+    pub magic: u32,
+    pub version: u32,
+    pub size: u32,
+    pub reserved: u32,
+}
+
+impl Header {
+    pub const fn new(magic: u32, size: usize) -> Self {
+        Header { magic, version: ABI_VERSION, size: size as u32, reserved: 0 }
+    }
+
+    /// True when this header announces a `T` of this ABI version.
+    pub fn is_valid<T>(&self, magic: u32) -> bool {
+        self.magic == magic && self.version == ABI_VERSION && self.size as usize == core::mem::size_of::<T>()
+    }
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemRange {
+    pub start: u64,
+    pub size: u64,
+}
+
+// ---- Boot (host module -> LWK) ----
+
+pub const BOOT_KIND_PVH: u64 = 1;
+pub const BOOT_KIND_COKERNEL: u64 = 2;
+
+pub const BOOT_PARAMS_OFFSET: u64 = 0x0;
+pub const CHANNEL_OFFSET: u64 = 0x1000;
+pub const CHANNEL_SIZE: u64 = 0x2000;
+pub const CONSOLE_OFFSET: u64 = 0x10000;
+pub const CONSOLE_SIZE: u64 = 0x40000;
+pub const SHARED_SIZE: u64 = 0x20_0000;
+pub const IMAGE_OFFSET: u64 = SHARED_SIZE;
+
+pub const LWK_VECTOR: u8 = 0xf2;
+pub const HOST_VECTOR: u8 = 0xf7;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct BootParams {
+    pub hdr: Header,
+    pub enclave_id: u32,
+    pub cpu_count: u32,
+    pub mem_count: u32,
+    pub host_apic_id: u32,
+    pub x2apic: u32,
+    pub pad0: u32,
+    pub tsc_khz: u64,
+    pub lapic_phys: u64,
+    pub trampoline_phys: u64,
+    pub boot_cr3: u64,
+    pub shared_phys: u64,
+    pub shared_size: u64,
+    pub channel_phys: u64,
+    pub console_phys: u64,
+    pub console_size: u64,
+    pub image_phys: u64,
+    pub image_size: u64,
+    pub apic_ids: [u32; MAX_CPUS],
+    pub mem: [MemRange; MAX_MEM_RANGES],
+    pub cmdline: [u8; CMDLINE_LEN],
+}
+
+pub const TRAMPOLINE_SLOTS: usize = 8;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TrampolineSlots {
+    pub cr3: u64,
+    pub stack: u64,
+    pub entry: u64,
+    pub arg0: u64,
+    pub arg1: u64,
+}
+
+// ---- Console ring ----
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Console {
+    pub hdr: Header,
+    pub capacity: u64,
+    pub head: u64,
+}
+
+// ---- Control channel ----
+
+pub const MSG_BOOTED: u32 = 1;
+pub const MSG_PING: u32 = 2;
+pub const MSG_PONG: u32 = 3;
+pub const MSG_SHUTDOWN: u32 = 4;
+pub const MSG_STOPPED: u32 = 5;
+pub const MSG_PANIC: u32 = 6;
+
+pub const LWK_BOOTING: u32 = 0;
+pub const LWK_RUNNING: u32 = 1;
+pub const LWK_CRASHED: u32 = 2;
+pub const LWK_STOPPED: u32 = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Msg {
+    pub kind: u32, // `type` in C
+    pub seq: u32,
+    pub arg: [u64; 3],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Ring {
+    pub head: u32,
+    pub pad0: [u32; 15],
+    pub tail: u32,
+    pub pad1: [u32; 15],
+    pub slot: [Msg; RING_SLOTS],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Channel {
+    pub hdr: Header,
+    pub lwk_state: u32,
+    pub online_cpus: u32,
+    pub panic_cpu: u32,
+    pub pad0: [u32; 9],
+    pub to_lwk: Ring,
+    pub to_host: Ring,
+}
+
+// ---- ioctls on /dev/atoll ----
+
+pub const ENCLAVE_BOOTING: u32 = 1;
+pub const ENCLAVE_RUNNING: u32 = 2;
+pub const ENCLAVE_CRASHED: u32 = 3;
+pub const ENCLAVE_STOPPED: u32 = 4;
+
+pub const PHASES: usize = 4;
+pub const DPHASES: usize = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Create {
+    pub hdr: Header,
+    pub name: [u8; NAME_LEN],
+    pub cpus: [u64; HOST_CPU_WORDS],
+    pub cpu_count: u32,
+    pub boot_timeout_ms: u32,
+    pub mem_bytes: u64,
+    pub image_ptr: u64,
+    pub image_size: u64,
+    pub image_mem_size: u64,
+    pub entry_offset: u64,
+    pub trampoline_offset: u64,
+    pub trampoline_size: u64,
+    pub cmdline: [u8; CMDLINE_LEN],
+    pub id: u32,
+    pub mem_count: u32,
+    pub taken_cpus: [u64; HOST_CPU_WORDS],
+    pub mem: [MemRange; MAX_MEM_RANGES],
+    pub phase_ns: [u64; PHASES],
+    pub error: [u8; ERROR_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct EnclaveInfo {
+    pub hdr: Header,
+    pub index: u32,
+    pub id: u32,
+    pub state: u32,
+    pub cpu_count: u32,
+    pub mem_count: u32,
+    pub pad0: u32,
+    pub name: [u8; NAME_LEN],
+    pub cpus: [u64; HOST_CPU_WORDS],
+    pub mem: [MemRange; MAX_MEM_RANGES],
+    pub uptime_ns: u64,
+    pub phase_ns: [u64; PHASES],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ConsoleRead {
+    pub hdr: Header,
+    pub id: u32,
+    pub pad0: u32,
+    pub offset: u64,
+    pub buf_ptr: u64,
+    pub buf_len: u64,
+    pub copied: u64,
+    pub head: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Ping {
+    pub hdr: Header,
+    pub id: u32,
+    pub pad0: u32,
+    pub rtt_ns: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Destroy {
+    pub hdr: Header,
+    pub id: u32,
+    pub force: u32,
+    pub phase_ns: [u64; DPHASES],
+    pub pad0: u64,
+    pub error: [u8; ERROR_LEN],
+}
+
+/// Fresh, zeroed shared structs with their header filled in.
+macro_rules! zeroed_with_header {
+    ($($ty:ident => $magic:ident),* $(,)?) => {$(
+        impl $ty {
+            pub fn new() -> Self {
+                // SAFETY: the struct is plain integers and byte arrays, for
+                // which all-zero is a valid value.
+                let mut v: Self = unsafe { core::mem::zeroed() };
+                v.hdr = Header::new($magic, core::mem::size_of::<Self>());
+                v
+            }
+        }
+    )*};
+}
+
+zeroed_with_header!(
+    BootParams => MAGIC_BOOT, Channel => MAGIC_CHANNEL, Create => MAGIC_CREATE,
+    EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
+    Destroy => MAGIC_DESTROY,
+);
+
+pub const IOC_MAGIC: u32 = 0xA7;
+
+/// Linux's `_IOWR(ATOLL_IOC_MAGIC, nr, T)`.
+const fn iowr<T>(nr: u32) -> u32 {
+    (3 << 30) | ((core::mem::size_of::<T>() as u32) << 16) | (IOC_MAGIC << 8) | nr
+}
+
+pub const IOC_CREATE: u32 = iowr::<Create>(1);
+pub const IOC_INFO: u32 = iowr::<EnclaveInfo>(2);
+pub const IOC_CONSOLE: u32 = iowr::<ConsoleRead>(3);
+pub const IOC_PING: u32 = iowr::<Ping>(4);
+pub const IOC_DESTROY: u32 = iowr::<Destroy>(5);
+
+/// A NUL-padded fixed-size string field as text.
+pub fn c_str(bytes: &[u8]) -> &str {
+    let len = bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len());
+    core::str::from_utf8(&bytes[..len]).unwrap_or("")
+}
+
+/// Copies `s` into a fixed-size field, NUL-padded; false if it does not fit
+/// (one byte stays for the terminating NUL).
+pub fn set_c_str(field: &mut [u8], s: &str) -> bool {
+    if s.len() >= field.len() {
+        return false;
+    }
+    field.fill(0);
+    field[..s.len()].copy_from_slice(s.as_bytes());
+    true
+}

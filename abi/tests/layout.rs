@@ -1,0 +1,189 @@
+//! Proves the C header and the Rust crate agree byte for byte: it writes a C
+//! program that prints, from `atoll_abi.h`, every struct's size, every
+//! field's offset and size, and every constant, compiles it with the system
+//! C compiler, and compares each line with what Rust says.
+
+use atoll_abi::*;
+use std::fmt::Write as _;
+use std::mem::{offset_of, size_of};
+use std::process::Command;
+
+/// (C expression to print, Rust value) pairs.
+fn expectations() -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = Vec::new();
+    macro_rules! layout {
+        ($c:literal, $rs:ty { $($cf:literal : $rf:ident),* $(,)? }) => {{
+            v.push((format!("sizeof(struct {})", $c), size_of::<$rs>() as u64));
+            $(
+                v.push((format!("offsetof(struct {}, {})", $c, $cf), offset_of!($rs, $rf) as u64));
+                // SAFETY (test only): all-zero is a valid value of these plain structs.
+                let z: $rs = unsafe { std::mem::zeroed() };
+                v.push((format!("sizeof(((struct {} *)0)->{})", $c, $cf), std::mem::size_of_val(&z.$rf) as u64));
+            )*
+        }};
+    }
+    layout!("atoll_header", Header { "magic": magic, "version": version, "size": size, "reserved": reserved });
+    layout!("atoll_mem_range", MemRange { "start": start, "size": size });
+    layout!("atoll_boot_params", BootParams {
+        "hdr": hdr, "enclave_id": enclave_id, "cpu_count": cpu_count, "mem_count": mem_count,
+        "host_apic_id": host_apic_id, "x2apic": x2apic, "pad0": pad0, "tsc_khz": tsc_khz,
+        "lapic_phys": lapic_phys, "trampoline_phys": trampoline_phys, "boot_cr3": boot_cr3,
+        "shared_phys": shared_phys, "shared_size": shared_size, "channel_phys": channel_phys,
+        "console_phys": console_phys, "console_size": console_size, "image_phys": image_phys,
+        "image_size": image_size, "apic_ids": apic_ids, "mem": mem, "cmdline": cmdline,
+    });
+    layout!("atoll_trampoline_slots", TrampolineSlots {
+        "cr3": cr3, "stack": stack, "entry": entry, "arg0": arg0, "arg1": arg1,
+    });
+    layout!("atoll_console", Console { "hdr": hdr, "capacity": capacity, "head": head });
+    layout!("atoll_msg", Msg { "type": kind, "seq": seq, "arg": arg });
+    layout!("atoll_ring", Ring { "head": head, "pad0": pad0, "tail": tail, "pad1": pad1, "slot": slot });
+    layout!("atoll_channel", Channel {
+        "hdr": hdr, "lwk_state": lwk_state, "online_cpus": online_cpus, "panic_cpu": panic_cpu,
+        "pad0": pad0, "to_lwk": to_lwk, "to_host": to_host,
+    });
+    layout!("atoll_create", Create {
+        "hdr": hdr, "name": name, "cpus": cpus, "cpu_count": cpu_count,
+        "boot_timeout_ms": boot_timeout_ms, "mem_bytes": mem_bytes, "image_ptr": image_ptr,
+        "image_size": image_size, "image_mem_size": image_mem_size, "entry_offset": entry_offset,
+        "trampoline_offset": trampoline_offset, "trampoline_size": trampoline_size,
+        "cmdline": cmdline, "id": id, "mem_count": mem_count, "taken_cpus": taken_cpus,
+        "mem": mem, "phase_ns": phase_ns, "error": error,
+    });
+    layout!("atoll_enclave_info", EnclaveInfo {
+        "hdr": hdr, "index": index, "id": id, "state": state, "cpu_count": cpu_count,
+        "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
+        "uptime_ns": uptime_ns, "phase_ns": phase_ns,
+    });
+    layout!("atoll_console_read", ConsoleRead {
+        "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
+        "buf_len": buf_len, "copied": copied, "head": head,
+    });
+    layout!("atoll_ping", Ping { "hdr": hdr, "id": id, "pad0": pad0, "rtt_ns": rtt_ns });
+    layout!("atoll_destroy", Destroy {
+        "hdr": hdr, "id": id, "force": force, "phase_ns": phase_ns, "pad0": pad0, "error": error,
+    });
+
+    let consts: &[(&str, u64)] = &[
+        ("ATOLL_ABI_VERSION", ABI_VERSION as u64),
+        ("ATOLL_MAX_CPUS", MAX_CPUS as u64),
+        ("ATOLL_HOST_CPU_WORDS", HOST_CPU_WORDS as u64),
+        ("ATOLL_MAX_MEM_RANGES", MAX_MEM_RANGES as u64),
+        ("ATOLL_NAME_LEN", NAME_LEN as u64),
+        ("ATOLL_CMDLINE_LEN", CMDLINE_LEN as u64),
+        ("ATOLL_ERROR_LEN", ERROR_LEN as u64),
+        ("ATOLL_RING_SLOTS", RING_SLOTS as u64),
+        ("ATOLL_MAGIC_BOOT", MAGIC_BOOT as u64),
+        ("ATOLL_MAGIC_CHANNEL", MAGIC_CHANNEL as u64),
+        ("ATOLL_MAGIC_CONSOLE", MAGIC_CONSOLE as u64),
+        ("ATOLL_MAGIC_CREATE", MAGIC_CREATE as u64),
+        ("ATOLL_MAGIC_INFO", MAGIC_INFO as u64),
+        ("ATOLL_MAGIC_CONSREAD", MAGIC_CONSREAD as u64),
+        ("ATOLL_MAGIC_PING", MAGIC_PING as u64),
+        ("ATOLL_MAGIC_DESTROY", MAGIC_DESTROY as u64),
+        ("ATOLL_BOOT_KIND_PVH", BOOT_KIND_PVH),
+        ("ATOLL_BOOT_KIND_COKERNEL", BOOT_KIND_COKERNEL),
+        ("ATOLL_BOOT_PARAMS_OFFSET", BOOT_PARAMS_OFFSET),
+        ("ATOLL_CHANNEL_OFFSET", CHANNEL_OFFSET),
+        ("ATOLL_CHANNEL_SIZE", CHANNEL_SIZE),
+        ("ATOLL_CONSOLE_OFFSET", CONSOLE_OFFSET),
+        ("ATOLL_CONSOLE_SIZE", CONSOLE_SIZE),
+        ("ATOLL_SHARED_SIZE", SHARED_SIZE),
+        ("ATOLL_IMAGE_OFFSET", IMAGE_OFFSET),
+        ("ATOLL_LWK_VECTOR", LWK_VECTOR as u64),
+        ("ATOLL_HOST_VECTOR", HOST_VECTOR as u64),
+        ("ATOLL_TRAMPOLINE_SLOTS", TRAMPOLINE_SLOTS as u64),
+        ("ATOLL_MSG_BOOTED", MSG_BOOTED as u64),
+        ("ATOLL_MSG_PING", MSG_PING as u64),
+        ("ATOLL_MSG_PONG", MSG_PONG as u64),
+        ("ATOLL_MSG_SHUTDOWN", MSG_SHUTDOWN as u64),
+        ("ATOLL_MSG_STOPPED", MSG_STOPPED as u64),
+        ("ATOLL_MSG_PANIC", MSG_PANIC as u64),
+        ("ATOLL_LWK_BOOTING", LWK_BOOTING as u64),
+        ("ATOLL_LWK_RUNNING", LWK_RUNNING as u64),
+        ("ATOLL_LWK_CRASHED", LWK_CRASHED as u64),
+        ("ATOLL_LWK_STOPPED", LWK_STOPPED as u64),
+        ("ATOLL_ENCLAVE_BOOTING", ENCLAVE_BOOTING as u64),
+        ("ATOLL_ENCLAVE_RUNNING", ENCLAVE_RUNNING as u64),
+        ("ATOLL_ENCLAVE_CRASHED", ENCLAVE_CRASHED as u64),
+        ("ATOLL_ENCLAVE_STOPPED", ENCLAVE_STOPPED as u64),
+        ("ATOLL_PHASES", PHASES as u64),
+        ("ATOLL_DPHASES", DPHASES as u64),
+        ("ATOLL_IOC_CREATE", IOC_CREATE as u64),
+        ("ATOLL_IOC_INFO", IOC_INFO as u64),
+        ("ATOLL_IOC_CONSOLE", IOC_CONSOLE as u64),
+        ("ATOLL_IOC_PING", IOC_PING as u64),
+        ("ATOLL_IOC_DESTROY", IOC_DESTROY as u64),
+    ];
+    v.extend(consts.iter().map(|&(n, x)| (format!("(unsigned long long)({})", n), x)));
+    v
+}
+
+fn c_values(exprs: &[String]) -> Vec<u64> {
+    let dir = std::env::temp_dir().join(format!("atoll-abi-layout-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut src = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"atoll_abi.h\"\nint main(void)\n{\n");
+    for e in exprs {
+        writeln!(src, "\tprintf(\"%llu\\n\", (unsigned long long)({}));", e).unwrap();
+    }
+    src.push_str("\treturn 0;\n}\n");
+    let c_file = dir.join("layout.c");
+    let exe = dir.join("layout");
+    std::fs::write(&c_file, src).unwrap();
+    let header_dir = env!("CARGO_MANIFEST_DIR");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = Command::new(&cc)
+        .args(["-std=gnu11", "-Wall", "-Werror", "-I", header_dir, "-o"])
+        .arg(&exe)
+        .arg(&c_file)
+        .status()
+        .expect("running the C compiler");
+    assert!(status.success(), "atoll_abi.h does not compile as C");
+    let out = Command::new(&exe).output().expect("running the layout program");
+    std::fs::remove_dir_all(&dir).ok();
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.parse().unwrap()).collect()
+}
+
+#[test]
+fn c_and_rust_agree_on_every_size_offset_and_constant() {
+    let expect = expectations();
+    let exprs: Vec<String> = expect.iter().map(|(e, _)| e.clone()).collect();
+    let c = c_values(&exprs);
+    assert_eq!(c.len(), expect.len());
+    let mismatches: Vec<String> = expect
+        .iter()
+        .zip(&c)
+        .filter(|((_, rust), c)| rust != *c)
+        .map(|((e, rust), c)| format!("{}: C says {}, Rust says {}", e, c, rust))
+        .collect();
+    assert!(mismatches.is_empty(), "C and Rust disagree:\n{}", mismatches.join("\n"));
+}
+
+#[test]
+fn shared_structs_fit_their_regions() {
+    assert!(size_of::<BootParams>() as u64 <= CHANNEL_OFFSET - BOOT_PARAMS_OFFSET);
+    assert!(size_of::<Channel>() as u64 <= CHANNEL_SIZE);
+    assert!(CHANNEL_OFFSET + CHANNEL_SIZE <= CONSOLE_OFFSET);
+    assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= SHARED_SIZE);
+    // ioctl sizes have 14 bits.
+    assert!(size_of::<Create>() < 1 << 14);
+}
+
+#[test]
+fn headers_validate_magic_version_and_size() {
+    let p = Ping::new();
+    assert!(p.hdr.is_valid::<Ping>(MAGIC_PING));
+    assert!(!p.hdr.is_valid::<Ping>(MAGIC_DESTROY));
+    assert!(!p.hdr.is_valid::<Destroy>(MAGIC_PING));
+    let mut old = p;
+    old.hdr.version = ABI_VERSION + 1;
+    assert!(!old.hdr.is_valid::<Ping>(MAGIC_PING));
+}
+
+#[test]
+fn c_strings_round_trip_and_refuse_overflow() {
+    let mut f = [0u8; 8];
+    assert!(set_c_str(&mut f, "abc"));
+    assert_eq!(c_str(&f), "abc");
+    assert!(!set_c_str(&mut f, "12345678"));
+}
