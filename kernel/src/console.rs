@@ -1,23 +1,22 @@
-//! The kernel console. Standalone it is the serial port; the co-kernel path
-//! installs a shared-memory ring through `ConsoleBackend`.
+//! The kernel console: the serial port standalone, a ring in the enclave's
+//! shared memory as a co-kernel (never the serial port: Linux owns it).
 
-use alloc::boxed::Box;
 use core::fmt::{self, Write};
+use spin::Once;
 
 use crate::arch::serial::Serial;
+use crate::console_ring::RingConsole;
 use crate::sync::SpinLock;
-
-pub trait ConsoleBackend: Send {
-    fn write_bytes(&mut self, bytes: &[u8]);
-}
 
 enum Backend {
     None,
     Serial(Serial),
-    Other(Box<dyn ConsoleBackend>),
+    Ring(RingConsole),
 }
 
 static CONSOLE: SpinLock<Backend> = SpinLock::new(Backend::None);
+/// The ring again, for the fatal path when the console lock is stuck.
+static RING: Once<RingConsole> = Once::new();
 
 struct Writer<'a>(&'a mut Backend);
 
@@ -26,7 +25,7 @@ impl Write for Writer<'_> {
         match self.0 {
             Backend::None => {}
             Backend::Serial(port) => port.write_bytes(s.as_bytes()),
-            Backend::Other(b) => b.write_bytes(s.as_bytes()),
+            Backend::Ring(ring) => ring.write_bytes(s.as_bytes()),
         }
         Ok(())
     }
@@ -36,9 +35,9 @@ pub fn init_serial() {
     *CONSOLE.lock() = Backend::Serial(Serial::com1());
 }
 
-#[allow(dead_code)] // used by the co-kernel boot path
-pub fn install(backend: Box<dyn ConsoleBackend>) {
-    *CONSOLE.lock() = Backend::Other(backend);
+pub fn init_ring(phys: u64, size: u64) {
+    let ring = *RING.call_once(|| RingConsole::attach(phys, size));
+    *CONSOLE.lock() = Backend::Ring(ring);
 }
 
 pub fn print(args: fmt::Arguments) {
@@ -56,7 +55,11 @@ pub fn print_fatal(args: fmt::Arguments) {
         }
         crate::arch::cpu::relax();
     }
-    let mut emergency = Backend::Serial(Serial::com1());
+    let mut emergency = match RING.get() {
+        Some(ring) => Backend::Ring(*ring),
+        None if crate::arch::entry::is_cokernel() => Backend::None,
+        None => Backend::Serial(Serial::com1()),
+    };
     let _ = Writer(&mut emergency).write_fmt(args);
 }
 

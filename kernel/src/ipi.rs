@@ -56,6 +56,13 @@ pub fn send(cpu: usize, vector: u8) {
     apic::send_ipi(crate::smp::apic_id_of(cpu), vector);
 }
 
+/// Sends `vector` to every other online CPU. As a co-kernel the APIC's
+/// all-but-self shorthand would reach Linux's CPUs too, so it goes one by one.
 pub fn broadcast(vector: u8) {
-    apic::send_ipi_all_but_self(vector);
+    if crate::arch::entry::is_cokernel() {
+        let me = crate::arch::percpu::cpu_index();
+        crate::smp::online_cpus().filter(|&c| c != me).for_each(|c| send(c, vector));
+    } else {
+        apic::send_ipi_all_but_self(vector);
+    }
 }

@@ -14,7 +14,9 @@ extern crate alloc;
 mod arch;
 mod bench;
 mod boot;
+mod channel;
 mod console;
+mod console_ring;
 mod ipi;
 mod mem;
 mod sched;
@@ -41,18 +43,29 @@ pub fn kmain(info: BootInfo) -> ! {
     // iteration costs ~1 us, and tau 16 gave the best throughput and fairness.
     lwk_logic::locks::set_default_tau(cmd.value_u64("pmt_tau").map_or(DEFAULT_PMT_TAU, |t| t as u32));
 
-    mem::init(&info.ram);
+    let enclave = info.enclave.as_ref();
+    let reserved = enclave.map_or((0, 0), |e| e.shared);
+    mem::init(&info.ram, reserved, info.boot_mapped_end);
     arch::gdt::init_this_cpu();
     arch::idt::load();
 
     let features = cpu::features();
-    let use_x2apic = features.x2apic && !cmd.has("xapic");
-    let cpu_limit = cmd.value_u64("cpus").map_or(usize::MAX, |n| n as usize);
-    let lapic_phys = smp::discover(info.rsdp, || {
-        // The boot CPU's APIC id, read before paging changes (CPUID leaf 1).
-        raw_cpuid::CpuId::new().get_feature_info().map_or(0, |f| f.initial_local_apic_id() as u32)
-    }, cpu_limit);
-    mem::build_page_tables(&info.ram, lapic_phys, features.pages_1g);
+    let (lapic_phys, use_x2apic) = match enclave {
+        // Linux chose the APIC mode of these CPUs; the LWK keeps it.
+        Some(e) => {
+            smp::use_enclave_cpus(&e.apic_ids[..e.cpu_count]);
+            (e.lapic_phys, e.x2apic)
+        }
+        None => {
+            let cpu_limit = cmd.value_u64("cpus").map_or(usize::MAX, |n| n as usize);
+            let lapic = smp::discover(info.rsdp, || {
+                // The boot CPU's APIC id, read before paging changes (CPUID leaf 1).
+                raw_cpuid::CpuId::new().get_feature_info().map_or(0, |f| f.initial_local_apic_id() as u32)
+            }, cpu_limit);
+            (lapic, features.x2apic && !cmd.has("xapic"))
+        }
+    };
+    mem::build_page_tables(&info.ram, lapic_phys, info.trampoline.phys, features.pages_1g);
     let (free, total) = mem::frame_counts();
     println!(
         "memory: {} MiB usable, {} MiB free after kernel heap; direct map with {} pages",
@@ -60,9 +73,18 @@ pub fn kmain(info: BootInfo) -> ! {
     );
 
     apic::choose_mode(lapic_phys, use_x2apic, features.tsc_deadline);
-    apic::mask_legacy_pic();
     apic::init_this_cpu();
-    let hz = tsc::calibrate();
+    // The PIT and the legacy PIC belong to Linux in an enclave; Linux measured the TSC.
+    let hz = match enclave {
+        Some(e) => {
+            tsc::set_hz(e.tsc_hz);
+            e.tsc_hz
+        }
+        None => {
+            apic::mask_legacy_pic();
+            tsc::calibrate()
+        }
+    };
     apic::calibrate_timer();
     println!(
         "cpu: TSC {}.{:03} MHz{}, APIC {} mode, timer {}",
@@ -73,21 +95,36 @@ pub fn kmain(info: BootInfo) -> ! {
     );
 
     ipi::init();
+    if let Some(e) = enclave {
+        channel::init(e.channel_phys);
+    }
     sched::init_cpu(0, false);
     smp::mark_online(0);
     cpu::enable_interrupts();
-    smp::start_secondaries();
+    smp::start_secondaries(info.trampoline);
     println!("smp: {} of {} CPUs online", smp::online_count(), smp::count());
+    if let Some(e) = enclave {
+        println!("Atoll LWK: enclave {} booted on {} CPUs", e.id, smp::online_count());
+        channel::report_booted(smp::online_count());
+    }
 
+    // Standalone, a finished run powers QEMU off with its verdict; in an
+    // enclave the LWK stays up for the host (console, ping, destroy).
+    let standalone = enclave.is_none();
     if cmd.has("selftest") {
         let ok = selftest::run_all();
-        trap::stop_system(ok);
+        if standalone {
+            trap::stop_system(ok);
+        }
     } else if cmd.has("crashtest") {
         selftest::crash::run();
     } else if cmd.has("bench") {
         bench::run_all();
-        trap::stop_system(true);
+        if standalone {
+            trap::stop_system(true);
+        }
+    } else {
+        println!("Atoll LWK: booted, nothing to run (command line: selftest, crashtest, bench)");
     }
-    println!("Atoll LWK: booted, nothing to run (command line: selftest, crashtest, bench)");
     sched::idle_loop()
 }

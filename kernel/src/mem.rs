@@ -11,13 +11,13 @@ static FRAMES: SpinLock<FrameAllocator> = SpinLock::new(FrameAllocator::new());
 
 /// Below 1 MiB live the SMP trampoline and firmware data; never allocate there.
 const LOW_RESERVED: u64 = 0x10_0000;
-/// Memory reachable through the boot page tables.
-const BOOT_MAPPED: u64 = 4 << 30;
 const MIN_HEAP: u64 = 16 << 20;
 const MAX_HEAP: u64 = 256 << 20;
 
-/// Sets up the frame allocator and the heap from the usable RAM.
-pub fn init(ram: &RangeSet) {
+/// Sets up the frame allocator and the heap from the usable RAM, less the
+/// `reserved` range (a co-kernel's shared area). The boot page tables map RAM
+/// below `boot_mapped`.
+pub fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
     let (img_start, img_end) = physmem::image_range();
     let mut usable = RangeSet::new();
     for r in ram.iter() {
@@ -25,12 +25,13 @@ pub fn init(ram: &RangeSet) {
     }
     let _ = usable.remove(0, LOW_RESERVED);
     let _ = usable.remove(img_start, img_end);
+    let _ = usable.remove(reserved.0, reserved.1);
     usable.align_inward(FRAME_SIZE);
 
     let mut frames = FRAMES.lock();
     // Low ranges keep their bitmap at their own start; higher ones (not yet
     // mapped) get theirs from the low ranges.
-    for r in usable.iter().filter(|r| r.end <= BOOT_MAPPED) {
+    for r in usable.iter().filter(|r| r.end <= boot_mapped) {
         let n = (r.end - r.start) / FRAME_SIZE;
         let words = bitmap_words(n);
         let bitmap_frames = ((words as u64 * 8).div_ceil(FRAME_SIZE)).max(1);
@@ -38,7 +39,7 @@ pub fn init(ram: &RangeSet) {
         frames.add_region(r.start, n, bitmap).expect("frame region");
         frames.reserve(r.start, bitmap_frames);
     }
-    for r in usable.iter().filter(|r| r.end > BOOT_MAPPED) {
+    for r in usable.iter().filter(|r| r.end > boot_mapped) {
         let n = (r.end - r.start) / FRAME_SIZE;
         let words = bitmap_words(n);
         let bitmap_frames = (words as u64 * 8).div_ceil(FRAME_SIZE);
@@ -53,8 +54,9 @@ pub fn init(ram: &RangeSet) {
     heap::init(heap_at, heap_size as usize);
 }
 
-/// Builds the direct map of all RAM (plus the local APIC page) and switches to it.
-pub fn build_page_tables(ram: &RangeSet, lapic_phys: u64, allow_1g: bool) {
+/// Builds the direct map of all RAM, the local APIC page and the SMP
+/// trampoline page (outside RAM for a co-kernel), and switches to it.
+pub fn build_page_tables(ram: &RangeSet, lapic_phys: u64, trampoline_phys: u64, allow_1g: bool) {
     let mut b = paging::Builder::new(|| {
         let f = alloc_frames(1, 1).expect("memory for page tables");
         physmem::zero_owned(f, FRAME_SIZE as usize);
@@ -62,6 +64,9 @@ pub fn build_page_tables(ram: &RangeSet, lapic_phys: u64, allow_1g: bool) {
     });
     for r in ram.iter() {
         b.map_ram(r.start, r.end, allow_1g);
+    }
+    if !ram.iter().any(|r| r.start <= trampoline_phys && trampoline_phys < r.end) {
+        b.map_ram(trampoline_phys, trampoline_phys + FRAME_SIZE, false);
     }
     b.map_mmio(lapic_phys);
     b.finish();

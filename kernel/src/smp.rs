@@ -58,16 +58,25 @@ pub fn discover(rsdp: Option<u64>, boot_apic_id: impl Fn() -> u32, limit: usize)
     info.lapic_phys
 }
 
+/// As a co-kernel the CPUs are the enclave's, from the boot parameters
+/// ([0] is the boot CPU), not the machine's MADT.
+pub fn use_enclave_cpus(apic_ids: &[u32]) {
+    for (i, &id) in apic_ids.iter().enumerate().take(MAX_CPUS) {
+        APIC_IDS[i].store(id, Ordering::Relaxed);
+    }
+    COUNT.store(apic_ids.len().min(MAX_CPUS), Ordering::Relaxed);
+}
+
 pub fn mark_online(cpu: usize) {
     ONLINE[cpu].store(true, Ordering::Release);
 }
 
 /// Starts every secondary CPU, one at a time (they share the trampoline).
-pub fn start_secondaries() {
+pub fn start_secondaries(trampoline: smpboot::Trampoline) {
     for i in 1..count() {
         let stack = alloc::boxed::Box::leak(vec![0u8; AP_STACK_SIZE].into_boxed_slice());
         let top = (stack.as_ptr() as u64 + AP_STACK_SIZE as u64) & !15;
-        smpboot::start_cpu(apic_id_of(i), i, top);
+        smpboot::start_cpu(trampoline, apic_id_of(i), i, top);
         let deadline = cpu::rdtsc() + tsc::ns_to_cycles(2_000_000_000);
         while !is_online(i) && cpu::rdtsc() < deadline {
             cpu::relax();

@@ -66,14 +66,21 @@ fn report_exception(f: &TrapFrame) {
     ));
 }
 
-/// Stops the whole system: standalone, QEMU powers off with a pass/fail
-/// status; then this core halts for good.
+/// Stops the system: standalone, QEMU powers off with a pass/fail status; as
+/// a co-kernel a failure is reported to the host (the enclave is then
+/// crashed until `atoll destroy`). Then this core halts for good.
 pub fn stop_system(pass: bool) -> ! {
     cpu::disable_interrupts();
     if !pass {
         print_fatal(format_args!("!!! CPU {} stopped.\n", percpu::cpu_index()));
     }
-    qemu::exit(pass);
+    if crate::arch::entry::is_cokernel() {
+        if !pass {
+            crate::channel::report_crash(percpu::cpu_index());
+        }
+    } else {
+        qemu::exit(pass);
+    }
     cpu::halt_forever()
 }
 

@@ -14,6 +14,7 @@ pub mod percpu;
 pub mod physmem;
 pub mod qemu;
 pub mod serial;
+pub mod shared;
 pub mod smpboot;
 pub mod tsc;
 

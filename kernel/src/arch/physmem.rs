@@ -40,6 +40,16 @@ impl PhysRead for BootMemory {
     }
 }
 
+/// Copies a plain-data struct out of physical memory the boot tables map
+/// (firmware tables standalone, the boot parameters in an enclave).
+pub fn read_struct<T: Copy>(phys: u64) -> T {
+    let src = phys_to_virt(phys) as *const T;
+    // SAFETY: callers name boot-mapped memory holding a `T` written by the boot
+    // path; `T` is plain data (integers and arrays), valid for any bytes, and
+    // read unaligned in case the writer did not align it.
+    unsafe { core::ptr::read_unaligned(src) }
+}
+
 pub fn read_u64(phys: u64) -> u64 {
     let mut b = [0u8; 8];
     BootMemory.read(phys, &mut b);
@@ -57,8 +67,8 @@ pub fn read_u32(phys: u64) -> u32 {
 /// used, so nothing else can ever own them.
 pub fn claim_for_allocator(phys: u64, words: usize) -> &'static mut [u64] {
     let ptr = phys_to_virt(phys) as *mut u64;
-    // SAFETY: the range is below 4 GiB (mapped by the boot tables and the
-    // direct map), and is reserved in the allocator for this bitmap for ever.
+    // SAFETY: mem::init passes only ranges the boot tables map (the direct
+    // map), and reserves them in the allocator for this bitmap for ever.
     unsafe {
         core::ptr::write_bytes(ptr, 0, words);
         core::slice::from_raw_parts_mut(ptr, words)
