@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Booting the LWK (Pisces' sequence): load the image into the enclave's
+ * first block, write the boot parameters, build page tables the trampoline
+ * can use, borrow Linux's real-mode trampoline page, INIT/SIPI the first
+ * enclave CPU, wait for "booted", give the page back.
+ */
+#include <linux/cpu.h>
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+#include <asm/apic.h>
+#include <asm/msr.h>
+#include <asm/tsc.h>
+#include "atoll.h"
+
+#define KERNEL_OFFSET		0xffff800000000000ULL	/* the LWK's direct map */
+#define PTE_PRESENT_RW		0x3ULL
+#define PTE_LARGE		0x80ULL
+#define MAX_BOOT_TABLES		40
+
+/* Page tables below 4 GiB (the trampoline loads CR3 in 32-bit terms). */
+struct boot_tables {
+	u64 *pml4;
+	struct page *pages[MAX_BOOT_TABLES];
+	int count;
+};
+
+static u64 *table_alloc(struct boot_tables *bt)
+{
+	struct page *p;
+
+	if (bt->count == MAX_BOOT_TABLES)
+		return NULL;
+	p = alloc_page(GFP_KERNEL | __GFP_DMA32 | __GFP_ZERO);
+	if (!p)
+		return NULL;
+	bt->pages[bt->count++] = p;
+	return page_address(p);
+}
+
+static u64 *table_next(struct boot_tables *bt, u64 *table, unsigned int idx)
+{
+	u64 *t;
+
+	if (!(table[idx] & 1)) {
+		t = table_alloc(bt);
+		if (!t)
+			return NULL;
+		table[idx] = __pa(t) | PTE_PRESENT_RW;
+	}
+	return __va(table[idx] & PTE_PFN_MASK);
+}
+
+static int map_2m(struct boot_tables *bt, u64 virt, u64 phys)
+{
+	u64 *pdpt = table_next(bt, bt->pml4, (virt >> 39) & 511);
+	u64 *pd = pdpt ? table_next(bt, pdpt, (virt >> 30) & 511) : NULL;
+
+	if (!pd)
+		return -ENOMEM;
+	pd[(virt >> 21) & 511] = phys | PTE_PRESENT_RW | PTE_LARGE;
+	return 0;
+}
+
+static void tables_free(struct boot_tables *bt)
+{
+	while (bt->count)
+		__free_page(bt->pages[--bt->count]);
+}
+
+/* Identity map of the first 2 MiB (the trampoline) and the enclave's
+ * memory at its direct-map address. */
+static int tables_build(struct boot_tables *bt, struct atoll_enclave *e)
+{
+	u32 i;
+	u64 off, phys;
+	int ret;
+
+	bt->count = 0;
+	bt->pml4 = table_alloc(bt);
+	if (!bt->pml4)
+		return -ENOMEM;
+	ret = map_2m(bt, 0, 0);
+	for (i = 0; i < e->block_count && !ret; i++) {
+		phys = e->blocks[i].id * e->block_size;
+		for (off = 0; off < e->block_size && !ret; off += SZ_2M)
+			ret = map_2m(bt, KERNEL_OFFSET + phys + off, phys + off);
+	}
+	if (ret)
+		tables_free(bt);
+	return ret;
+}
+
+struct borrowed_page {
+	void *va;		/* writable alias of the trampoline page */
+	void *saved;
+	unsigned long phys;
+};
+
+static int trampoline_borrow(struct borrowed_page *b, const void *code, size_t len,
+			     const struct atoll_trampoline_slots *slots, char *err)
+{
+	struct page *page;
+
+	b->phys = atoll_trampoline_phys();
+	if ((b->phys & ~PAGE_MASK) || b->phys >= SZ_1M) {
+		atoll_err(err, "Linux's trampoline at %#lx is not a page below 1 MiB", b->phys);
+		return -ENODEV;
+	}
+	b->saved = kmalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!b->saved)
+		return -ENOMEM;
+	/* The page is read-only in the direct map: write through an alias. */
+	page = pfn_to_page(b->phys >> PAGE_SHIFT);
+	b->va = vmap(&page, 1, VM_MAP, PAGE_KERNEL);
+	if (!b->va) {
+		kfree(b->saved);
+		return -ENOMEM;
+	}
+	memcpy(b->saved, b->va, PAGE_SIZE);
+	memcpy(b->va, code, len);
+	memcpy(b->va + ATOLL_TRAMPOLINE_SLOTS, slots, sizeof(*slots));
+	return 0;
+}
+
+static void trampoline_restore(struct borrowed_page *b)
+{
+	memcpy(b->va, b->saved, PAGE_SIZE);
+	vunmap(b->va);
+	kfree(b->saved);
+}
+
+static bool boot_settled(struct atoll_enclave *e)
+{
+	atoll_channel_drain(e);
+	return e->booted || e->crashed;
+}
+
+/* Waits for "booted" until the deadline; -EINTR if the caller is killed. */
+static int wait_booted(struct atoll_enclave *e, u64 deadline_ns)
+{
+	while (!boot_settled(e)) {
+		if (ktime_get_ns() > deadline_ns)
+			return -ETIMEDOUT;
+		/* Short slices: a lost notification costs at most one. */
+		if (wait_event_killable_timeout(e->wq, boot_settled(e), msecs_to_jiffies(10)) < 0)
+			return -EINTR;
+	}
+	return 0;
+}
+
+static void fill_params(struct atoll_enclave *e, const struct atoll_create *req,
+			u64 base, u64 cr3, unsigned long tramp)
+{
+	struct atoll_boot_params *p = e->shared + ATOLL_BOOT_PARAMS_OFFSET;
+	u64 apic_base;
+	u32 i;
+
+	p->hdr = (struct atoll_header){ ATOLL_MAGIC_BOOT, ATOLL_ABI_VERSION, sizeof(*p), 0 };
+	p->enclave_id = e->id;
+	p->cpu_count = e->cpu_count;
+	p->mem_count = e->block_count;
+	p->host_apic_id = cpu_physical_id(0);
+	p->x2apic = x2apic_enabled();
+	p->tsc_khz = tsc_khz;
+	rdmsrl(MSR_IA32_APICBASE, apic_base);
+	p->lapic_phys = apic_base & MSR_IA32_APICBASE_BASE;
+	p->trampoline_phys = tramp;
+	p->boot_cr3 = cr3;
+	p->shared_phys = base;
+	p->shared_size = ATOLL_SHARED_SIZE;
+	p->channel_phys = base + ATOLL_CHANNEL_OFFSET;
+	p->console_phys = base + ATOLL_CONSOLE_OFFSET;
+	p->console_size = ATOLL_CONSOLE_SIZE;
+	p->image_phys = base + ATOLL_IMAGE_OFFSET;
+	p->image_size = req->image_mem_size;
+	memcpy(p->apic_ids, e->apic_ids, sizeof(p->apic_ids));
+	for (i = 0; i < e->block_count; i++) {
+		p->mem[i].start = e->blocks[i].id * e->block_size;
+		p->mem[i].size = e->block_size;
+	}
+	memcpy(p->cmdline, req->cmdline, sizeof(p->cmdline));
+	p->cmdline[ATOLL_CMDLINE_LEN - 1] = '\0';
+}
+
+static int image_check(const struct atoll_create *req, u64 block_size, char *err)
+{
+	u64 room = block_size - ATOLL_SHARED_SIZE;
+
+	if (!req->image_size || req->image_size > req->image_mem_size || req->image_mem_size > room) {
+		atoll_err(err, "the LWK image (%llu bytes, %llu in memory) does not fit the %llu bytes after the shared area",
+			  req->image_size, req->image_mem_size, room);
+		return -EINVAL;
+	}
+	if (req->entry_offset >= req->image_size ||
+	    req->trampoline_size < sizeof(struct atoll_trampoline_slots) + ATOLL_TRAMPOLINE_SLOTS ||
+	    req->trampoline_size > PAGE_SIZE ||
+	    req->trampoline_offset > req->image_size - req->trampoline_size) {
+		atoll_err(err, "the LWK image's entry or trampoline lies outside it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Loads and starts the LWK; on any failure its CPUs are parked again. */
+int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err)
+{
+	u64 base = e->blocks[0].id * e->block_size;
+	struct atoll_trampoline_slots slots = { 0 };
+	struct borrowed_page tramp;
+	struct boot_tables bt;
+	void *image;
+	u64 t0, deadline;
+	u32 i, timeout_ms;
+	int ret;
+
+	ret = image_check(req, e->block_size, err);
+	if (ret)
+		return ret;
+	t0 = ktime_get_ns();
+	e->shared = memremap(base, e->block_size, MEMREMAP_WB);
+	if (!e->shared) {
+		atoll_err(err, "cannot map the enclave's memory at %#llx", base);
+		return -ENOMEM;
+	}
+	memset(e->shared, 0, ATOLL_SHARED_SIZE);
+	image = e->shared + ATOLL_IMAGE_OFFSET;
+	if (copy_from_user(image, u64_to_user_ptr(req->image_ptr), req->image_size)) {
+		atoll_err(err, "cannot read the LWK image from the caller");
+		return -EFAULT;
+	}
+	memset(image + req->image_size, 0, req->image_mem_size - req->image_size);
+	e->channel = e->shared + ATOLL_CHANNEL_OFFSET;
+	e->console = e->shared + ATOLL_CONSOLE_OFFSET;
+	e->console->hdr = (struct atoll_header){ ATOLL_MAGIC_CONSOLE, ATOLL_ABI_VERSION,
+						 sizeof(struct atoll_console), 0 };
+	e->console->capacity = ATOLL_CONSOLE_SIZE - sizeof(struct atoll_console);
+	atoll_channel_init(e);
+	ret = tables_build(&bt, e);
+	if (ret) {
+		atoll_err(err, "no memory below 4 GiB for boot page tables");
+		return ret;
+	}
+	fill_params(e, req, base, __pa(bt.pml4), atoll_trampoline_phys());
+	e->phase_ns[ATOLL_PHASE_LOAD] = ktime_get_ns() - t0;
+
+	slots.cr3 = __pa(bt.pml4);
+	slots.stack = KERNEL_OFFSET + base + ATOLL_SHARED_SIZE;
+	slots.entry = KERNEL_OFFSET + base + ATOLL_IMAGE_OFFSET + req->entry_offset;
+	slots.arg0 = base + ATOLL_BOOT_PARAMS_OFFSET;
+	slots.arg1 = ATOLL_BOOT_KIND_COKERNEL;
+	/* No CPU may come online through the page while it is lent. */
+	cpu_hotplug_disable();
+	ret = trampoline_borrow(&tramp, image + req->trampoline_offset, req->trampoline_size, &slots, err);
+	if (ret)
+		goto out_hotplug;
+
+	timeout_ms = req->boot_timeout_ms ? min(req->boot_timeout_ms, 600000u) : ATOLL_DEFAULT_BOOT_MS;
+	t0 = ktime_get_ns();
+	deadline = t0 + (u64)timeout_ms * NSEC_PER_MSEC;
+	atoll_cpu_init(e->apic_ids[0]);
+	atoll_cpu_sipi(e->apic_ids[0], tramp.phys);
+	ret = wait_booted(e, deadline);
+	e->phase_ns[ATOLL_PHASE_BOOT] = ktime_get_ns() - t0;
+	trampoline_restore(&tramp);
+
+	if (ret == -ETIMEDOUT)
+		atoll_err(err, "the LWK did not report booted within %u ms (see its console above)", timeout_ms);
+	else if (ret == -EINTR)
+		atoll_err(err, "interrupted while the LWK was booting");
+	else if (e->crashed) {
+		atoll_err(err, "the LWK crashed while booting (see its console above)");
+		ret = -EIO;
+	} else if (e->booted_cpus != e->cpu_count) {
+		atoll_err(err, "the LWK came up on %u of %u CPUs", e->booted_cpus, e->cpu_count);
+		ret = -EIO;
+	}
+	if (ret)
+		for (i = 0; i < e->cpu_count; i++)
+			atoll_cpu_init(e->apic_ids[i]);
+out_hotplug:
+	cpu_hotplug_enable();
+	tables_free(&bt);
+	return ret;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Atoll host module: /dev/atoll and its ioctls. Each ioctl's struct is
+ * checked (magic, version, size) and copied back even on failure, so the
+ * CLI can print the module's own explanation.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include "atoll.h"
+
+DEFINE_MUTEX(atoll_lock);
+
+typedef int (*atoll_op)(void *req);
+
+static long run_op(unsigned long arg, size_t size, u32 magic, atoll_op op)
+{
+	struct atoll_header *hdr;
+	long ret;
+
+	hdr = kmalloc(size, GFP_KERNEL);
+	if (!hdr)
+		return -ENOMEM;
+	if (copy_from_user(hdr, (void __user *)arg, size)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	if (hdr->magic != magic || hdr->size != size) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (hdr->version != ATOLL_ABI_VERSION) {
+		ret = -EPROTO;	/* the CLI and the module come from different builds */
+		goto out;
+	}
+	ret = mutex_lock_killable(&atoll_lock);
+	if (ret)
+		goto out;
+	ret = op(hdr);
+	mutex_unlock(&atoll_lock);
+	if (copy_to_user((void __user *)arg, hdr, size))
+		ret = -EFAULT;
+out:
+	kfree(hdr);
+	return ret;
+}
+
+static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case ATOLL_IOC_CREATE:
+		return run_op(arg, sizeof(struct atoll_create), ATOLL_MAGIC_CREATE,
+			      (atoll_op)atoll_enclave_create);
+	case ATOLL_IOC_INFO:
+		return run_op(arg, sizeof(struct atoll_enclave_info), ATOLL_MAGIC_INFO,
+			      (atoll_op)atoll_enclave_info);
+	case ATOLL_IOC_CONSOLE:
+		return run_op(arg, sizeof(struct atoll_console_read), ATOLL_MAGIC_CONSREAD,
+			      (atoll_op)atoll_enclave_console);
+	case ATOLL_IOC_PING:
+		return run_op(arg, sizeof(struct atoll_ping), ATOLL_MAGIC_PING,
+			      (atoll_op)atoll_enclave_ping);
+	case ATOLL_IOC_DESTROY:
+		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
+			      (atoll_op)atoll_enclave_destroy);
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations atoll_fops = {
+	.owner = THIS_MODULE,
+	.unlocked_ioctl = atoll_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
+
+static struct miscdevice atoll_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "atoll",
+	.fops = &atoll_fops,
+	.mode = 0600,
+};
+
+static int __init atoll_init(void)
+{
+	int ret = atoll_symbols_init();
+
+	if (ret)
+		return ret;
+	atoll_channel_start();
+	ret = misc_register(&atoll_dev);
+	if (ret) {
+		atoll_channel_stop();
+		return ret;
+	}
+	pr_info("atoll: ready (ABI %u): /dev/atoll\n", ATOLL_ABI_VERSION);
+	return 0;
+}
+
+static void __exit atoll_exit(void)
+{
+	/* Enclaves hold a module reference, so none is left here. */
+	misc_deregister(&atoll_dev);
+	atoll_channel_stop();
+}
+
+module_init(atoll_init);
+module_exit(atoll_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Atoll: boot lightweight-kernel enclaves on CPUs and memory taken from Linux");
