@@ -29,6 +29,8 @@ use arch::{apic, cpu, tsc};
 use boot::BootInfo;
 
 const DEFAULT_PMT_TAU: u32 = 16;
+/// Gaps between TSC reads above this count as detours (`noise=<seconds>`).
+const DEFAULT_NOISE_THRESHOLD_NS: u64 = 2_000;
 
 pub fn kmain(info: BootInfo) -> ! {
     let info = boot::keep(info);
@@ -118,13 +120,15 @@ pub fn kmain(info: BootInfo) -> ! {
         }
     } else if cmd.has("crashtest") {
         selftest::crash::run();
+    } else if let Some(seconds) = cmd.value_u64("noise") {
+        bench::noise::selfish_detour(seconds, cmd.value_u64("noise_threshold").unwrap_or(DEFAULT_NOISE_THRESHOLD_NS));
     } else if cmd.has("bench") {
         bench::run_all();
         if standalone {
             trap::stop_system(true);
         }
     } else {
-        println!("Atoll LWK: booted, nothing to run (command line: selftest, crashtest, bench)");
+        println!("Atoll LWK: booted, nothing to run (command line: selftest, crashtest, bench, noise=<seconds>)");
     }
     sched::idle_loop()
 }

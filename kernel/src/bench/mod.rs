@@ -4,6 +4,7 @@
 
 mod events;
 mod locks;
+pub mod noise;
 mod threads;
 
 use alloc::vec::Vec;
