@@ -120,6 +120,12 @@ pub fn kmain(info: BootInfo) -> ! {
         }
     } else if cmd.has("crashtest") {
         selftest::crash::run();
+    } else if cmd.has("hangtest") {
+        // A hung LWK on purpose: deaf to the host, for `atoll destroy --force`.
+        cpu::disable_interrupts();
+        loop {
+            cpu::relax();
+        }
     } else if let Some(seconds) = cmd.value_u64("noise") {
         bench::noise::selfish_detour(seconds, cmd.value_u64("noise_threshold").unwrap_or(DEFAULT_NOISE_THRESHOLD_NS));
     } else if cmd.has("bench") {
