@@ -271,11 +271,11 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	trampoline_restore(&tramp);
 
 	if (ret == -ETIMEDOUT)
-		atoll_err(err, "the LWK did not report booted within %u ms (see its console above)", timeout_ms);
+		atoll_err(err, "the LWK did not report booted within %u ms", timeout_ms);
 	else if (ret == -EINTR)
 		atoll_err(err, "interrupted while the LWK was booting");
-	else if (e->crashed) {
-		atoll_err(err, "the LWK crashed while booting (see its console above)");
+	else if (!e->booted) {
+		atoll_err(err, "the LWK crashed while booting");
 		ret = -EIO;
 	} else if (e->booted_cpus != e->cpu_count) {
 		atoll_err(err, "the LWK came up on %u of %u CPUs", e->booted_cpus, e->cpu_count);
