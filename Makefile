@@ -5,6 +5,12 @@
 #   make crashtest           boot with `crashtest` (must report a fault, exit non-zero)
 #   make bench SMP=<n>       boot with `bench` and print the table
 #   make demo                self-tests on 4 vCPUs, then the benchmark table
+#   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
+#                            run a shell script in the Debian-kernel test VM,
+#                            exit with its status; the guest gets build/atoll.ko,
+#                            build/atoll, build/atoll-kernel when they exist
+#                            (vm-run does not build them) and EXTRA at /extra
+#   make vm-deps             install the VM's Debian kernel, headers, busybox
 
 SMP ?= 4
 MEM ?= 512
@@ -56,3 +62,19 @@ demo: deps kernel
 
 clean:
 	rm -rf build $(KERNEL_SRC)/target
+
+# The test VM (scripts/vm.py): the installed Debian kernel and a busybox
+# initramfs under QEMU (TCG).
+.PHONY: vm-deps vm-run
+
+ifneq ($(filter vm-run,$(MAKECMDGOALS)),)
+ifeq ($(SCRIPT),)
+$(error vm-run needs SCRIPT=<shell script to run in the VM>, e.g. make vm-run SCRIPT=my-test.sh)
+endif
+endif
+
+vm-deps:
+	@ver=$$(scripts/debian-kernel.sh --install) && echo "vm-deps: Debian kernel $$ver"
+
+vm-run: vm-deps
+	python3 scripts/vm.py --script $(SCRIPT) $(if $(EXTRA),--extra $(EXTRA)) --smp $(SMP)

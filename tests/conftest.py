@@ -1,5 +1,5 @@
 """Shared helpers for the system tests: where the built artefacts are and
-how to boot the LWK."""
+how to boot the LWK and the Debian-kernel test VM."""
 import os
 import sys
 
@@ -28,3 +28,20 @@ def boot():
         kw.setdefault("echo", False)
         return run_lwk.run(kernel, **kw)
     return _boot
+
+
+@pytest.fixture
+def vm(tmp_path):
+    """vm(script_text, extra_dir=None, timeout=300, **run_vm_kw) -> VMResult
+    with .status, .output (script output + kernel lines) and .console.
+    Boots the Debian-kernel test VM (scripts/vm.py) quietly; pass files={}
+    to leave build/atoll.ko and the other built files out of the guest."""
+    import vm as vm_tool  # scripts/vm.py; imported here to keep the name free
+
+    def _vm(script_text, extra_dir=None, timeout=300, **kw):
+        script = tmp_path / "vm-script.sh"
+        script.write_text(script_text)
+        kw.setdefault("echo", False)
+        return vm_tool.run_vm(str(script), extra_dir=extra_dir,
+                              timeout=timeout, **kw)
+    return _vm

@@ -1,0 +1,287 @@
+#!/usr/bin/env python3
+"""Run a shell script inside a Debian-kernel test VM (QEMU, TCG) and exit with
+the script's status: 124 = timeout (QEMU killed), 125 = the VM ended without
+reporting a status (kernel panic, early power-off), 2 = could not start.
+
+The guest boots the installed Debian kernel (scripts/debian-kernel.sh) with a
+busybox initramfs built here: /init (scripts/vm-init.sh) loads /atoll.ko when
+present, runs the script as /run.sh and prints "ATOLL-VM-EXIT: N".
+In the guest: /bin/atoll, /lib/atoll/atoll-kernel and /atoll.ko when built,
+the --extra directory under /extra, busybox applets in /bin.
+"""
+import argparse
+import codecs
+import gzip
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from cpio_newc import NewcWriter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPTS = os.path.join(ROOT, "scripts")
+
+# guest path -> host path; run_vm(files=None) takes those that exist.
+DEFAULT_FILES = {
+    "/atoll.ko": os.path.join(ROOT, "build", "atoll.ko"),
+    "/bin/atoll": os.path.join(ROOT, "build", "atoll"),
+    "/lib/atoll/atoll-kernel": os.path.join(ROOT, "build", "atoll-kernel"),
+}
+
+# The top 1536 MiB of guest RAM goes to ZONE_MOVABLE: twelve 128 MiB memory
+# blocks in a 4 GiB guest, eleven of which can be offlined (to hand to the
+# LWK); the last one holds the kernel's early allocations (struct pages).
+MOVABLECORE = "1536M"
+# nokaslr: with physical KASLR the kernel image may land in ZONE_MOVABLE and
+# pin a random block; fixed addresses also make oopses match System.map.
+CMDLINE = (f"console=ttyS0 quiet loglevel=4 movablecore={MOVABLECORE} "
+           "nokaslr panic=-1 panic_on_oops=1")
+
+START_MARKER = "ATOLL-VM: script starts"
+EXIT_RE = re.compile(r"ATOLL-VM-EXIT: (\d+)\n")
+KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")
+POWER_OFF_LINE = re.compile(r"^\[\s*\d+\.\d+\] reboot: Power down")
+STATUS_TIMEOUT, STATUS_NO_MARKER = 124, 125
+POWEROFF_GRACE = 30  # seconds QEMU gets to exit after the marker
+
+GUEST_DIRS = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/lib",
+              "/dev", "/proc", "/sys", "/tmp", "/root", "/extra"]
+
+
+class VMResult(tuple):
+    """(status, output) as a tuple, plus attributes:
+    status   the script's exit status, or 124 / 125 (see the module doc)
+    output   the script's output plus kernel lines and /init's messages,
+             without the markers or the boot/power-off noise
+    console  the whole serial console text
+    """
+
+    def __new__(cls, status, output, console):
+        self = super().__new__(cls, (status, output))
+        self.console = console
+        return self
+
+    status = property(lambda self: self[0])
+    output = property(lambda self: self[1])
+
+
+def kernel_version():
+    """The Debian kernel version dir to boot, e.g. 6.1.0-56-amd64."""
+    res = subprocess.run([os.path.join(SCRIPTS, "debian-kernel.sh")],
+                         capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(res.stderr.strip() or "debian-kernel.sh failed")
+    return res.stdout.strip()
+
+
+def default_files():
+    return {g: h for g, h in DEFAULT_FILES.items() if os.path.exists(h)}
+
+
+def build_initramfs(out_path, files, script_path, extra_dir=None):
+    """Writes a gzip'd newc cpio to out_path. files maps guest -> host path."""
+    wanted = dict(files)
+    wanted["/run.sh"] = script_path
+    for guest, host in wanted.items():
+        if not os.path.isfile(host):
+            raise FileNotFoundError(f"vm: {host} (for {guest} in the guest) "
+                                    "is missing or not a file")
+    if extra_dir is not None and not os.path.isdir(extra_dir):
+        raise FileNotFoundError(f"vm: extra dir {extra_dir} is not a directory")
+
+    with gzip.open(out_path, "wb", compresslevel=6) as gz:
+        w = NewcWriter(gz)
+        made = set()
+
+        def parents(path):
+            # The kernel does not create missing parents while unpacking.
+            parts = path.strip("/").split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                d = "/" + "/".join(parts[:i])
+                if d not in made:
+                    made.add(d)
+                    w.dir(d)
+
+        for d in GUEST_DIRS:
+            parents(d + "/x")
+        # The kernel opens /dev/console for /init before devtmpfs is mounted.
+        w.chardev("/dev/console", 5, 1)
+        w.file("/bin/busybox", _read("/bin/busybox"), 0o755)
+        w.file("/init", _read(os.path.join(SCRIPTS, "vm-init.sh")), 0o755)
+        for guest, host in sorted(wanted.items()):
+            parents(guest)
+            w.file(guest, _read(host), os.stat(host).st_mode & 0o7777)
+        if extra_dir is not None:
+            _add_tree(w, extra_dir, "/extra")
+        w.close()
+
+
+def _add_tree(w, host_dir, guest_dir):
+    """Copies host_dir's contents under guest_dir, keeping modes and links."""
+    for name in sorted(os.listdir(host_dir)):
+        host, guest = os.path.join(host_dir, name), f"{guest_dir}/{name}"
+        st = os.lstat(host)
+        if os.path.islink(host):
+            w.symlink(guest, os.readlink(host))
+        elif os.path.isdir(host):
+            w.dir(guest, st.st_mode & 0o7777)
+            _add_tree(w, host, guest)
+        elif os.path.isfile(host):
+            w.file(guest, _read(host), st.st_mode & 0o7777)
+        # Sockets, fifos and devices in extra_dir are skipped on purpose.
+
+
+def _read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def qemu_command(kernel, initrd, smp, mem_mb, cmdline):
+    return [
+        "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg",
+        "-cpu", "qemu64", "-smp", str(smp), "-m", f"{mem_mb}M",
+        "-kernel", kernel, "-initrd", initrd, "-append", cmdline,
+        "-display", "none", "-serial", "stdio", "-monitor", "none",
+        "-no-reboot", "-nodefaults", "-net", "none",
+    ]
+
+
+def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
+           echo=True, files=None, append_extra="", qemu_args=(), on_start=None):
+    """Boots the VM, runs script_path as /run.sh; returns a VMResult, which
+    unpacks as (exit_status, output) and also has .console.
+    files: guest -> host path; None = DEFAULT_FILES that exist, {} = none.
+    qemu_args: added to QEMU's command; on_start(proc): called once QEMU runs
+    (the benchmarks pin its vCPU threads)."""
+    if files is None:
+        files = default_files()
+    kernel = f"/boot/vmlinuz-{kernel_version()}"
+    cmdline = f"{CMDLINE} {append_extra}".strip()
+    if shutil.which("qemu-system-x86_64") is None:
+        raise RuntimeError("vm: qemu-system-x86_64 not found; run `make deps`")
+    with tempfile.TemporaryDirectory(prefix="atoll-vm-") as tmp:
+        initrd = os.path.join(tmp, "initramfs.cpio.gz")
+        build_initramfs(initrd, files, script_path, extra_dir)
+        cmd = qemu_command(kernel, initrd, smp, mem_mb, cmdline) + list(qemu_args)
+        console, timed_out = _run_qemu(cmd, timeout, echo, on_start)
+
+    status, output = split_console(console)
+    if status is None:
+        if timed_out:
+            status = STATUS_TIMEOUT
+            note = f"vm: no exit status after {timeout} s; QEMU killed"
+        else:
+            status = STATUS_NO_MARKER
+            note = ("vm: the VM stopped without reporting the script's exit "
+                    "status (kernel panic or early power-off?)")
+        output += note + "\n"
+        if echo:
+            print(note, file=sys.stderr, flush=True)
+    return VMResult(status, output, console)
+
+
+def _run_qemu(cmd, timeout, echo, on_start=None):
+    """Runs QEMU, streaming its console; returns (console_text, timed_out).
+    Stops QEMU at the timeout, or POWEROFF_GRACE s after the exit marker."""
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if on_start:
+        on_start(proc)
+    chunks = []
+    marker_at = []  # time the exit marker arrived, once it has
+
+    def pump():
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        tail = ""
+        while True:
+            data = os.read(proc.stdout.fileno(), 65536)
+            text = decoder.decode(data, final=not data).replace("\r", "")
+            if text:
+                chunks.append(text)
+                if echo:
+                    sys.stdout.write(text)
+                    sys.stdout.flush()
+                # Keep a short tail: the marker may span two reads.
+                tail = (tail + text)[-4096:]
+                if not marker_at and EXIT_RE.search(tail):
+                    marker_at.append(time.monotonic())
+            if not data:
+                return
+
+    reader = threading.Thread(target=pump, daemon=True)
+    reader.start()
+    deadline = time.monotonic() + timeout
+    timed_out = False
+    try:
+        while proc.poll() is None:
+            now = time.monotonic()
+            if marker_at and now > marker_at[0] + POWEROFF_GRACE:
+                break
+            if not marker_at and now > deadline:
+                timed_out = True
+                break
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        reader.join(5)
+        proc.stdout.close()
+    return "".join(chunks), timed_out
+
+
+def split_console(console):
+    """Returns (status or None, output) from the console text. output is
+    what the script printed plus, outside the script, the kernel's lines and
+    /init's messages; the markers and the power-off line are left out."""
+    status, phase, out = None, "boot", []
+    for line in console.splitlines(keepends=True):
+        m = EXIT_RE.search(line if line.endswith("\n") else line + "\n")
+        if m and phase != "done":
+            if line[:m.start()]:
+                out.append(line[:m.start()] + "\n")  # output had no final \n
+            status, phase = int(m.group(1)), "done"
+        elif phase == "boot":
+            # The boot is quiet (loglevel=4): whatever shows is an error
+            # from the kernel or from /init's tools (e.g. insmod's message).
+            if line.startswith(START_MARKER):
+                phase = "script"
+            elif line.strip():
+                out.append(line)
+        elif phase == "script":
+            out.append(line)
+        elif KERNEL_LINE.match(line) and not POWER_OFF_LINE.match(line):
+            out.append(line)
+    return status, "".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--script", required=True, help="shell script to run")
+    ap.add_argument("--extra", help="directory copied to /extra in the guest")
+    ap.add_argument("--smp", type=int, default=4)
+    ap.add_argument("--mem", type=int, default=4096, help="MiB")
+    ap.add_argument("--timeout", type=int, default=600, help="seconds")
+    ap.add_argument("--append", default="", help="extra kernel parameters")
+    args = ap.parse_args()
+    # On SIGTERM unwind like Ctrl-C so QEMU is killed and temp files go.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        res = run_vm(args.script, args.extra, args.smp, args.mem, args.timeout,
+                     echo=True, append_extra=args.append)
+    except (OSError, RuntimeError) as e:
+        print(e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return res.status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,145 @@
+"""The Debian-kernel test VM itself (scripts/vm.py). These run without
+atoll.ko (files={}), so they check the tool, not the module."""
+import os
+import re
+import time
+
+import pytest
+
+import vm as vm_tool
+
+NO_FILES = {}
+
+
+def values(output):
+    """key=value lines printed by a guest script, as a dict."""
+    return dict(re.findall(r"^(\w+)=(.*)$", output, re.M))
+
+
+def test_status_and_output(vm):
+    res = vm("echo hello; exit 3\n", files=NO_FILES)
+    assert res.status == 3, res.console
+    assert "hello" in res.output
+    assert "ATOLL-VM" not in res.output  # markers are not script output
+    status, output = res  # also unpacks as (status, output)
+    assert (status, output) == (3, res.output)
+
+
+def test_kernel_warnings_show_but_not_info(vm):
+    # Warning level or worse reaches the console (a module's WARN or oops
+    # shows up); informational lines do not flood it.
+    script = ("echo '<4>atoll-vm-test warning' >/dev/kmsg\n"
+              "echo '<6>atoll-vm-test info' >/dev/kmsg\n")
+    res = vm(script, files=NO_FILES)
+    assert res.status == 0, res.console
+    assert "atoll-vm-test warning" in res.output
+    assert "atoll-vm-test info" not in res.console
+
+
+def test_split_console():
+    console = ("[    1.000000] boot error\n"
+               "ATOLL-VM: script starts\n"
+               "line one\n"
+               "no newline ATOLL-VM-EXIT: 42\n"
+               "[    2.000000] late warning\n"
+               "[    2.100000] reboot: Power down\n")
+    assert vm_tool.split_console(console) == (42, (
+        "[    1.000000] boot error\nline one\nno newline \n"
+        "[    2.000000] late warning\n"))
+    assert vm_tool.split_console("ATOLL-VM: script starts\nhi\n") == (
+        None, "hi\n")
+
+
+def test_cpus_and_movable_memory(vm):
+    # What the LWK needs from the guest: 4 CPUs, and at least eight 128 MiB
+    # Movable blocks offline at once, which come back online afterwards.
+    script = r"""
+echo cpus=$(cat /sys/devices/system/cpu/online)
+echo block=$(cat /sys/devices/system/memory/block_size_bytes)
+meminfo() { grep MemTotal /proc/meminfo | tr -dc 0-9; }
+echo before=$(meminfo)
+cd /sys/devices/system/memory
+movable=0; off=""
+for b in memory*; do
+    [ "$(cat $b/valid_zones)" = Movable ] || continue
+    movable=$((movable + 1))
+    echo offline >$b/state && off="$off $b"
+done
+echo movable=$movable
+echo offlined=$(echo $off | wc -w)
+echo during=$(meminfo)
+back=0
+for b in $off; do
+    echo online_movable >$b/state &&
+        [ "$(cat $b/valid_zones)" = Movable ] && back=$((back + 1))
+done
+echo onlined=$back
+echo after=$(meminfo)
+"""
+    res = vm(script, files=NO_FILES, smp=4)
+    assert res.status == 0, res.console
+    v = {k: int(x, 16) if k == "block" else x for k, x in values(res.output).items()}
+    assert v["cpus"] == "0-3"
+    assert v["block"] == 128 << 20
+    offlined = int(v["offlined"])
+    assert offlined >= 8, res.output
+    assert int(v["onlined"]) == offlined, res.output
+    assert int(v["during"]) == int(v["before"]) - offlined * (128 << 10)
+    assert v["after"] == v["before"]
+
+
+def test_timeout_kills_the_vm(vm):
+    start = time.monotonic()
+    res = vm("echo sleeping; sleep 1000\n", files=NO_FILES, timeout=20)
+    took = time.monotonic() - start
+    assert res.status == 124, res.console
+    assert "sleeping" in res.output  # the script ran: not a slow boot
+    assert "QEMU killed" in res.output
+    assert took < 40
+
+
+def test_kernel_panic_gives_125(vm):
+    res = vm("echo c >/proc/sysrq-trigger; sleep 100\n", files=NO_FILES)
+    assert res.status == 125, res.console
+    assert "Kernel panic" in res.output  # kernel lines are kept
+
+
+def test_insmod_failure_gives_99(vm, tmp_path):
+    bogus = tmp_path / "not-a-module.ko"
+    bogus.write_text("not an ELF module\n")
+    res = vm("echo should-not-run\n", files={"/atoll.ko": str(bogus)})
+    assert res.status == 99, res.console
+    assert "should-not-run" not in res.output
+    assert "insmod /atoll.ko failed" in res.output
+
+
+def test_files_and_extra_dir(vm, tmp_path):
+    extra = tmp_path / "extra"
+    (extra / "sub").mkdir(parents=True)
+    (extra / "sub" / "run.sh").write_text("echo from-extra\n")
+    (extra / "sub" / "run.sh").chmod(0o750)
+    (extra / "link").symlink_to("sub/run.sh")
+    lwk = tmp_path / "lwk.bin"
+    lwk.write_bytes(b"\x7fELF fake")
+    script = r"""
+echo mode=$(stat -c %a /extra/sub/run.sh)
+echo via_link=$(/extra/link)
+echo lwk=$(cat /lib/atoll/atoll-kernel | cut -c2-)
+echo pwd=$(pwd)
+"""
+    res = vm(script, extra_dir=str(extra),
+             files={"/lib/atoll/atoll-kernel": str(lwk)})
+    assert res.status == 0, res.console
+    v = values(res.output)
+    assert v == {"mode": "750", "via_link": "from-extra",
+                 "lwk": "ELF fake", "pwd": "/"}, res.output
+
+
+def test_missing_host_file_is_a_clear_error(tmp_path):
+    script = tmp_path / "s.sh"
+    script.write_text("true\n")
+    with pytest.raises(FileNotFoundError, match="for /atoll.ko in the guest"):
+        vm_tool.build_initramfs(str(tmp_path / "i.cpio.gz"),
+                                {"/atoll.ko": str(tmp_path / "nope.ko")},
+                                str(script))
+    assert not os.path.exists(tmp_path / "i.cpio.gz")
