@@ -1,32 +1,43 @@
 # Atoll: one entry point for building, testing and benchmarking.
-#   make kernel              build the LWK to build/atoll-kernel
+#   make demo                boot the test VM, create an enclave, show its
+#                            console, then the OS-noise comparison
 #   make test                install what is missing, build, run every test
+#   make kernel module cli   build the LWK, atoll.ko and the atoll CLI into build/
 #   make selftest SMP=<n>    boot the LWK standalone with `selftest`
 #   make crashtest           boot with `crashtest` (must report a fault, exit non-zero)
 #   make bench SMP=<n>       boot with `bench` and print the table
-#   make demo                self-tests on 4 vCPUs, then the benchmark table
+#   make bench-enclave       enclave benchmarks in the VM (create/destroy,
+#                            channel round trip, OS noise) with a plot
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
 #                            run a shell script in the Debian-kernel test VM,
 #                            exit with its status; the guest gets build/atoll.ko,
-#                            build/atoll, build/atoll-kernel when they exist
-#                            (vm-run does not build them) and EXTRA at /extra
+#                            build/atoll, build/atoll-kernel (built first)
+#                            and EXTRA at /extra
 #   make vm-deps             install the VM's Debian kernel, headers, busybox
 
 SMP ?= 4
 MEM ?= 512
 TIMEOUT ?= 300
 KERNEL := build/atoll-kernel
+MODULE := build/atoll.ko
+CLI := build/atoll
+# The module builds against the Debian kernel the test VM boots.
+KVER = $(shell scripts/debian-kernel.sh)
+KDIR = /usr/lib/modules/$(KVER)/build
+# cli/.cargo/config.toml makes it static (it runs in the VM's busybox initramfs).
+CARGO_CLI := cd cli && cargo build --release
 KERNEL_SRC := kernel
 CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps kernel unit systest test selftest crashtest bench demo clean
+.PHONY: all deps kernel module cli unit systest test selftest crashtest bench bench-enclave demo clean
 
-all: kernel
+all: kernel module cli
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/debian-kernel.sh --install >/dev/null
 
 kernel:
 	$(CARGO_KERNEL)
@@ -34,14 +45,26 @@ kernel:
 	cp $(KERNEL_SRC)/target/x86_64-unknown-none/release/atoll-kernel $(KERNEL)
 	@scripts/check-kernel-image.sh $(KERNEL)
 
+module:
+	$(MAKE) -C host KDIR=$(KDIR)
+	@mkdir -p build
+	cp host/atoll.ko $(MODULE)
+
+cli:
+	$(CARGO_CLI)
+	@mkdir -p build
+	cp cli/target/x86_64-unknown-linux-gnu/release/atoll $(CLI)
+
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic
+	cargo test --manifest-path abi/Cargo.toml
+	cargo test --manifest-path cli/Cargo.toml
 
-systest: kernel
+systest: kernel module cli
 	python3 -m pytest -v tests
 
 test: deps
-	$(MAKE) kernel
+	$(MAKE) kernel module cli
 	$(MAKE) unit
 	$(MAKE) systest
 
@@ -54,14 +77,18 @@ crashtest: deps kernel
 bench: deps kernel
 	python3 bench/lwk_bench.py --kernel $(KERNEL) --smp $(SMP)
 
-# The README's first command. Until enclaves exist (issue 3) it shows the LWK
-# on its own: self-tests on 4 vCPUs, then the benchmark table.
-demo: deps kernel
-	$(RUN_LWK) --cmdline "selftest"
-	python3 bench/lwk_bench.py --kernel $(KERNEL) --smp $(SMP)
+bench-enclave: deps kernel module cli
+	python3 bench/enclave_bench.py
+
+# The README's first command: boot the test VM, create an enclave that runs
+# the self-tests, show its console, then the OS-noise comparison.
+demo: deps kernel module cli
+	python3 scripts/vm.py --script scripts/demo.sh
+	python3 bench/enclave_bench.py --noise-only --noise-seconds 5
 
 clean:
-	rm -rf build $(KERNEL_SRC)/target
+	rm -rf build $(KERNEL_SRC)/target cli/target abi/target
+	-$(MAKE) -C host KDIR=$(KDIR) clean
 
 # The test VM (scripts/vm.py): the installed Debian kernel and a busybox
 # initramfs under QEMU (TCG).
@@ -76,5 +103,5 @@ endif
 vm-deps:
 	@ver=$$(scripts/debian-kernel.sh --install) && echo "vm-deps: Debian kernel $$ver"
 
-vm-run: vm-deps
+vm-run: vm-deps kernel module cli
 	python3 scripts/vm.py --script $(SCRIPT) $(if $(EXTRA),--extra $(EXTRA)) --smp $(SMP)

@@ -1,0 +1,48 @@
+# The enclave benchmarks, run inside the test VM by bench/enclave_bench.py.
+# Prints sections "=== <name>" with JSON or key=value lines after each.
+# Needs /extra/{selfish,hotplug,pipe_rtt}; NOISE_SECONDS and ROUNDS from the driver.
+set -e
+section() { echo "=== $1"; }
+BLOCK_BYTES=$((128 << 20))
+
+if [ "$PARTS" != noise ]; then
+    for i in $(seq "$ROUNDS"); do
+        section create
+        atoll --json create --cpus 3-3 --mem 128M --name t5
+        start=$(atoll --json status t5 | sed -n 's/.*"start":\([0-9]*\).*/\1/p')
+        section destroy
+        atoll --json destroy t5
+        section linux_cpu
+        /extra/hotplug cpu 3
+        section linux_mem
+        /extra/hotplug mem $((start / BLOCK_BYTES))
+    done
+
+    atoll create --cpus 3-3 --mem 128M --name rtt > /dev/null
+    section ping
+    atoll --json ping rtt --count 200
+    section pipe
+    /extra/pipe_rtt 1 2 2000
+    atoll destroy rtt > /dev/null
+fi
+
+busy_on() { for c in "$@"; do taskset -c "$c" sh -c 'while :; do :; done' & done; }
+busy_off() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; }
+
+section noise_linux_idle
+/extra/selfish 3 "$NOISE_SECONDS"
+section noise_linux_busy
+busy_on 0 1 2 3
+/extra/selfish 3 "$NOISE_SECONDS"
+busy_off
+
+for load in idle busy; do
+    [ $load = busy ] && busy_on 0 1 2
+    atoll create --cpus 3-3 --mem 128M --name noise --cmdline "noise=$NOISE_SECONDS" > /dev/null
+    until atoll console noise | grep -q "^noise: end"; do sleep 0.5; done
+    section noise_lwk_$load
+    atoll console noise | sed -n '/^noise: os=/,/^noise: end/p'
+    atoll destroy noise > /dev/null
+    [ $load = busy ] && busy_off
+done
+section done

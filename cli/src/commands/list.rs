@@ -1,0 +1,70 @@
+//! `atoll list`: one line per enclave.
+
+use super::print_json;
+use crate::device::Device;
+use crate::enclave::{self, Enclave};
+use crate::error::Result;
+use crate::format;
+
+pub fn run(json: bool) -> Result<()> {
+    let dev = Device::open()?;
+    let enclaves = enclave::list(&dev)?;
+    if json {
+        print_json(&enclaves.iter().map(Enclave::to_json).collect());
+    } else {
+        print!("{}", text(&enclaves));
+    }
+    Ok(())
+}
+
+fn text(enclaves: &[Enclave]) -> String {
+    if enclaves.is_empty() {
+        return "no enclaves\n".into();
+    }
+    let header = ["ID", "NAME", "STATE", "CPUS", "MEMORY", "UPTIME"];
+    let mut rows = vec![header.iter().map(|s| s.to_string()).collect()];
+    for e in enclaves {
+        rows.push(vec![
+            e.id.to_string(),
+            e.name.clone(),
+            e.state_name(),
+            format::cpu_list(&e.cpus),
+            format!("{} MiB", format::mib(e.mem_bytes())),
+            format!("{} s", format::secs(e.uptime_ns)),
+        ]);
+    }
+    format::table(&rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atoll_abi::{MemRange, ENCLAVE_CRASHED, ENCLAVE_RUNNING};
+
+    fn enclave(id: u32, name: &str, state: u32, cpus: Vec<u32>, mib: u64, uptime_ns: u64) -> Enclave {
+        Enclave {
+            id,
+            name: name.into(),
+            state,
+            cpus,
+            ranges: vec![MemRange { start: 0x1_0000_0000, size: mib << 20 }],
+            uptime_ns,
+            phase_ns: [0; 4],
+        }
+    }
+
+    #[test]
+    fn table() {
+        assert_eq!(text(&[]), "no enclaves\n");
+        let all = [
+            enclave(1, "enclave1", ENCLAVE_RUNNING, vec![2, 3], 1024, 12_340_000_000),
+            enclave(12, "db", ENCLAVE_CRASHED, vec![1, 5, 6, 7], 128, 400_000_000),
+        ];
+        assert_eq!(
+            text(&all),
+            "ID  NAME      STATE    CPUS   MEMORY    UPTIME\n\
+             1   enclave1  running  2-3    1024 MiB  12.3 s\n\
+             12  db        crashed  1,5-7  128 MiB   0.4 s\n"
+        );
+    }
+}

@@ -1,0 +1,14 @@
+//! One file per subcommand. Each `run` prints its result to stdout (text, or
+//! one JSON object with `--json`) and returns an error for `main` to print.
+
+pub mod console;
+pub mod create;
+pub mod destroy;
+pub mod list;
+pub mod ping;
+pub mod status;
+
+/// Prints `value` as one line of JSON.
+fn print_json(value: &serde_json::Value) {
+    println!("{value}");
+}

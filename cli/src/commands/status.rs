@@ -1,0 +1,67 @@
+//! `atoll status <enclave>`: everything the module says about one enclave.
+
+use super::print_json;
+use crate::device::Device;
+use crate::enclave::{self, create_phases_text, Enclave};
+use crate::error::Result;
+use crate::format;
+
+pub fn run(key: &str, json: bool) -> Result<()> {
+    let dev = Device::open()?;
+    let enclave = enclave::find(&dev, key)?;
+    if json {
+        print_json(&enclave.to_json());
+    } else {
+        print!("{}", text(&enclave));
+    }
+    Ok(())
+}
+
+fn text(e: &Enclave) -> String {
+    let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
+    format!(
+        "name: {}\nid: {}\nstate: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nuptime: {} s\ncreated in: {}\n",
+        e.name,
+        e.id,
+        e.state_name(),
+        format::cpu_list(&e.cpus),
+        e.cpus.len(),
+        format::mib(e.mem_bytes()),
+        e.ranges.len(),
+        ranges.join(", "),
+        format::secs(e.uptime_ns),
+        create_phases_text(&e.phase_ns)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atoll_abi::{MemRange, ENCLAVE_BOOTING};
+
+    #[test]
+    fn lines() {
+        let e = Enclave {
+            id: 3,
+            name: "web".into(),
+            state: ENCLAVE_BOOTING,
+            cpus: vec![1, 3, 4],
+            ranges: vec![
+                MemRange { start: 0x1_0000_0000, size: 128 << 20 },
+                MemRange { start: 0x1_8000_0000, size: 256 << 20 },
+            ],
+            uptime_ns: 2_340_000_000,
+            phase_ns: [1_000_000, 2_000_000, 3_000_000, 4_000_000],
+        };
+        assert_eq!(
+            text(&e),
+            "name: web\n\
+             id: 3\n\
+             state: booting\n\
+             cpus: 1,3-4 (3 CPUs)\n\
+             memory: 384 MiB in 2 ranges: 0x100000000-0x107ffffff, 0x180000000-0x18fffffff\n\
+             uptime: 2.3 s\n\
+             created in: 10.0 ms (CPUs 1.0 ms, memory 2.0 ms, load 3.0 ms, boot 4.0 ms)\n"
+        );
+    }
+}

@@ -1,0 +1,101 @@
+//! /dev/atoll and its ioctls: the only `unsafe` code of the CLI.
+//!
+//! Every struct passed to the module comes from `atoll_abi`, whose `::new()`
+//! fills in the header (magic, version, size) that the module checks.
+
+use crate::error::{os_error, Error, Result};
+use atoll_abi::{
+    ConsoleRead, Create, Destroy, EnclaveInfo, Ping, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_PING,
+};
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+
+pub const PATH: &str = "/dev/atoll";
+
+pub struct Device {
+    file: File,
+}
+
+/// An ioctl's return value as a Result: -1 means errno tells why.
+fn check(rc: libc::c_int) -> io::Result<()> {
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
+impl Device {
+    pub fn open() -> Result<Device> {
+        match OpenOptions::new().read(true).write(true).open(PATH) {
+            Ok(file) => Ok(Device { file }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                Err(Error::new(format!("{PATH} not found: is the atoll module loaded? (insmod atoll.ko)")))
+            }
+            Err(e) => Err(Error::new(format!("cannot open {PATH}: {}", os_error(&e)))),
+        }
+    }
+
+    /// IOC_CREATE with `image` (the flat LWK image) as the image to load.
+    /// On failure the module may have left a reason in `req.error`.
+    pub fn create(&self, req: &mut Create, image: &[u8]) -> io::Result<()> {
+        req.image_ptr = image.as_ptr() as u64;
+        req.image_size = image.len() as u64;
+        // SAFETY: `req` is a live, exclusively borrowed `Create`, the type
+        // whose size IOC_CREATE encodes, so the module reads and writes only
+        // inside it. The one pointer in it, image_ptr/image_size, was just
+        // set from `image`, which stays borrowed (and unchanged) until the
+        // call returns; the module only reads from it.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_CREATE as _, req as *mut Create) })
+    }
+
+    /// IOC_INFO for the index-th enclave; None past the last one (ENOENT).
+    pub fn info(&self, index: u32) -> io::Result<Option<EnclaveInfo>> {
+        let mut req = EnclaveInfo::new();
+        req.index = index;
+        // SAFETY: `req` is a live local `EnclaveInfo`, the type whose size
+        // IOC_INFO encodes; it holds no pointers, so the module touches only
+        // those bytes.
+        match check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_INFO as _, &mut req as *mut EnclaveInfo) }) {
+            Ok(()) => Ok(Some(req)),
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// IOC_CONSOLE: copies console bytes of enclave `id` from stream
+    /// position `offset` into `buf`. The answer's `copied` is at most
+    /// `buf.len()`; its `offset` is where the copied bytes start.
+    pub fn console(&self, id: u32, offset: u64, buf: &mut [u8]) -> io::Result<ConsoleRead> {
+        let mut req = ConsoleRead::new();
+        req.id = id;
+        req.offset = offset;
+        req.buf_ptr = buf.as_mut_ptr() as u64;
+        req.buf_len = buf.len() as u64;
+        // SAFETY: `req` is a live local `ConsoleRead`, the type whose size
+        // IOC_CONSOLE encodes. Its pointer, buf_ptr/buf_len, describes `buf`,
+        // which is exclusively borrowed until the call returns, so the module
+        // may write up to buf_len bytes there; any byte values are valid u8.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_CONSOLE as _, &mut req as *mut ConsoleRead) })?;
+        req.copied = req.copied.min(buf.len() as u64);
+        Ok(req)
+    }
+
+    /// IOC_PING: one round trip to enclave `id`'s LWK; returns its time in ns.
+    pub fn ping(&self, id: u32) -> io::Result<u64> {
+        let mut req = Ping::new();
+        req.id = id;
+        // SAFETY: `req` is a live local `Ping`, the type whose size IOC_PING
+        // encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_PING as _, &mut req as *mut Ping) })?;
+        Ok(req.rtt_ns)
+    }
+
+    /// IOC_DESTROY. On failure the module may have left a reason in `req.error`.
+    pub fn destroy(&self, req: &mut Destroy) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `Destroy`, the type
+        // whose size IOC_DESTROY encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_DESTROY as _, req as *mut Destroy) })
+    }
+}

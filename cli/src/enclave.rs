@@ -1,0 +1,190 @@
+//! What the module says about its enclaves (IOC_INFO), found by name or id.
+
+use crate::cpuset;
+use crate::device::Device;
+use crate::error::{os_error, Error, Result};
+use crate::format;
+use atoll_abi::{
+    c_str, EnclaveInfo, MemRange, ENCLAVE_BOOTING, ENCLAVE_CRASHED, ENCLAVE_RUNNING, ENCLAVE_STOPPED, MAX_MEM_RANGES,
+    PHASES,
+};
+use serde_json::{json, Value};
+
+/// A guard against a module that never answers ENOENT.
+const MAX_ENCLAVES: u32 = 1 << 16;
+
+#[derive(Clone, Debug)]
+pub struct Enclave {
+    pub id: u32,
+    pub name: String,
+    pub state: u32,
+    pub cpus: Vec<u32>,
+    pub ranges: Vec<MemRange>,
+    pub uptime_ns: u64,
+    pub phase_ns: [u64; PHASES],
+}
+
+impl Enclave {
+    pub fn from_info(info: &EnclaveInfo) -> Self {
+        let ranges = info.mem[..(info.mem_count as usize).min(MAX_MEM_RANGES)].to_vec();
+        Enclave {
+            id: info.id,
+            name: c_str(&info.name).to_string(),
+            state: info.state,
+            cpus: cpuset::from_bits(&info.cpus),
+            ranges,
+            uptime_ns: info.uptime_ns,
+            phase_ns: info.phase_ns,
+        }
+    }
+
+    pub fn mem_bytes(&self) -> u64 {
+        self.ranges.iter().map(|r| r.size).sum()
+    }
+
+    pub fn state_name(&self) -> String {
+        state_name(self.state)
+    }
+
+    /// The object `status --json` prints (and `list --json` an array of).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "id": self.id,
+            "state": self.state_name(),
+            "cpus": self.cpus,
+            "mem_bytes": self.mem_bytes(),
+            "ranges": ranges_json(&self.ranges),
+            "uptime_ns": self.uptime_ns,
+            "phase_ns": create_phases_json(&self.phase_ns),
+        })
+    }
+}
+
+pub fn state_name(state: u32) -> String {
+    match state {
+        ENCLAVE_BOOTING => "booting".into(),
+        ENCLAVE_RUNNING => "running".into(),
+        ENCLAVE_CRASHED => "crashed".into(),
+        ENCLAVE_STOPPED => "stopped".into(),
+        other => format!("unknown ({other})"),
+    }
+}
+
+pub fn ranges_json(ranges: &[MemRange]) -> Value {
+    ranges.iter().map(|r| json!({ "start": r.start, "size": r.size })).collect()
+}
+
+pub fn create_phases_json(ns: &[u64; PHASES]) -> Value {
+    json!({ "cpus": ns[0], "memory": ns[1], "load": ns[2], "boot": ns[3] })
+}
+
+/// "152.3 ms (CPUs 12.0 ms, memory 3.0 ms, load 1.1 ms, boot 136.2 ms)"
+pub fn create_phases_text(ns: &[u64; PHASES]) -> String {
+    format!(
+        "{} ms (CPUs {} ms, memory {} ms, load {} ms, boot {} ms)",
+        format::ms(ns.iter().sum()),
+        format::ms(ns[0]),
+        format::ms(ns[1]),
+        format::ms(ns[2]),
+        format::ms(ns[3])
+    )
+}
+
+/// Every enclave, in the module's order.
+pub fn list(dev: &Device) -> Result<Vec<Enclave>> {
+    let mut enclaves = Vec::new();
+    for index in 0..MAX_ENCLAVES {
+        match dev.info(index) {
+            Ok(Some(info)) => enclaves.push(Enclave::from_info(&info)),
+            Ok(None) => return Ok(enclaves),
+            Err(e) => return Err(Error::new(format!("cannot list the enclaves: {}", os_error(&e)))),
+        }
+    }
+    Err(Error::new(format!("cannot list the enclaves: the module lists more than {MAX_ENCLAVES}")))
+}
+
+/// The enclave called `key`, or else the one whose id `key` is.
+pub fn find(dev: &Device, key: &str) -> Result<Enclave> {
+    pick(list(dev)?, key).ok_or_else(|| Error::new(format!("no enclave named '{key}'")))
+}
+
+fn pick(enclaves: Vec<Enclave>, key: &str) -> Option<Enclave> {
+    let id = key.parse::<u32>().ok();
+    let by_name = enclaves.iter().position(|e| e.name == key);
+    let by_id = enclaves.iter().position(|e| Some(e.id) == id);
+    by_name.or(by_id).map(|i| enclaves[i].clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(id: u32, name: &str) -> EnclaveInfo {
+        let mut info = EnclaveInfo::new();
+        info.id = id;
+        info.state = ENCLAVE_RUNNING;
+        atoll_abi::set_c_str(&mut info.name, name);
+        info.cpus[0] = 0b1100;
+        info.mem_count = 2;
+        info.mem[0] = MemRange { start: 0x1_0000_0000, size: 128 << 20 };
+        info.mem[1] = MemRange { start: 0x2_0000_0000, size: 256 << 20 };
+        info.mem[2] = MemRange { start: 0xdead, size: 1 }; // past mem_count
+        info.uptime_ns = 1_500_000_000;
+        info.phase_ns = [1_000_000, 2_000_000, 3_000_000, 4_000_000];
+        info
+    }
+
+    #[test]
+    fn reads_info() {
+        let e = Enclave::from_info(&info(7, "web"));
+        assert_eq!((e.id, e.name.as_str(), e.cpus.clone()), (7, "web", vec![2, 3]));
+        assert_eq!(e.ranges.len(), 2);
+        assert_eq!(e.mem_bytes(), 384 << 20);
+        assert_eq!(e.state_name(), "running");
+        assert_eq!(state_name(99), "unknown (99)");
+        let mut bad = info(1, "x");
+        bad.mem_count = 1000;
+        assert_eq!(Enclave::from_info(&bad).ranges.len(), MAX_MEM_RANGES);
+    }
+
+    #[test]
+    fn json_fields() {
+        let v = Enclave::from_info(&info(7, "web")).to_json();
+        assert_eq!(v["name"], "web");
+        assert_eq!(v["id"], 7);
+        assert_eq!(v["state"], "running");
+        assert_eq!(v["cpus"], json!([2, 3]));
+        assert_eq!(v["mem_bytes"], 384u64 << 20);
+        assert_eq!(v["ranges"][1], json!({ "start": 0x2_0000_0000u64, "size": 256u64 << 20 }));
+        assert_eq!(v["uptime_ns"], 1_500_000_000u64);
+        assert_eq!(
+            v["phase_ns"],
+            json!({ "cpus": 1_000_000, "memory": 2_000_000, "load": 3_000_000, "boot": 4_000_000 })
+        );
+    }
+
+    #[test]
+    fn phases_text() {
+        assert_eq!(
+            create_phases_text(&[1_000_000, 2_000_000, 3_000_000, 4_060_000]),
+            "10.1 ms (CPUs 1.0 ms, memory 2.0 ms, load 3.0 ms, boot 4.1 ms)"
+        );
+    }
+
+    #[test]
+    fn picks_by_name_then_id() {
+        let all = || {
+            vec![
+                Enclave::from_info(&info(1, "a")),
+                Enclave::from_info(&info(2, "1")),
+                Enclave::from_info(&info(3, "c")),
+            ]
+        };
+        assert_eq!(pick(all(), "a").unwrap().id, 1);
+        assert_eq!(pick(all(), "3").unwrap().name, "c");
+        assert_eq!(pick(all(), "1").unwrap().id, 2, "a name wins over an id");
+        assert!(pick(all(), "4").is_none());
+        assert!(pick(all(), "zz").is_none());
+    }
+}

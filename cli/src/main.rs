@@ -1,0 +1,158 @@
+//! `atoll`: create, inspect and destroy Atoll enclaves through /dev/atoll.
+//! This file is the command line (clap) and the dispatch to `commands/`.
+
+mod commands;
+mod cpuset;
+mod device;
+mod enclave;
+mod error;
+mod format;
+mod image;
+mod parse;
+
+use clap::{Parser, Subcommand};
+use commands::{console, create, destroy, list, ping, status};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(
+    name = "atoll",
+    version,
+    about = "Create, inspect and destroy Atoll enclaves: CPUs and memory taken from Linux that run the Atoll lightweight kernel",
+    after_help = "An <ENCLAVE> is a name or a numeric id, as `atoll list` shows them.\n\
+                  Needs the atoll module (/dev/atoll) and root."
+)]
+struct Cli {
+    /// Print one JSON object instead of text (create, destroy, ping, list, status)
+    #[arg(long, global = true)]
+    json: bool,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Take CPUs and memory from Linux and boot the LWK on them
+    Create {
+        /// CPUs: a count (any N CPUs, e.g. 2) or Linux CPU numbers (e.g. 1,3 or 2-3 or 1,3-4; one CPU alone as 3-3)
+        #[arg(long, value_name = "LIST|COUNT", value_parser = parse::cpus)]
+        cpus: parse::CpuSpec,
+
+        /// Memory: a multiple of 128 MiB, e.g. 256M, 1G, 128MiB or a byte count (units are powers of 1024)
+        #[arg(long, value_name = "SIZE", value_parser = parse::mem)]
+        mem: u64,
+
+        /// Name of the enclave (letters, digits, '_', '.', '-'; at most 31) [default: enclave<N>]
+        #[arg(long, value_parser = parse::name)]
+        name: Option<String>,
+
+        /// LWK image [default: /lib/atoll/atoll-kernel, else ../lib/atoll/atoll-kernel beside this program, else build/atoll-kernel]
+        #[arg(long, value_name = "IMAGE")]
+        kernel: Option<PathBuf>,
+
+        /// Command line for the LWK (e.g. "selftest")
+        #[arg(long, value_name = "TEXT", default_value = "", hide_default_value = true, value_parser = parse::cmdline)]
+        cmdline: String,
+
+        /// Seconds to wait for the LWK to report that it has booted
+        #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=86400))]
+        timeout: u32,
+    },
+
+    /// List the enclaves
+    List,
+
+    /// Show one enclave: state, CPUs, memory ranges, uptime, creation times
+    Status { enclave: String },
+
+    /// Print an enclave's console output
+    Console {
+        enclave: String,
+
+        /// Keep printing new output until the enclave is destroyed or Ctrl-C
+        #[arg(short, long)]
+        follow: bool,
+    },
+
+    /// Stop an enclave and give its CPUs and memory back to Linux
+    Destroy {
+        enclave: String,
+
+        /// Do not wait for a hung or crashed LWK to stop by itself
+        #[arg(long)]
+        force: bool,
+    },
+
+    /// Time round trips of a message to an enclave's LWK and back
+    Ping {
+        enclave: String,
+
+        /// Number of round trips
+        #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        count: u32,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let json = cli.json;
+    let result = match cli.command {
+        Command::Create { cpus, mem, name, kernel, cmdline, timeout } => {
+            create::run(create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout }, json)
+        }
+        Command::List => list::run(json),
+        Command::Status { enclave } => status::run(&enclave, json),
+        Command::Console { enclave, follow } => console::run(&enclave, follow),
+        Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
+        Command::Ping { enclave, count } => ping::run(&enclave, count, json),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("atoll: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn parses_create() {
+        let cli = Cli::try_parse_from(["atoll", "create", "--cpus", "1,3-4", "--mem", "1G", "--name", "web", "--json"])
+            .unwrap();
+        let Command::Create { cpus, mem, name, kernel, cmdline, timeout } = cli.command else { panic!("not create") };
+        assert_eq!(cpus, parse::CpuSpec::List(vec![1, 3, 4]));
+        assert_eq!(mem, 1 << 30);
+        assert_eq!(name.as_deref(), Some("web"));
+        assert_eq!((kernel, cmdline.as_str(), timeout), (None, "", 30));
+        assert!(cli.json);
+    }
+
+    #[test]
+    fn rejects_bad_usage() {
+        for args in [
+            &["atoll"][..],
+            &["atoll", "create", "--mem", "1G"],
+            &["atoll", "create", "--cpus", "0", "--mem", "1G"],
+            &["atoll", "create", "--cpus", "2", "--mem", "100M"],
+            &["atoll", "create", "--cpus", "2", "--mem", "1G", "--name", "a b"],
+            &["atoll", "create", "--cpus", "2", "--mem", "1G", "--timeout", "0"],
+            &["atoll", "ping", "x", "--count", "0"],
+            &["atoll", "status"],
+        ] {
+            let e = Cli::try_parse_from(args).err().unwrap_or_else(|| panic!("accepted {args:?}"));
+            assert_eq!(e.exit_code(), 2, "{args:?}");
+        }
+    }
+}
