@@ -37,13 +37,23 @@ def build_helpers(out_dir):
                         os.path.join(HERE, f"{name}.c")], check=True)
 
 
-def pin_vcpus(proc, stop):
-    """Measured vCPU alone on host CPU 1, all other QEMU threads on CPU 0."""
+def split_host_cpus():
+    """(alone, shared): the last host CPU for the measured vCPU, the rest for
+    everything else, this driver and QEMU's other threads included."""
     host_cpus = sorted(os.sched_getaffinity(0))
     if len(host_cpus) < 2:
         print("enclave_bench: one host CPU only; noise figures include host scheduling")
-        return
+        return None
     alone, shared = {host_cpus[-1]}, set(host_cpus[:-1])
+    os.sched_setaffinity(0, shared)
+    return alone, shared
+
+
+def pin_vcpus(proc, cpus, stop):
+    """Measured vCPU alone on its host CPU, all other QEMU threads shared."""
+    if cpus is None:
+        return
+    alone, shared = cpus
     seen = set()
     while not stop.is_set() and proc.poll() is None:
         try:
@@ -79,11 +89,27 @@ def kv(line):
     return {k: float(v) if re.fullmatch(r"[\d.]+", v) else v for k, v in re.findall(r"(\w+)=(\S+)", line)}
 
 
+def dominant_spacing(detours):
+    """(spacing in ms, share of detours): the most common gap between detour
+    starts, in 0.1 ms bins. A timer tick shows as a large share at its period."""
+    starts = [at for at, _ in detours]
+    bins = {}
+    for a, b in zip(starts, starts[1:]):
+        k = round((b - a) / 1e5)
+        if k > 0:
+            bins[k] = bins.get(k, 0) + 1
+    if not bins:
+        return None, 0.0
+    k, n = max(bins.items(), key=lambda kv_: kv_[1])
+    return k / 10, n / max(len(starts) - 1, 1)
+
+
 def parse_noise(text):
     head = next(l for l in text.splitlines() if l.startswith("noise: os="))
     r = kv(head)
     r["detour_list"] = [tuple(map(int, l.split()[1:3])) for l in text.splitlines() if l.startswith("detour ")]
     r["per_second"] = r["detours"] / (r["duration_ns"] / 1e9)
+    r["spacing_ms"], r["spacing_share"] = dominant_spacing(r["detour_list"])
     return r
 
 
@@ -125,12 +151,14 @@ def parse(output):
 
 
 def noise_table(noise):
-    rows = ["| CPU 3 runs | Linux's other cores | detours/s | total detour | largest detour |",
-            "|---|---|---|---|---|"]
+    rows = ["| CPU 3 runs | Linux's cores | detours/s | total detour | largest detour | most common spacing |",
+            "|---|---|---|---|---|---|"]
     for case, r in noise.items():
         os_name, load = case.split("_")
+        spacing = (f"{r['spacing_ms']:.1f} ms ({100*r['spacing_share']:.0f}% of gaps)"
+                   if r["spacing_ms"] is not None else "-")
         rows.append(f"| {'the LWK (enclave)' if os_name == 'lwk' else 'Linux'} | {load} | "
-                    f"{r['per_second']:.1f} | {r['total_ns']/1e6:.2f} ms | {r['max_ns']/1e3:.1f} µs |")
+                    f"{r['per_second']:.1f} | {r['total_ns']/1e6:.2f} ms | {r['max_ns']/1e3:.1f} µs | {spacing} |")
     lb, eb = noise["linux_busy"], noise["lwk_busy"]
     rows.append("")
     rows.append(f"Linux busy, enclave / Linux: detours per second {eb['per_second']/max(lb['per_second'],1e-9):.4f}x, "
@@ -191,19 +219,21 @@ def plot(noise, path):
     print(f"plot: {path}")
 
 
-def run(noise_seconds, rounds, parts, echo):
+def run(noise_seconds, threshold_ns, rounds, parts, echo):
     with tempfile.TemporaryDirectory() as extra:
         build_helpers(extra)
         script = os.path.join(extra, "run.sh")
         with open(script, "w") as f:
-            f.write(f"NOISE_SECONDS={noise_seconds}\nROUNDS={rounds}\nPARTS={parts}\n")
+            f.write(f"NOISE_SECONDS={noise_seconds}\nNOISE_THRESHOLD_NS={threshold_ns}\n"
+                    f"ROUNDS={rounds}\nPARTS={parts}\n")
             with open(os.path.join(HERE, "enclave_guest.sh")) as g:
                 f.write(g.read())
         stop = threading.Event()
+        cpus = split_host_cpus()
         res = vm.run_vm(script, extra_dir=extra, timeout=1800, echo=echo,
                         qemu_args=["-name", "atoll-bench,debug-threads=on"],
                         on_start=lambda proc: threading.Thread(
-                            target=pin_vcpus, args=(proc, stop), daemon=True).start())
+                            target=pin_vcpus, args=(proc, cpus, stop), daemon=True).start())
         stop.set()
     if res.status != 0 or "=== done" not in res.output:
         sys.exit(f"enclave_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
@@ -213,11 +243,13 @@ def run(noise_seconds, rounds, parts, echo):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--noise-seconds", type=int, default=10)
+    ap.add_argument("--noise-threshold-ns", type=int, default=50_000,
+                    help="shortest gap that counts as a detour (default: above QEMU's own floor)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--noise-only", action="store_true", help="only the noise comparison (make demo)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
-    output = run(args.noise_seconds, args.rounds, "noise" if args.noise_only else "all", not args.quiet)
+    output = run(args.noise_seconds, args.noise_threshold_ns, args.rounds, "noise" if args.noise_only else "all", not args.quiet)
     res = parse(output)
     os.makedirs(RESULTS, exist_ok=True)
     text = table(res)
