@@ -53,7 +53,6 @@ int atoll_enclave_destroy(struct atoll_destroy *req);
 int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
-u32 atoll_enclave_count(void);
 void atoll_for_each_enclave(void (*fn)(struct atoll_enclave *e));
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */

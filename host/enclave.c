@@ -29,16 +29,6 @@ void atoll_for_each_enclave(void (*fn)(struct atoll_enclave *e))
 	spin_unlock_irqrestore(&registry_lock, flags);
 }
 
-u32 atoll_enclave_count(void)
-{
-	u32 n = 0;
-	int i;
-
-	for (i = 0; i < ATOLL_MAX_ENCLAVES; i++)
-		n += registry[i] != NULL;
-	return n;
-}
-
 static int registry_add(struct atoll_enclave *e)
 {
 	unsigned long flags;

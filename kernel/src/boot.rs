@@ -28,7 +28,6 @@ pub struct Enclave {
     /// Boot parameters, channel and console: never handed to the allocator.
     pub shared: (u64, u64),
     pub channel_phys: u64,
-    pub console: (u64, u64),
 }
 
 pub struct BootInfo {

@@ -121,7 +121,6 @@ fn parse_cokernel(params_phys: u64) -> BootInfo {
         lapic_phys: p.lapic_phys,
         shared: (p.shared_phys, p.shared_phys + p.shared_size),
         channel_phys: p.channel_phys,
-        console: (p.console_phys, p.console_size),
     });
     info
 }
