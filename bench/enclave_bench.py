@@ -254,7 +254,10 @@ def main():
     os.makedirs(RESULTS, exist_ok=True)
     text = table(res)
     print("\n" + text)
-    plot(res["noise"], os.path.join(RESULTS, "enclave-noise.png"))
+    # The demo's plot goes to build/, so a demo never replaces the README's figures.
+    plot_dir = os.path.join(ROOT, "build") if args.noise_only else RESULTS
+    os.makedirs(plot_dir, exist_ok=True)
+    plot(res["noise"], os.path.join(plot_dir, "enclave-noise.png"))
     if not args.noise_only:
         with open(os.path.join(RESULTS, "enclave-bench.md"), "w") as f:
             f.write(text + "\n")
