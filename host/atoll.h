@@ -66,6 +66,8 @@ void atoll_cpu_sipi(u32 apic_id, unsigned long page_phys);
 /* memory.c: 128 MB blocks through Linux's memory-hotplug sysfs path */
 int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err);
 void atoll_memory_give_back(struct atoll_enclave *e);
+u64 atoll_block_phys(const struct atoll_enclave *e, u32 i);
+void atoll_memory_ranges(const struct atoll_enclave *e, struct atoll_mem_range *out);
 
 /* boot.c: load the LWK, write its boot parameters, start it */
 int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err);

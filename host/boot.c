@@ -88,7 +88,7 @@ static int tables_build(struct boot_tables *bt, struct atoll_enclave *e)
 		return -ENOMEM;
 	ret = map_2m(bt, 0, 0);
 	for (i = 0; i < e->block_count && !ret; i++) {
-		phys = e->blocks[i].id * e->block_size;
+		phys = atoll_block_phys(e, i);
 		for (off = 0; off < e->block_size && !ret; off += SZ_2M)
 			ret = map_2m(bt, KERNEL_OFFSET + phys + off, phys + off);
 	}
@@ -160,7 +160,6 @@ static void fill_params(struct atoll_enclave *e, const struct atoll_create *req,
 {
 	struct atoll_boot_params *p = e->shared + ATOLL_BOOT_PARAMS_OFFSET;
 	u64 apic_base;
-	u32 i;
 
 	p->hdr = (struct atoll_header){ ATOLL_MAGIC_BOOT, ATOLL_ABI_VERSION, sizeof(*p), 0 };
 	p->enclave_id = e->id;
@@ -181,10 +180,7 @@ static void fill_params(struct atoll_enclave *e, const struct atoll_create *req,
 	p->image_phys = base + ATOLL_IMAGE_OFFSET;
 	p->image_size = req->image_mem_size;
 	memcpy(p->apic_ids, e->apic_ids, sizeof(p->apic_ids));
-	for (i = 0; i < e->block_count; i++) {
-		p->mem[i].start = e->blocks[i].id * e->block_size;
-		p->mem[i].size = e->block_size;
-	}
+	atoll_memory_ranges(e, p->mem);
 	memcpy(p->cmdline, req->cmdline, sizeof(p->cmdline));
 	p->cmdline[ATOLL_CMDLINE_LEN - 1] = '\0';
 }
@@ -211,7 +207,7 @@ static int image_check(const struct atoll_create *req, u64 block_size, char *err
 /* Loads and starts the LWK; on any failure its CPUs are parked again. */
 int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err)
 {
-	u64 base = e->blocks[0].id * e->block_size;
+	u64 base = atoll_block_phys(e, 0);
 	struct atoll_trampoline_slots slots = { 0 };
 	struct borrowed_page tramp;
 	struct boot_tables bt;

@@ -139,6 +139,14 @@ static void append_console_tail(struct atoll_enclave *e, char *err)
 	strlcat(err, line, ATOLL_ERROR_LEN);
 }
 
+/* The enclave's Linux CPU numbers as the ABI's host-CPU bitmap. */
+static void copy_cpus(const struct atoll_enclave *e, __u64 out[ATOLL_HOST_CPU_WORDS])
+{
+	memset(out, 0, ATOLL_HOST_CPU_WORDS * sizeof(__u64));
+	memcpy(out, cpumask_bits(&e->cpus),
+	       min(ATOLL_HOST_CPU_WORDS * sizeof(__u64), (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
+}
+
 int atoll_enclave_create(struct atoll_create *req)
 {
 	struct atoll_enclave *e;
@@ -194,13 +202,9 @@ int atoll_enclave_create(struct atoll_create *req)
 
 	req->id = e->id;
 	memcpy(req->name, e->name, ATOLL_NAME_LEN);
-	memcpy(req->taken_cpus, cpumask_bits(&e->cpus),
-	       min(sizeof(req->taken_cpus), (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
+	copy_cpus(e, req->taken_cpus);
 	req->mem_count = e->block_count;
-	for (ret = 0; ret < e->block_count; ret++) {
-		req->mem[ret].start = e->blocks[ret].id * e->block_size;
-		req->mem[ret].size = e->block_size;
-	}
+	atoll_memory_ranges(e, req->mem);
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
 	pr_info("atoll: enclave %s (id %u) up on %u CPUs and %u MiB\n", e->name, e->id,
 		e->cpu_count, (u32)(e->block_count * e->block_size >> 20));
@@ -289,13 +293,8 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	req->cpu_count = e->cpu_count;
 	req->mem_count = e->block_count;
 	memcpy(req->name, e->name, ATOLL_NAME_LEN);
-	memset(req->cpus, 0, sizeof(req->cpus));
-	memcpy(req->cpus, cpumask_bits(&e->cpus),
-	       min(sizeof(req->cpus), (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
-	for (i = 0; i < e->block_count; i++) {
-		req->mem[i].start = e->blocks[i].id * e->block_size;
-		req->mem[i].size = e->block_size;
-	}
+	copy_cpus(e, req->cpus);
+	atoll_memory_ranges(e, req->mem);
 	req->uptime_ns = ktime_get_ns() - e->created_ns;
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
 	return 0;

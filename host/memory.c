@@ -121,6 +121,22 @@ int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err)
 	return 0;
 }
 
+u64 atoll_block_phys(const struct atoll_enclave *e, u32 i)
+{
+	return e->blocks[i].id * e->block_size;
+}
+
+/* The enclave's blocks as physical ranges (boot parameters, ioctl replies). */
+void atoll_memory_ranges(const struct atoll_enclave *e, struct atoll_mem_range *out)
+{
+	u32 i;
+
+	for (i = 0; i < e->block_count; i++) {
+		out[i].start = atoll_block_phys(e, i);
+		out[i].size = e->block_size;
+	}
+}
+
 void atoll_memory_give_back(struct atoll_enclave *e)
 {
 	int ret;

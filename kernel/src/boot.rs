@@ -53,7 +53,9 @@ impl BootInfo {
         }
     }
 
+    /// Takes the command line from a field that may be NUL-terminated.
     pub fn set_cmdline(&mut self, bytes: &[u8]) {
+        let bytes = &bytes[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())];
         let n = bytes.len().min(self.cmdline.len());
         self.cmdline[..n].copy_from_slice(&bytes[..n]);
         self.cmdline_len = n;

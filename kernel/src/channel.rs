@@ -25,6 +25,11 @@ const STOP_VECTOR: u8 = 0xf3;
 const TO_LWK: usize = offset_of!(Channel, to_lwk);
 const TO_HOST: usize = offset_of!(Channel, to_host);
 
+/// Offset of the slot a ring's free-running counter points at.
+fn slot(ring: usize, counter: u32) -> usize {
+    ring + offset_of!(Ring, slot) + (counter as usize % RING_SLOTS) * size_of::<Msg>()
+}
+
 fn region() -> Option<&'static SharedRegion> {
     REGION.get()
 }
@@ -57,8 +62,7 @@ fn push(r: &SharedRegion, seq: &mut u32, kind: u32, arg: [u64; 3]) -> bool {
         return false;
     }
     *seq = seq.wrapping_add(1);
-    let slot = TO_HOST + offset_of!(Ring, slot) + (h as usize % RING_SLOTS) * size_of::<Msg>();
-    r.write(slot, Msg { kind, seq: *seq, arg });
+    r.write(slot(TO_HOST, h), Msg { kind, seq: *seq, arg });
     head.store(h.wrapping_add(1), Ordering::Release);
     true
 }
@@ -102,8 +106,7 @@ fn on_host_message() {
         if t == head.load(Ordering::Acquire) {
             break;
         }
-        let slot = TO_LWK + offset_of!(Ring, slot) + (t as usize % RING_SLOTS) * size_of::<Msg>();
-        let msg: Msg = r.read(slot);
+        let msg: Msg = r.read(slot(TO_LWK, t));
         tail.store(t.wrapping_add(1), Ordering::Release);
         match msg.kind {
             MSG_PING => send(MSG_PONG, [msg.arg[0], 0, 0]),

@@ -36,7 +36,7 @@ impl RingConsole {
         let start = head.load(Ordering::Relaxed);
         for (i, &b) in bytes.iter().enumerate() {
             let at = (start + i as u64) % self.capacity;
-            self.region.write_byte(DATA + at as usize, b);
+            self.region.write(DATA + at as usize, b);
         }
         // Readers see the bytes before the new head.
         head.store(start + bytes.len() as u64, Ordering::Release);

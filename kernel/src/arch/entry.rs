@@ -80,8 +80,7 @@ fn parse_pvh(block: u64) -> BootInfo {
     if cmdline_paddr != 0 {
         let mut buf = [0u8; 512];
         BootMemory.read(cmdline_paddr, &mut buf);
-        let len = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-        info.set_cmdline(&buf[..len]);
+        info.set_cmdline(&buf);
     }
     info.rsdp = (rsdp_paddr != 0).then_some(rsdp_paddr);
     info
@@ -109,8 +108,7 @@ fn parse_cokernel(params_phys: u64) -> BootInfo {
     }
     let trampoline = Trampoline { phys: p.trampoline_phys, cr3: p.boot_cr3 };
     let mut info = BootInfo::new(BootKind::CoKernel, ram, trampoline, u64::MAX);
-    let len = p.cmdline.iter().position(|&b| b == 0).unwrap_or(p.cmdline.len());
-    info.set_cmdline(&p.cmdline[..len]);
+    info.set_cmdline(&p.cmdline);
     info.enclave = Some(Enclave {
         id: p.enclave_id,
         apic_ids: p.apic_ids,

@@ -45,8 +45,4 @@ impl SharedRegion {
         // SAFETY: in bounds and aligned (checked); the protocol gives this slot to us.
         unsafe { core::ptr::write_volatile(self.at(offset, core::mem::size_of::<T>(), core::mem::align_of::<T>()) as *mut T, value) }
     }
-
-    pub fn write_byte(&self, offset: usize, byte: u8) {
-        self.write(offset, byte)
-    }
 }
