@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	1
+#define ATOLL_ABI_VERSION	2
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -33,6 +33,11 @@
 #define ATOLL_MAGIC_CONSREAD	0x44525441	/* "ATRD" console read */
 #define ATOLL_MAGIC_PING	0x47505441	/* "ATPG" ping */
 #define ATOLL_MAGIC_DESTROY	0x53445441	/* "ATDS" destroy */
+#define ATOLL_MAGIC_PROC	0x52505441	/* "ATPR" program area */
+#define ATOLL_MAGIC_RUN		0x4e525441	/* "ATRN" run request */
+#define ATOLL_MAGIC_START	0x54535441	/* "ATST" start request */
+#define ATOLL_MAGIC_CALL	0x4c435441	/* "ATCL" delegated-call exchange */
+#define ATOLL_MAGIC_KILL	0x4c4b5441	/* "ATKL" kill request */
 
 struct atoll_header {
 	__u32 magic;
@@ -61,6 +66,8 @@ struct atoll_mem_range {
 #define ATOLL_CHANNEL_SIZE	0x2000
 #define ATOLL_CONSOLE_OFFSET	0x10000
 #define ATOLL_CONSOLE_SIZE	0x40000
+#define ATOLL_PROC_OFFSET	0x100000	/* struct atoll_proc */
+#define ATOLL_PROC_SIZE		0x100000
 #define ATOLL_SHARED_SIZE	0x200000
 #define ATOLL_IMAGE_OFFSET	ATOLL_SHARED_SIZE
 
@@ -68,6 +75,9 @@ struct atoll_mem_range {
  * sends ATOLL_HOST_VECTOR (Linux's platform IPI) to host_apic_id. */
 #define ATOLL_LWK_VECTOR	0xf2
 #define ATOLL_HOST_VECTOR	0xf7
+/* The host sends ATOLL_DONE_VECTOR to the LWK CPU named in a delegated-call
+ * slot once the call's result is in the slot. */
+#define ATOLL_DONE_VECTOR	0xf4
 
 struct atoll_boot_params {
 	struct atoll_header hdr;
@@ -125,6 +135,14 @@ enum atoll_msg_type {
 	ATOLL_MSG_SHUTDOWN = 4,	/* host: stop every core */
 	ATOLL_MSG_STOPPED = 5,	/* LWK: every core has stopped */
 	ATOLL_MSG_PANIC = 6,	/* LWK: arg0 = CPU; the text is on the console */
+	/* Programs (struct atoll_proc); see "Programs" below. */
+	ATOLL_MSG_PROC_CREATE = 7,	/* host: build the address space the area describes */
+	ATOLL_MSG_PROC_CREATED = 8,	/* LWK: arg0 = 0 or -errno, arg1 = pid */
+	ATOLL_MSG_PROC_START = 9,	/* host: start the main thread (entry, stack_pointer) */
+	ATOLL_MSG_PROC_KILL = 10,	/* host: arg0 = signal; end the program with it */
+	ATOLL_MSG_PROC_EXIT = 11,	/* LWK: arg0 = wait status, arg1 = pid; memory still held */
+	ATOLL_MSG_PROC_RELEASE = 12,	/* host: Linux maps none of its memory now; free it */
+	ATOLL_MSG_PROC_FREED = 13,	/* LWK: arg0 = pid; the area is ATOLL_PROC_FREE again */
 };
 
 /* What the LWK says of itself in the channel header. */
@@ -155,9 +173,112 @@ struct atoll_channel {
 	__u32 lwk_state;	/* enum atoll_lwk_state */
 	__u32 online_cpus;
 	__u32 panic_cpu;
-	__u32 pad0[9];
+	__u32 pad0;
+	__u64 free_bytes;	/* LWK memory not in use, updated as it changes */
+	__u64 total_bytes;	/* LWK memory it manages (kernel image and shared area excluded) */
+	__u32 pad1[4];
 	struct atoll_ring to_lwk;
 	struct atoll_ring to_host;
+};
+
+
+/* ---- Programs (one at a time per enclave) ------------------------------ *
+ *
+ * `atoll run` opens /dev/atoll; the open file is bound to one program.
+ *  1. ATOLL_IOC_RUN: the host copies the regions into the enclave's struct
+ *     atoll_proc (state CREATING) and sends MSG_PROC_CREATE. The LWK maps
+ *     every region, populated and zeroed (large pages where aligned), writes
+ *     cr3 and pid, sets state LOADED and answers MSG_PROC_CREATED.
+ *  2. mmap(ATOLL_USER_START, ATOLL_USER_END - ATOLL_USER_START, RW,
+ *     MAP_SHARED | MAP_FIXED_NOREPLACE, fd, 0) mirrors the program's address
+ *     space in the caller: a fault at an address is resolved through the
+ *     LWK's page tables (cr3) to the same physical page. While LOADED the
+ *     mirror may write read-only pages (to load the ELF); after START it
+ *     honours the LWK's protections.
+ *  3. The caller writes the ELF segments and the initial stack (argv, envp,
+ *     auxv) through the mirror, then ATOLL_IOC_START (entry, stack pointer):
+ *     MSG_PROC_START, state RUNNING.
+ *  4. Delegated calls: an LWK thread owns slot[i]. It fills nr, args, kind,
+ *     cpu, tid, sets state REQUEST, increments doorbell and sends
+ *     ATOLL_HOST_VECTOR. A host worker in ATOLL_IOC_CALL claims it (REQUEST
+ *     -> CLAIMED), performs it, and its next ATOLL_IOC_CALL stores ret, sets
+ *     DONE and sends ATOLL_DONE_VECTOR to apic_ids[cpu]. The LWK thread takes
+ *     ret and sets the slot IDLE.
+ *     Before a worker is handed a call, the host drops every mirror mapping
+ *     if map_generation changed (the LWK bumps it after it unmaps memory or
+ *     takes protection away).
+ *  5. The last thread ends: state EXITED, wait_status, MSG_PROC_EXIT. The
+ *     memory stays until the file is released (every mirror mapping gone):
+ *     MSG_PROC_RELEASE; the LWK ends any thread left, frees everything, sets
+ *     state FREE and sends MSG_PROC_FREED.
+ */
+#define ATOLL_USER_START	0x100000ULL		/* lowest program address */
+#define ATOLL_USER_END		0x400000000000ULL	/* 64 TiB: end of the mirror */
+#define ATOLL_PIE_BASE		0x40000000ULL		/* where a PIE program is loaded */
+#define ATOLL_MMAP_BASE		0x100000000000ULL	/* anonymous mmaps grow up from here */
+#define ATOLL_STACK_TOP		0x3fffffe00000ULL	/* the main stack ends here */
+#define ATOLL_STACK_SIZE	0x800000ULL		/* 8 MiB, like RLIMIT_STACK */
+#define ATOLL_MAX_REGIONS	16
+#define ATOLL_MAX_SLOTS		128			/* threads alive at once */
+
+/* struct atoll_region.prot */
+#define ATOLL_PROT_READ		1
+#define ATOLL_PROT_WRITE	2
+#define ATOLL_PROT_EXEC		4
+
+enum atoll_proc_state {
+	ATOLL_PROC_FREE = 0,
+	ATOLL_PROC_CREATING = 1,
+	ATOLL_PROC_LOADED = 2,
+	ATOLL_PROC_RUNNING = 3,
+	ATOLL_PROC_EXITED = 4,
+};
+
+enum atoll_slot_state {
+	ATOLL_SLOT_IDLE = 0,
+	ATOLL_SLOT_REQUEST = 1,
+	ATOLL_SLOT_CLAIMED = 2,
+	ATOLL_SLOT_DONE = 3,
+};
+
+/* struct atoll_slot.kind */
+#define ATOLL_CALL_SYSCALL	1	/* perform Linux system call nr(args) */
+#define ATOLL_CALL_UNSUPPORTED	2	/* report: nr is not supported (ENOSYS); ret ignored */
+
+struct atoll_region {
+	__u64 start;		/* page aligned, within [ATOLL_USER_START, ATOLL_USER_END) */
+	__u64 size;		/* page multiple */
+	__u32 prot;		/* ATOLL_PROT_* */
+	__u32 pad0;
+};
+
+struct atoll_slot {
+	__u32 state;		/* enum atoll_slot_state */
+	__u32 cpu;		/* LWK CPU index of the waiting thread */
+	__u32 kind;		/* ATOLL_CALL_* */
+	__u32 tid;
+	__u64 nr;
+	__u64 args[6];
+	__s64 ret;		/* value or -errno, as Linux returns it */
+	__u64 pad0[6];
+};
+
+struct atoll_proc {
+	struct atoll_header hdr;
+	__u32 state;		/* enum atoll_proc_state */
+	__u32 pid;
+	__u32 region_count;
+	__u32 cpu_count;	/* enclave CPUs the threads use, 1.. (0: all) */
+	__u64 brk_start;	/* page aligned, above every region */
+	__u64 entry;		/* START */
+	__u64 stack_pointer;	/* START */
+	__u64 cr3;		/* LOADED: the LWK's page-table root (physical) */
+	__u32 wait_status;	/* EXITED: as wait(2): code << 8, or the signal */
+	__u32 doorbell;		/* LWK: +1 after each REQUEST */
+	__u32 map_generation;	/* LWK: +1 after unmapping or reducing protection */
+	__u32 pad0[5];
+	struct atoll_region region[ATOLL_MAX_REGIONS];
+	struct atoll_slot slot[ATOLL_MAX_SLOTS];
 };
 
 /* ---- ioctls on /dev/atoll ---------------------------------------------- */
@@ -213,6 +334,10 @@ struct atoll_enclave_info {
 	struct atoll_mem_range mem[ATOLL_MAX_MEM_RANGES];
 	__u64 uptime_ns;
 	__u64 phase_ns[ATOLL_PHASES];
+	__u64 lwk_free_bytes;	/* from the channel header */
+	__u64 lwk_total_bytes;
+	__u32 program_pid;	/* 0: no program bound */
+	__u32 pad1;
 };
 
 struct atoll_console_read {
@@ -248,11 +373,64 @@ struct atoll_destroy {
 	char error[ATOLL_ERROR_LEN];
 };
 
+/* ATOLL_IOC_RUN: create the program's address space in enclave id. */
+struct atoll_run {
+	struct atoll_header hdr;
+	__u32 id;
+	__u32 cpu_count;	/* 0: every enclave CPU */
+	__u32 region_count;
+	__u32 pid;		/* out */
+	__u64 brk_start;
+	struct atoll_region region[ATOLL_MAX_REGIONS];
+	char error[ATOLL_ERROR_LEN];
+};
+
+/* ATOLL_IOC_START: run the loaded program. */
+struct atoll_start {
+	struct atoll_header hdr;
+	__u64 entry;
+	__u64 stack_pointer;
+};
+
+/* struct atoll_call.event */
+#define ATOLL_EVENT_CALL	1	/* slot, kind, tid, nr, args: perform it */
+#define ATOLL_EVENT_EXITED	2	/* wait_status */
+#define ATOLL_EVENT_CRASHED	3	/* the LWK crashed; the program is gone */
+
+/*
+ * ATOLL_IOC_CALL: finish one delegated call (done_slot >= 0; the module sets
+ * done_slot to -1 once ret is delivered, so a retried ioctl after EINTR does
+ * not deliver it twice), then wait for the next call or the program's end.
+ */
+struct atoll_call {
+	struct atoll_header hdr;
+	__s32 done_slot;	/* in/out */
+	__u32 event;		/* out */
+	__s64 done_ret;		/* in */
+	__u32 slot;		/* out */
+	__u32 kind;
+	__u32 tid;
+	__u32 wait_status;
+	__u64 nr;
+	__u64 args[6];
+};
+
+/* ATOLL_IOC_KILL: end the program as if by this signal. */
+struct atoll_kill {
+	struct atoll_header hdr;
+	__u32 signal;
+	__u32 pad0;
+};
+
 #define ATOLL_IOC_MAGIC		0xA7
 #define ATOLL_IOC_CREATE	_IOWR(ATOLL_IOC_MAGIC, 1, struct atoll_create)
 #define ATOLL_IOC_INFO		_IOWR(ATOLL_IOC_MAGIC, 2, struct atoll_enclave_info)
 #define ATOLL_IOC_CONSOLE	_IOWR(ATOLL_IOC_MAGIC, 3, struct atoll_console_read)
 #define ATOLL_IOC_PING		_IOWR(ATOLL_IOC_MAGIC, 4, struct atoll_ping)
 #define ATOLL_IOC_DESTROY	_IOWR(ATOLL_IOC_MAGIC, 5, struct atoll_destroy)
+#define ATOLL_IOC_RUN		_IOWR(ATOLL_IOC_MAGIC, 6, struct atoll_run)
+#define ATOLL_IOC_START		_IOWR(ATOLL_IOC_MAGIC, 7, struct atoll_start)
+#define ATOLL_IOC_CALL		_IOWR(ATOLL_IOC_MAGIC, 8, struct atoll_call)
+#define ATOLL_IOC_KILL		_IOWR(ATOLL_IOC_MAGIC, 9, struct atoll_kill)
 
 #endif /* ATOLL_ABI_H */

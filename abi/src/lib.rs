@@ -4,7 +4,7 @@
 
 #![no_std]
 
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -22,6 +22,11 @@ pub const MAGIC_INFO: u32 = 0x4e49_5441;
 pub const MAGIC_CONSREAD: u32 = 0x4452_5441;
 pub const MAGIC_PING: u32 = 0x4750_5441;
 pub const MAGIC_DESTROY: u32 = 0x5344_5441;
+pub const MAGIC_PROC: u32 = 0x5250_5441;
+pub const MAGIC_RUN: u32 = 0x4e52_5441;
+pub const MAGIC_START: u32 = 0x5453_5441;
+pub const MAGIC_CALL: u32 = 0x4c43_5441;
+pub const MAGIC_KILL: u32 = 0x4c4b_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -60,11 +65,14 @@ pub const CHANNEL_OFFSET: u64 = 0x1000;
 pub const CHANNEL_SIZE: u64 = 0x2000;
 pub const CONSOLE_OFFSET: u64 = 0x10000;
 pub const CONSOLE_SIZE: u64 = 0x40000;
+pub const PROC_OFFSET: u64 = 0x10_0000;
+pub const PROC_SIZE: u64 = 0x10_0000;
 pub const SHARED_SIZE: u64 = 0x20_0000;
 pub const IMAGE_OFFSET: u64 = SHARED_SIZE;
 
 pub const LWK_VECTOR: u8 = 0xf2;
 pub const HOST_VECTOR: u8 = 0xf7;
+pub const DONE_VECTOR: u8 = 0xf4;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -122,6 +130,13 @@ pub const MSG_PONG: u32 = 3;
 pub const MSG_SHUTDOWN: u32 = 4;
 pub const MSG_STOPPED: u32 = 5;
 pub const MSG_PANIC: u32 = 6;
+pub const MSG_PROC_CREATE: u32 = 7;
+pub const MSG_PROC_CREATED: u32 = 8;
+pub const MSG_PROC_START: u32 = 9;
+pub const MSG_PROC_KILL: u32 = 10;
+pub const MSG_PROC_EXIT: u32 = 11;
+pub const MSG_PROC_RELEASE: u32 = 12;
+pub const MSG_PROC_FREED: u32 = 13;
 
 pub const LWK_BOOTING: u32 = 0;
 pub const LWK_RUNNING: u32 = 1;
@@ -153,9 +168,83 @@ pub struct Channel {
     pub lwk_state: u32,
     pub online_cpus: u32,
     pub panic_cpu: u32,
-    pub pad0: [u32; 9],
+    pub pad0: u32,
+    pub free_bytes: u64,
+    pub total_bytes: u64,
+    pub pad1: [u32; 4],
     pub to_lwk: Ring,
     pub to_host: Ring,
+}
+
+// ---- Programs (the protocol is described in atoll_abi.h) ----
+
+pub const USER_START: u64 = 0x10_0000;
+pub const USER_END: u64 = 0x4000_0000_0000;
+pub const PIE_BASE: u64 = 0x4000_0000;
+pub const MMAP_BASE: u64 = 0x1000_0000_0000;
+pub const STACK_TOP: u64 = 0x3fff_ffe0_0000;
+pub const STACK_SIZE: u64 = 0x80_0000;
+pub const MAX_REGIONS: usize = 16;
+pub const MAX_SLOTS: usize = 128;
+
+pub const PROT_READ: u32 = 1;
+pub const PROT_WRITE: u32 = 2;
+pub const PROT_EXEC: u32 = 4;
+
+pub const PROC_FREE: u32 = 0;
+pub const PROC_CREATING: u32 = 1;
+pub const PROC_LOADED: u32 = 2;
+pub const PROC_RUNNING: u32 = 3;
+pub const PROC_EXITED: u32 = 4;
+
+pub const SLOT_IDLE: u32 = 0;
+pub const SLOT_REQUEST: u32 = 1;
+pub const SLOT_CLAIMED: u32 = 2;
+pub const SLOT_DONE: u32 = 3;
+
+pub const CALL_SYSCALL: u32 = 1;
+pub const CALL_UNSUPPORTED: u32 = 2;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Region {
+    pub start: u64,
+    pub size: u64,
+    pub prot: u32,
+    pub pad0: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Slot {
+    pub state: u32,
+    pub cpu: u32,
+    pub kind: u32,
+    pub tid: u32,
+    pub nr: u64,
+    pub args: [u64; 6],
+    pub ret: i64,
+    pub pad0: [u64; 6],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Proc {
+    pub hdr: Header,
+    pub state: u32,
+    pub pid: u32,
+    pub region_count: u32,
+    pub cpu_count: u32,
+    pub brk_start: u64,
+    pub entry: u64,
+    pub stack_pointer: u64,
+    pub cr3: u64,
+    pub wait_status: u32,
+    pub doorbell: u32,
+    pub map_generation: u32,
+    pub pad0: [u32; 5],
+    pub region: [Region; MAX_REGIONS],
+    pub slot: [Slot; MAX_SLOTS],
 }
 
 // ---- ioctls on /dev/atoll ----
@@ -207,6 +296,10 @@ pub struct EnclaveInfo {
     pub mem: [MemRange; MAX_MEM_RANGES],
     pub uptime_ns: u64,
     pub phase_ns: [u64; PHASES],
+    pub lwk_free_bytes: u64,
+    pub lwk_total_bytes: u64,
+    pub program_pid: u32,
+    pub pad1: u32,
 }
 
 #[repr(C)]
@@ -242,6 +335,54 @@ pub struct Destroy {
     pub error: [u8; ERROR_LEN],
 }
 
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Run {
+    pub hdr: Header,
+    pub id: u32,
+    pub cpu_count: u32,
+    pub region_count: u32,
+    pub pid: u32,
+    pub brk_start: u64,
+    pub region: [Region; MAX_REGIONS],
+    pub error: [u8; ERROR_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Start {
+    pub hdr: Header,
+    pub entry: u64,
+    pub stack_pointer: u64,
+}
+
+pub const EVENT_CALL: u32 = 1;
+pub const EVENT_EXITED: u32 = 2;
+pub const EVENT_CRASHED: u32 = 3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Call {
+    pub hdr: Header,
+    pub done_slot: i32,
+    pub event: u32,
+    pub done_ret: i64,
+    pub slot: u32,
+    pub kind: u32,
+    pub tid: u32,
+    pub wait_status: u32,
+    pub nr: u64,
+    pub args: [u64; 6],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Kill {
+    pub hdr: Header,
+    pub signal: u32,
+    pub pad0: u32,
+}
+
 /// Fresh, zeroed shared structs with their header filled in.
 macro_rules! zeroed_with_header {
     ($($ty:ident => $magic:ident),* $(,)?) => {$(
@@ -260,7 +401,8 @@ macro_rules! zeroed_with_header {
 zeroed_with_header!(
     BootParams => MAGIC_BOOT, Channel => MAGIC_CHANNEL, Create => MAGIC_CREATE,
     EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
-    Destroy => MAGIC_DESTROY,
+    Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
+    Call => MAGIC_CALL, Kill => MAGIC_KILL,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -275,6 +417,10 @@ pub const IOC_INFO: u32 = iowr::<EnclaveInfo>(2);
 pub const IOC_CONSOLE: u32 = iowr::<ConsoleRead>(3);
 pub const IOC_PING: u32 = iowr::<Ping>(4);
 pub const IOC_DESTROY: u32 = iowr::<Destroy>(5);
+pub const IOC_RUN: u32 = iowr::<Run>(6);
+pub const IOC_START: u32 = iowr::<Start>(7);
+pub const IOC_CALL: u32 = iowr::<Call>(8);
+pub const IOC_KILL: u32 = iowr::<Kill>(9);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

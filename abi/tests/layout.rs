@@ -40,7 +40,8 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_ring", Ring { "head": head, "pad0": pad0, "tail": tail, "pad1": pad1, "slot": slot });
     layout!("atoll_channel", Channel {
         "hdr": hdr, "lwk_state": lwk_state, "online_cpus": online_cpus, "panic_cpu": panic_cpu,
-        "pad0": pad0, "to_lwk": to_lwk, "to_host": to_host,
+        "pad0": pad0, "free_bytes": free_bytes, "total_bytes": total_bytes, "pad1": pad1,
+        "to_lwk": to_lwk, "to_host": to_host,
     });
     layout!("atoll_create", Create {
         "hdr": hdr, "name": name, "cpus": cpus, "cpu_count": cpu_count,
@@ -53,7 +54,8 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_enclave_info", EnclaveInfo {
         "hdr": hdr, "index": index, "id": id, "state": state, "cpu_count": cpu_count,
         "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
-        "uptime_ns": uptime_ns, "phase_ns": phase_ns,
+        "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
+        "lwk_total_bytes": lwk_total_bytes, "program_pid": program_pid, "pad1": pad1,
     });
     layout!("atoll_console_read", ConsoleRead {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
@@ -63,6 +65,29 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_destroy", Destroy {
         "hdr": hdr, "id": id, "force": force, "phase_ns": phase_ns, "pad0": pad0, "error": error,
     });
+
+    layout!("atoll_region", Region { "start": start, "size": size, "prot": prot, "pad0": pad0 });
+    layout!("atoll_slot", Slot {
+        "state": state, "cpu": cpu, "kind": kind, "tid": tid, "nr": nr, "args": args,
+        "ret": ret, "pad0": pad0,
+    });
+    layout!("atoll_proc", Proc {
+        "hdr": hdr, "state": state, "pid": pid, "region_count": region_count,
+        "cpu_count": cpu_count, "brk_start": brk_start, "entry": entry,
+        "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
+        "doorbell": doorbell, "map_generation": map_generation, "pad0": pad0,
+        "region": region, "slot": slot,
+    });
+    layout!("atoll_run", Run {
+        "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
+        "brk_start": brk_start, "region": region, "error": error,
+    });
+    layout!("atoll_start", Start { "hdr": hdr, "entry": entry, "stack_pointer": stack_pointer });
+    layout!("atoll_call", Call {
+        "hdr": hdr, "done_slot": done_slot, "event": event, "done_ret": done_ret, "slot": slot,
+        "kind": kind, "tid": tid, "wait_status": wait_status, "nr": nr, "args": args,
+    });
+    layout!("atoll_kill", Kill { "hdr": hdr, "signal": signal, "pad0": pad0 });
 
     let consts: &[(&str, u64)] = &[
         ("ATOLL_ABI_VERSION", ABI_VERSION as u64),
@@ -114,6 +139,50 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_IOC_CONSOLE", IOC_CONSOLE as u64),
         ("ATOLL_IOC_PING", IOC_PING as u64),
         ("ATOLL_IOC_DESTROY", IOC_DESTROY as u64),
+        ("ATOLL_MAGIC_PROC", MAGIC_PROC as u64),
+        ("ATOLL_MAGIC_RUN", MAGIC_RUN as u64),
+        ("ATOLL_MAGIC_START", MAGIC_START as u64),
+        ("ATOLL_MAGIC_CALL", MAGIC_CALL as u64),
+        ("ATOLL_MAGIC_KILL", MAGIC_KILL as u64),
+        ("ATOLL_PROC_OFFSET", PROC_OFFSET),
+        ("ATOLL_PROC_SIZE", PROC_SIZE),
+        ("ATOLL_DONE_VECTOR", DONE_VECTOR as u64),
+        ("ATOLL_MSG_PROC_CREATE", MSG_PROC_CREATE as u64),
+        ("ATOLL_MSG_PROC_CREATED", MSG_PROC_CREATED as u64),
+        ("ATOLL_MSG_PROC_START", MSG_PROC_START as u64),
+        ("ATOLL_MSG_PROC_KILL", MSG_PROC_KILL as u64),
+        ("ATOLL_MSG_PROC_EXIT", MSG_PROC_EXIT as u64),
+        ("ATOLL_MSG_PROC_RELEASE", MSG_PROC_RELEASE as u64),
+        ("ATOLL_MSG_PROC_FREED", MSG_PROC_FREED as u64),
+        ("ATOLL_USER_START", USER_START),
+        ("ATOLL_USER_END", USER_END),
+        ("ATOLL_PIE_BASE", PIE_BASE),
+        ("ATOLL_MMAP_BASE", MMAP_BASE),
+        ("ATOLL_STACK_TOP", STACK_TOP),
+        ("ATOLL_STACK_SIZE", STACK_SIZE),
+        ("ATOLL_MAX_REGIONS", MAX_REGIONS as u64),
+        ("ATOLL_MAX_SLOTS", MAX_SLOTS as u64),
+        ("ATOLL_PROT_READ", PROT_READ as u64),
+        ("ATOLL_PROT_WRITE", PROT_WRITE as u64),
+        ("ATOLL_PROT_EXEC", PROT_EXEC as u64),
+        ("ATOLL_PROC_FREE", PROC_FREE as u64),
+        ("ATOLL_PROC_CREATING", PROC_CREATING as u64),
+        ("ATOLL_PROC_LOADED", PROC_LOADED as u64),
+        ("ATOLL_PROC_RUNNING", PROC_RUNNING as u64),
+        ("ATOLL_PROC_EXITED", PROC_EXITED as u64),
+        ("ATOLL_SLOT_IDLE", SLOT_IDLE as u64),
+        ("ATOLL_SLOT_REQUEST", SLOT_REQUEST as u64),
+        ("ATOLL_SLOT_CLAIMED", SLOT_CLAIMED as u64),
+        ("ATOLL_SLOT_DONE", SLOT_DONE as u64),
+        ("ATOLL_CALL_SYSCALL", CALL_SYSCALL as u64),
+        ("ATOLL_CALL_UNSUPPORTED", CALL_UNSUPPORTED as u64),
+        ("ATOLL_EVENT_CALL", EVENT_CALL as u64),
+        ("ATOLL_EVENT_EXITED", EVENT_EXITED as u64),
+        ("ATOLL_EVENT_CRASHED", EVENT_CRASHED as u64),
+        ("ATOLL_IOC_RUN", IOC_RUN as u64),
+        ("ATOLL_IOC_START", IOC_START as u64),
+        ("ATOLL_IOC_CALL", IOC_CALL as u64),
+        ("ATOLL_IOC_KILL", IOC_KILL as u64),
     ];
     v.extend(consts.iter().map(|&(n, x)| (format!("(unsigned long long)({})", n), x)));
     v
@@ -164,7 +233,9 @@ fn shared_structs_fit_their_regions() {
     assert!(size_of::<BootParams>() as u64 <= CHANNEL_OFFSET - BOOT_PARAMS_OFFSET);
     assert!(size_of::<Channel>() as u64 <= CHANNEL_SIZE);
     assert!(CHANNEL_OFFSET + CHANNEL_SIZE <= CONSOLE_OFFSET);
-    assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= SHARED_SIZE);
+    assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= PROC_OFFSET);
+    assert!(size_of::<Proc>() as u64 <= PROC_SIZE);
+    assert!(PROC_OFFSET + PROC_SIZE <= SHARED_SIZE);
     // ioctl sizes have 14 bits.
     assert!(size_of::<Create>() < 1 << 14);
 }
