@@ -276,7 +276,9 @@ struct atoll_proc {
 	__u32 wait_status;	/* EXITED: as wait(2): code << 8, or the signal */
 	__u32 doorbell;		/* LWK: +1 after each REQUEST */
 	__u32 map_generation;	/* LWK: +1 after unmapping or reducing protection */
-	__u32 pad0[5];
+	__u32 pad0;
+	__u64 realtime_ns;	/* START: Linux's CLOCK_REALTIME when it sent START */
+	__u64 pad1;
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	struct atoll_slot slot[ATOLL_MAX_SLOTS];
 };

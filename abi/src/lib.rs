@@ -242,7 +242,9 @@ pub struct Proc {
     pub wait_status: u32,
     pub doorbell: u32,
     pub map_generation: u32,
-    pub pad0: [u32; 5],
+    pub pad0: u32,
+    pub realtime_ns: u64,
+    pub pad1: u64,
     pub region: [Region; MAX_REGIONS],
     pub slot: [Slot; MAX_SLOTS],
 }

@@ -76,7 +76,7 @@ fn expectations() -> Vec<(String, u64)> {
         "cpu_count": cpu_count, "brk_start": brk_start, "entry": entry,
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "doorbell": doorbell, "map_generation": map_generation, "pad0": pad0,
-        "region": region, "slot": slot,
+        "realtime_ns": realtime_ns, "pad1": pad1, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
         "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
