@@ -18,3 +18,4 @@ pub mod locks;
 pub mod memmap;
 pub mod paging_plan;
 pub mod stats;
+pub mod user_pages;

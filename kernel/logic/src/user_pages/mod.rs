@@ -1,0 +1,313 @@
+//! Page tables of a user address space (x86-64, four levels), over table
+//! memory the caller provides. User memory is mapped with 2 MiB pages where a
+//! whole aligned 2 MiB is one mapping, 4 KiB pages elsewhere; a 2 MiB page
+//! that an unmap or protection change cuts into is split into 4 KiB pages
+//! first. The page tables own the user frames: unmapping hands each frame
+//! back through a callback.
+
+/// Size of a small page.
+pub const PAGE_SIZE: u64 = 4096;
+/// Size of a large page.
+pub const LARGE_PAGE_SIZE: u64 = 2 << 20;
+/// Entries per table.
+const ENTRIES: usize = 512;
+
+/// Entry is present.
+pub const PRESENT: u64 = 1 << 0;
+/// Writes allowed.
+pub const WRITABLE: u64 = 1 << 1;
+/// Ring 3 may access.
+pub const USER: u64 = 1 << 2;
+/// A 2 MiB leaf in a page directory.
+pub const HUGE: u64 = 1 << 7;
+/// Software bit: a not-present leaf (PROT_NONE) that still owns its frame.
+pub const KEEP: u64 = 1 << 9;
+/// Instruction fetches fault.
+pub const NO_EXECUTE: u64 = 1 << 63;
+const ADDR_MASK: u64 = 0x000f_ffff_ffff_f000;
+const TABLE_FLAGS: u64 = PRESENT | WRITABLE | USER;
+/// Entries of the lower half of the PML4 (user space).
+const USER_PML4_ENTRIES: usize = 256;
+
+/// Where page tables live: 4 KiB frames addressed by physical address.
+pub trait TableMemory {
+    /// Reads entry `index` of the table at `table`.
+    fn read(&self, table: u64, index: usize) -> u64;
+    /// Writes entry `index` of the table at `table`.
+    fn write(&mut self, table: u64, index: usize, value: u64);
+    /// A zeroed frame for a new table, or None when memory is out.
+    fn new_table(&mut self) -> Option<u64>;
+    /// Gives back a table frame no entry points at any more.
+    fn free_table(&mut self, table: u64);
+}
+
+/// Access a mapping allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// Any access at all (false: PROT_NONE).
+    pub read: bool,
+    /// Writes.
+    pub write: bool,
+    /// Instruction fetches.
+    pub exec: bool,
+}
+
+impl Access {
+    /// No access (PROT_NONE).
+    pub const NONE: Access = Access { read: false, write: false, exec: false };
+
+    /// Leaf-entry flags for this access.
+    pub fn leaf_flags(self) -> u64 {
+        if !(self.read || self.write || self.exec) {
+            return KEEP;
+        }
+        PRESENT | USER | if self.write { WRITABLE } else { 0 } | if self.exec { 0 } else { NO_EXECUTE }
+    }
+}
+
+/// Why a mapping failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapError {
+    /// No frame for a page table.
+    NoMemory,
+    /// Something is mapped there already.
+    Occupied,
+}
+
+/// A translated user address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Translation {
+    /// Physical address of the byte.
+    pub phys: u64,
+    /// Writes allowed.
+    pub writable: bool,
+    /// Bytes from `phys` to the end of its page.
+    pub rest_of_page: u64,
+}
+
+/// Table indices (PML4, PDPT, PD, PT) of a virtual address.
+fn indices(va: u64) -> [usize; 4] {
+    [(va >> 39) as usize & 511, (va >> 30) as usize & 511, (va >> 21) as usize & 511, (va >> 12) as usize & 511]
+}
+
+/// First address of the next `size`-aligned block above `va`.
+fn next_boundary(va: u64, size: u64) -> u64 {
+    (va | (size - 1)).wrapping_add(1)
+}
+
+fn holds_frame(entry: u64) -> bool {
+    entry & (PRESENT | KEEP) != 0
+}
+
+/// A user address space's root table and the operations on it.
+pub struct UserPageTable {
+    root: u64,
+}
+
+impl UserPageTable {
+    /// A new, empty lower half whose upper half repeats `kernel_root`'s.
+    pub fn new(mem: &mut impl TableMemory, kernel_root: u64) -> Option<Self> {
+        let root = mem.new_table()?;
+        for i in USER_PML4_ENTRIES..ENTRIES {
+            let e = mem.read(kernel_root, i);
+            mem.write(root, i, e);
+        }
+        Some(UserPageTable { root })
+    }
+
+    /// Physical address of the PML4 (for CR3).
+    pub fn root(&self) -> u64 {
+        self.root
+    }
+
+    /// Table below entry `index` of `table`, made if absent.
+    fn child(mem: &mut impl TableMemory, table: u64, index: usize) -> Result<u64, MapError> {
+        let e = mem.read(table, index);
+        if e & PRESENT != 0 {
+            return Ok(e & ADDR_MASK);
+        }
+        let fresh = mem.new_table().ok_or(MapError::NoMemory)?;
+        mem.write(table, index, fresh | TABLE_FLAGS);
+        Ok(fresh)
+    }
+
+    /// Maps one page: 2 MiB when `large` (both addresses aligned), else 4 KiB.
+    pub fn map(&mut self, mem: &mut impl TableMemory, va: u64, phys: u64, large: bool, access: Access) -> Result<(), MapError> {
+        let [i4, i3, i2, i1] = indices(va);
+        let pdpt = Self::child(mem, self.root, i4)?;
+        let pd = Self::child(mem, pdpt, i3)?;
+        let flags = access.leaf_flags();
+        if large {
+            debug_assert!(va % LARGE_PAGE_SIZE == 0 && phys % LARGE_PAGE_SIZE == 0);
+            if mem.read(pd, i2) != 0 {
+                return Err(MapError::Occupied);
+            }
+            mem.write(pd, i2, phys | flags | HUGE);
+            return Ok(());
+        }
+        if mem.read(pd, i2) & HUGE != 0 {
+            return Err(MapError::Occupied);
+        }
+        let pt = Self::child(mem, pd, i2)?;
+        if mem.read(pt, i1) != 0 {
+            return Err(MapError::Occupied);
+        }
+        mem.write(pt, i1, phys | flags);
+        Ok(())
+    }
+
+    /// Where `va` leads, if it is mapped and accessible.
+    pub fn translate(&self, mem: &impl TableMemory, va: u64) -> Option<Translation> {
+        let [i4, i3, i2, i1] = indices(va);
+        let e4 = mem.read(self.root, i4);
+        if e4 & PRESENT == 0 || i4 >= USER_PML4_ENTRIES {
+            return None;
+        }
+        let e3 = mem.read(e4 & ADDR_MASK, i3);
+        if e3 & PRESENT == 0 {
+            return None;
+        }
+        let e2 = mem.read(e3 & ADDR_MASK, i2);
+        if e2 & PRESENT == 0 {
+            return None;
+        }
+        let (leaf, size) = if e2 & HUGE != 0 {
+            (e2, LARGE_PAGE_SIZE)
+        } else {
+            (mem.read(e2 & ADDR_MASK, i1), PAGE_SIZE)
+        };
+        if leaf & (PRESENT | USER) != PRESENT | USER {
+            return None;
+        }
+        let offset = va & (size - 1);
+        Some(Translation {
+            phys: (leaf & ADDR_MASK & !(size - 1)) + offset,
+            writable: leaf & WRITABLE != 0,
+            rest_of_page: size - offset,
+        })
+    }
+
+    /// Turns the 2 MiB leaf at `pd[index]` into a table of 512 small pages.
+    fn split(mem: &mut impl TableMemory, pd: u64, index: usize) -> Result<(), MapError> {
+        let e = mem.read(pd, index);
+        let pt = mem.new_table().ok_or(MapError::NoMemory)?;
+        let base = e & ADDR_MASK & !(LARGE_PAGE_SIZE - 1);
+        let flags = e & !ADDR_MASK & !HUGE;
+        for i in 0..ENTRIES {
+            mem.write(pt, i, (base + i as u64 * PAGE_SIZE) | flags);
+        }
+        mem.write(pd, index, pt | TABLE_FLAGS);
+        Ok(())
+    }
+
+    /// Visits every leaf in [start, end), splitting 2 MiB pages the range
+    /// only partly covers. `visit(entry, size)` returns the new entry.
+    fn for_each_leaf(
+        &mut self,
+        mem: &mut impl TableMemory,
+        start: u64,
+        end: u64,
+        mut visit: impl FnMut(u64, u64) -> u64,
+    ) -> Result<(), MapError> {
+        let mut va = start;
+        while va < end {
+            let [i4, i3, i2, i1] = indices(va);
+            let e4 = mem.read(self.root, i4);
+            if e4 & PRESENT == 0 {
+                va = next_boundary(va, 1 << 39);
+                continue;
+            }
+            let e3 = mem.read(e4 & ADDR_MASK, i3);
+            if e3 & PRESENT == 0 {
+                va = next_boundary(va, 1 << 30);
+                continue;
+            }
+            let pd = e3 & ADDR_MASK;
+            let e2 = mem.read(pd, i2);
+            if e2 == 0 {
+                va = next_boundary(va, LARGE_PAGE_SIZE);
+                continue;
+            }
+            if e2 & HUGE != 0 {
+                if va % LARGE_PAGE_SIZE == 0 && end - va >= LARGE_PAGE_SIZE {
+                    let new = visit(e2, LARGE_PAGE_SIZE);
+                    mem.write(pd, i2, new);
+                    va += LARGE_PAGE_SIZE;
+                    continue;
+                }
+                Self::split(mem, pd, i2)?;
+                continue;
+            }
+            let pt = e2 & ADDR_MASK;
+            let e1 = mem.read(pt, i1);
+            if holds_frame(e1) {
+                let new = visit(e1, PAGE_SIZE);
+                mem.write(pt, i1, new);
+            }
+            va += PAGE_SIZE;
+        }
+        Ok(())
+    }
+
+    /// Unmaps [start, end); `free(phys, bytes)` gets each frame back.
+    pub fn unmap(
+        &mut self,
+        mem: &mut impl TableMemory,
+        start: u64,
+        end: u64,
+        mut free: impl FnMut(u64, u64),
+    ) -> Result<(), MapError> {
+        self.for_each_leaf(mem, start, end, |entry, size| {
+            free(entry & ADDR_MASK & !(size - 1), size);
+            0
+        })
+    }
+
+    /// Gives [start, end) the access `access`; absent pages stay absent.
+    pub fn protect(&mut self, mem: &mut impl TableMemory, start: u64, end: u64, access: Access) -> Result<(), MapError> {
+        let flags = access.leaf_flags();
+        self.for_each_leaf(mem, start, end, |entry, size| {
+            let huge = if size == LARGE_PAGE_SIZE { HUGE } else { 0 };
+            (entry & ADDR_MASK) | flags | huge
+        })
+    }
+
+    /// Frees every user frame and every table, the root last.
+    pub fn destroy(self, mem: &mut impl TableMemory, mut free: impl FnMut(u64, u64)) {
+        for i4 in 0..USER_PML4_ENTRIES {
+            let e4 = mem.read(self.root, i4);
+            if e4 & PRESENT == 0 {
+                continue;
+            }
+            let pdpt = e4 & ADDR_MASK;
+            for i3 in 0..ENTRIES {
+                let e3 = mem.read(pdpt, i3);
+                if e3 & PRESENT == 0 {
+                    continue;
+                }
+                let pd = e3 & ADDR_MASK;
+                for i2 in 0..ENTRIES {
+                    let e2 = mem.read(pd, i2);
+                    if e2 & HUGE != 0 {
+                        free(e2 & ADDR_MASK & !(LARGE_PAGE_SIZE - 1), LARGE_PAGE_SIZE);
+                    } else if e2 & PRESENT != 0 {
+                        let pt = e2 & ADDR_MASK;
+                        for i1 in 0..ENTRIES {
+                            let e1 = mem.read(pt, i1);
+                            if holds_frame(e1) {
+                                free(e1 & ADDR_MASK, PAGE_SIZE);
+                            }
+                        }
+                        mem.free_table(pt);
+                    }
+                }
+                mem.free_table(pd);
+            }
+            mem.free_table(pdpt);
+        }
+        mem.free_table(self.root);
+    }
+}
+
+#[cfg(test)]
+mod tests;

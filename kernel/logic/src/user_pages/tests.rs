@@ -1,0 +1,166 @@
+use super::*;
+use std::collections::HashMap;
+
+/// Tables in a hash map; frames handed out from a counter.
+struct FakeMemory {
+    tables: HashMap<u64, [u64; 512]>,
+    next: u64,
+    freed_tables: Vec<u64>,
+    fail_after: Option<usize>,
+}
+
+impl FakeMemory {
+    fn new() -> Self {
+        let mut m = FakeMemory { tables: HashMap::new(), next: 0x100_0000, freed_tables: vec![], fail_after: None };
+        // A "kernel" PML4 with one upper-half entry.
+        m.tables.insert(0x1000, [0; 512]);
+        m.tables.get_mut(&0x1000).unwrap()[300] = 0xabc003;
+        m
+    }
+}
+
+impl TableMemory for FakeMemory {
+    fn read(&self, table: u64, index: usize) -> u64 {
+        self.tables[&table][index]
+    }
+    fn write(&mut self, table: u64, index: usize, value: u64) {
+        self.tables.get_mut(&table).expect("write to a table that does not exist")[index] = value;
+    }
+    fn new_table(&mut self) -> Option<u64> {
+        if let Some(n) = self.fail_after.as_mut() {
+            if *n == 0 {
+                return None;
+            }
+            *n -= 1;
+        }
+        self.next += 0x1000;
+        self.tables.insert(self.next, [0; 512]);
+        Some(self.next)
+    }
+    fn free_table(&mut self, table: u64) {
+        assert!(self.tables.remove(&table).is_some(), "table freed twice");
+        self.freed_tables.push(table);
+    }
+}
+
+const RW: Access = Access { read: true, write: true, exec: false };
+const RO: Access = Access { read: true, write: false, exec: false };
+
+#[test]
+fn new_table_shares_the_kernel_half_only() {
+    let mut m = FakeMemory::new();
+    let pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    assert_eq!(m.read(pt.root(), 300), 0xabc003);
+    assert!((0..256).all(|i| m.read(pt.root(), i) == 0));
+}
+
+#[test]
+fn small_and_large_pages_translate_with_offsets() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x40_1000, 0x5000_0000, false, RO).unwrap();
+    pt.map(&mut m, 0x20_0000_0000, 0x6000_0000, true, RW).unwrap();
+    let t = pt.translate(&m, 0x40_1234).unwrap();
+    assert_eq!((t.phys, t.writable, t.rest_of_page), (0x5000_0234, false, 0x1000 - 0x234));
+    let t = pt.translate(&m, 0x20_0012_3456).unwrap();
+    assert_eq!((t.phys, t.writable), (0x6012_3456, true));
+    assert_eq!(t.rest_of_page, LARGE_PAGE_SIZE - 0x12_3456);
+    assert!(pt.translate(&m, 0x40_2000).is_none());
+    assert!(pt.translate(&m, 0xffff_8000_0000_0000).is_none(), "kernel half is not user memory");
+}
+
+#[test]
+fn mapping_twice_is_refused() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x20_0000, 0x20_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x20_0000, 0x40_0000, true, RW), Err(MapError::Occupied));
+    assert_eq!(pt.map(&mut m, 0x20_1000, 0x1000, false, RW), Err(MapError::Occupied));
+}
+
+#[test]
+fn out_of_table_memory_is_an_error_not_a_panic() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    m.fail_after = Some(1);
+    assert_eq!(pt.map(&mut m, 0x40_0000, 0x1000, false, RW), Err(MapError::NoMemory));
+}
+
+#[test]
+fn partial_unmap_splits_a_large_page_and_frees_exactly_the_cut() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW).unwrap();
+    let mut freed = vec![];
+    pt.unmap(&mut m, 0x4000_1000, 0x4000_3000, |p, s| freed.push((p, s))).unwrap();
+    assert_eq!(freed, vec![(0x8000_1000, 4096), (0x8000_2000, 4096)]);
+    assert_eq!(pt.translate(&m, 0x4000_0010).unwrap().phys, 0x8000_0010);
+    assert!(pt.translate(&m, 0x4000_1000).is_none());
+    assert!(pt.translate(&m, 0x4000_2fff).is_none());
+    assert_eq!(pt.translate(&m, 0x4000_3000).unwrap().phys, 0x8000_3000);
+    assert_eq!(pt.translate(&m, 0x401f_f000).unwrap().phys, 0x801f_f000);
+}
+
+#[test]
+fn whole_large_pages_are_freed_whole() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    for i in 0..3u64 {
+        pt.map(&mut m, 0x4000_0000 + i * LARGE_PAGE_SIZE, 0x8000_0000 + i * LARGE_PAGE_SIZE, true, RW).unwrap();
+    }
+    let mut freed = vec![];
+    pt.unmap(&mut m, 0x4000_0000, 0x4000_0000 + 3 * LARGE_PAGE_SIZE, |p, s| freed.push((p, s))).unwrap();
+    assert_eq!(freed.len(), 3);
+    assert!(freed.iter().all(|&(_, s)| s == LARGE_PAGE_SIZE));
+}
+
+#[test]
+fn protect_changes_access_and_prot_none_keeps_the_frame() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW).unwrap();
+    pt.protect(&mut m, 0x4000_0000, 0x4000_1000, Access::NONE).unwrap();
+    assert!(pt.translate(&m, 0x4000_0000).is_none(), "guard page is inaccessible");
+    pt.protect(&mut m, 0x4000_2000, 0x4000_3000, RO).unwrap();
+    assert!(!pt.translate(&m, 0x4000_2000).unwrap().writable);
+    assert!(pt.translate(&m, 0x4000_3000).unwrap().writable);
+    // The PROT_NONE page's frame still comes back on unmap.
+    let mut freed = vec![];
+    pt.unmap(&mut m, 0x4000_0000, 0x4020_0000, |p, s| freed.push((p, s))).unwrap();
+    assert_eq!(freed.len(), 512);
+    assert_eq!(freed[0], (0x8000_0000, 4096));
+}
+
+#[test]
+fn protect_whole_large_page_keeps_it_large() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW).unwrap();
+    pt.protect(&mut m, 0x4000_0000, 0x4020_0000, RO).unwrap();
+    let t = pt.translate(&m, 0x4010_0000).unwrap();
+    assert_eq!((t.phys, t.writable, t.rest_of_page), (0x8010_0000, false, 0x10_0000));
+}
+
+#[test]
+fn destroy_returns_every_frame_and_table() {
+    let mut m = FakeMemory::new();
+    let tables_before = m.tables.len();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x40_0000, 0x1_0000, false, RO).unwrap();
+    pt.map(&mut m, 0x40_1000, 0x1_1000, false, Access::NONE).unwrap();
+    pt.map(&mut m, 0x3fff_ffe0_0000 - LARGE_PAGE_SIZE, 0x4000_0000, true, RW).unwrap();
+    pt.map(&mut m, 0x1000_0000_0000, 0x4020_0000, true, RW).unwrap();
+    pt.unmap(&mut m, 0x1000_0000_1000, 0x1000_0000_2000, |_, _| {}).unwrap();
+    let mut freed = 0u64;
+    pt.destroy(&mut m, |_, s| freed += s);
+    assert_eq!(freed, 2 * 4096 + LARGE_PAGE_SIZE + (LARGE_PAGE_SIZE - 4096));
+    assert_eq!(m.tables.len(), tables_before, "every table was freed");
+}
+
+#[test]
+fn prot_none_is_not_present_and_exec_clears_nx() {
+    assert_eq!(Access::NONE.leaf_flags() & PRESENT, 0);
+    let rx = Access { read: true, write: false, exec: true };
+    assert_eq!(rx.leaf_flags() & NO_EXECUTE, 0);
+    assert_ne!(RW.leaf_flags() & NO_EXECUTE, 0);
+}
