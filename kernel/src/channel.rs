@@ -5,7 +5,8 @@
 
 use atoll_abi::{
     Channel, Msg, Ring, HOST_VECTOR, LWK_CRASHED, LWK_RUNNING, LWK_STOPPED, LWK_VECTOR,
-    MSG_BOOTED, MSG_PANIC, MSG_PING, MSG_PONG, MSG_SHUTDOWN, MSG_STOPPED, RING_SLOTS,
+    MSG_BOOTED, MSG_PANIC, MSG_PING, MSG_PONG, MSG_PROC_CREATE, MSG_PROC_KILL, MSG_PROC_RELEASE,
+    MSG_PROC_START, MSG_SHUTDOWN, MSG_STOPPED, RING_SLOTS,
 };
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicUsize, Ordering};
@@ -47,7 +48,7 @@ fn set_state(state: u32) {
     }
 }
 
-fn notify_host() {
+pub fn notify_host() {
     if let Some(e) = crate::boot::enclave() {
         apic::send_ipi(e.host_apic_id, HOST_VECTOR);
     }
@@ -67,7 +68,7 @@ fn push(r: &SharedRegion, seq: &mut u32, kind: u32, arg: [u64; 3]) -> bool {
     true
 }
 
-fn send(kind: u32, arg: [u64; 3]) {
+pub fn send(kind: u32, arg: [u64; 3]) {
     let Some(r) = region() else { return };
     let sent = push(r, &mut SEND.lock(), kind, arg);
     if !sent {
@@ -76,11 +77,20 @@ fn send(kind: u32, arg: [u64; 3]) {
     notify_host();
 }
 
+/// Publishes how much LWK memory is free (the host shows it).
+pub fn report_memory() {
+    let Some(r) = region() else { return };
+    let (free, total) = crate::mem::frame_counts();
+    r.atomic_u64(offset_of!(Channel, free_bytes)).store(free * 4096, Ordering::Relaxed);
+    r.atomic_u64(offset_of!(Channel, total_bytes)).store(total * 4096, Ordering::Relaxed);
+}
+
 /// Every enclave CPU is up: tell the host (its `create` is waiting).
 pub fn report_booted(online: usize) {
     if let Some(r) = region() {
         r.atomic_u32(offset_of!(Channel, online_cpus)).store(online as u32, Ordering::Release);
     }
+    report_memory();
     set_state(LWK_RUNNING);
     send(MSG_BOOTED, [online as u64, 0, 0]);
 }
@@ -111,6 +121,9 @@ fn on_host_message() {
         match msg.kind {
             MSG_PING => send(MSG_PONG, [msg.arg[0], 0, 0]),
             MSG_SHUTDOWN => shutdown(),
+            MSG_PROC_CREATE | MSG_PROC_START | MSG_PROC_KILL | MSG_PROC_RELEASE => {
+                crate::process::launch::post(msg.kind, msg.arg[0])
+            }
             other => crate::println!("channel: unknown message type {} from the host", other),
         }
     }

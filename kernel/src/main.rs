@@ -19,10 +19,12 @@ mod console;
 mod console_ring;
 mod ipi;
 mod mem;
+mod process;
 mod sched;
 mod selftest;
 mod smp;
 mod sync;
+mod syscall;
 mod trap;
 
 use arch::{apic, cpu, tsc};
@@ -97,6 +99,7 @@ pub fn kmain(info: BootInfo) -> ! {
     );
 
     ipi::init();
+    arch::user::init_this_cpu();
     if let Some(e) = enclave {
         channel::init(e.channel_phys);
     }
@@ -107,6 +110,7 @@ pub fn kmain(info: BootInfo) -> ! {
     println!("smp: {} of {} CPUs online", smp::online_count(), smp::count());
     if let Some(e) = enclave {
         println!("Atoll LWK: enclave {} booted on {} CPUs", e.id, smp::online_count());
+        process::launch::init(e.shared.0);
         channel::report_booted(smp::online_count());
     }
 

@@ -94,6 +94,7 @@ pub fn secondary_main(index: usize) -> ! {
     arch::gdt::init_this_cpu();
     arch::idt::load();
     apic::init_this_cpu();
+    arch::user::init_this_cpu();
     crate::sched::init_cpu(index, true);
     mark_online(index);
     crate::sched::idle_loop()

@@ -19,6 +19,9 @@ const EXCEPTION_NAMES: [&str; 32] = [
 pub fn handle(frame: &mut TrapFrame) {
     let vector = frame.vector as u8;
     if vector < 32 {
+        if crate::arch::user::from_user(frame) {
+            crate::process::user_fault(frame, cpu::read_cr2());
+        }
         report_exception(frame);
         stop_system(false);
     }
@@ -30,6 +33,9 @@ pub fn handle(frame: &mut TrapFrame) {
     }
     apic::eoi();
     crate::sched::preempt_point();
+    if crate::arch::user::from_user(frame) {
+        crate::process::kill_check(&crate::sched::current());
+    }
 }
 
 fn page_fault_cause(code: u64) -> &'static str {

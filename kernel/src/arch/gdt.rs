@@ -1,7 +1,11 @@
 //! Per-CPU GDT and TSS. The TSS gives faults that must work on a broken stack
-//! (double fault, NMI, machine check, page fault) stacks of their own.
+//! (double fault, NMI, machine check, page fault) stacks of their own, and
+//! gives interrupts from ring 3 the running thread's kernel stack (RSP0).
+//! The segment order is what SYSCALL/SYSRET need: kernel code, kernel data,
+//! user data, user code.
 
 use alloc::boxed::Box;
+use core::sync::atomic::{AtomicPtr, Ordering};
 use x86_64::instructions::segmentation::{Segment, CS, DS, ES, SS};
 use x86_64::instructions::tables::load_tss;
 use x86_64::structures::gdt::{Descriptor, GlobalDescriptorTable, SegmentSelector};
@@ -14,6 +18,14 @@ pub const IST_MACHINE_CHECK: u16 = 3;
 pub const IST_PAGE_FAULT: u16 = 4;
 const IST_STACK_SIZE: usize = 16 * 1024;
 
+pub const KERNEL_CODE: u16 = 0x08;
+pub const KERNEL_DATA: u16 = 0x10;
+pub const USER_DATA: u16 = 0x18;
+pub const USER_CODE: u16 = 0x20;
+
+static TSS: [AtomicPtr<TaskStateSegment>; super::percpu::MAX_CPUS] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; super::percpu::MAX_CPUS];
+
 /// Builds and loads this CPU's GDT and TSS. Called once per CPU; both tables
 /// live for ever.
 pub fn init_this_cpu() {
@@ -23,11 +35,15 @@ pub fn init_this_cpu() {
         let top = VirtAddr::from_ptr(stack.as_ptr()) + IST_STACK_SIZE as u64;
         tss.interrupt_stack_table[(ist - 1) as usize] = top.align_down(16u64);
     }
-    let tss: &'static TaskStateSegment = Box::leak(tss);
+    let tss: &'static mut TaskStateSegment = Box::leak(tss);
+    TSS[super::percpu::cpu_index()].store(tss as *mut TaskStateSegment, Ordering::Release);
+    let tss: &'static TaskStateSegment = tss;
 
     let gdt: &'static mut GlobalDescriptorTable = Box::leak(Box::new(GlobalDescriptorTable::new()));
     let code = gdt.append(Descriptor::kernel_code_segment());
     let data = gdt.append(Descriptor::kernel_data_segment());
+    let user_data = gdt.append(Descriptor::user_data_segment());
+    let user_code = gdt.append(Descriptor::user_code_segment());
     let tss_sel = gdt.append(Descriptor::tss_segment(tss));
     let gdt: &'static GlobalDescriptorTable = gdt;
     gdt.load();
@@ -40,5 +56,18 @@ pub fn init_this_cpu() {
         ES::set_reg(data);
         load_tss(tss_sel);
     }
-    debug_assert_eq!(code, SegmentSelector(0x08));
+    debug_assert_eq!(code, SegmentSelector(KERNEL_CODE));
+    debug_assert_eq!(data, SegmentSelector(KERNEL_DATA));
+    debug_assert_eq!(user_data.0 & !3, USER_DATA);
+    debug_assert_eq!(user_code.0 & !3, USER_CODE);
+}
+
+/// The stack the CPU switches to when an interrupt arrives in ring 3.
+pub fn set_ring0_stack(top: u64) {
+    let tss = TSS[super::percpu::cpu_index()].load(Ordering::Acquire);
+    assert!(!tss.is_null(), "TSS not set up on this CPU");
+    // SAFETY: this CPU's TSS, leaked in init_this_cpu and only written by
+    // this CPU (here); the CPU reads RSP0 only on a ring 3 -> 0 transition,
+    // which cannot happen while this kernel code runs.
+    unsafe { (*tss).privilege_stack_table[0] = VirtAddr::new(top) };
 }

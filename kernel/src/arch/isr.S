@@ -3,6 +3,8 @@
  * filled by arithmetic. Each pushes a dummy error code where the CPU pushes
  * none, then the vector, then jumps to the common path, which saves every
  * general register into a TrapFrame and calls trap_entry(&mut TrapFrame).
+ * Coming from ring 3 (the saved CS has RPL 3) it swaps in the kernel's GS
+ * base first and the user's back last.
  */
 .section .text
 .balign 16
@@ -21,6 +23,10 @@ isr_stubs:
 .endr
 
 isr_common:
+    testb $3, 24(%rsp)
+    jz 1f
+    swapgs
+1:
     push %rax
     push %rbx
     push %rcx
@@ -55,4 +61,8 @@ isr_common:
     pop %rbx
     pop %rax
     add $16, %rsp
+    testb $3, 8(%rsp)
+    jz 2f
+    swapgs
+2:
     iretq

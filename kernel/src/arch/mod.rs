@@ -17,6 +17,7 @@ pub mod serial;
 pub mod shared;
 pub mod smpboot;
 pub mod tsc;
+pub mod user;
 
 /// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
 /// leaving the lower half free for user programs.

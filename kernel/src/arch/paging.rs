@@ -131,3 +131,33 @@ pub fn translate(virt: u64) -> Option<(u64, PageSize)> {
     let e1 = table(e2 & ADDR_MASK)[i1];
     (e1 & PRESENT != 0).then(|| ((e1 & ADDR_MASK) + (virt & 0xfff), PageSize::Size4K))
 }
+
+/// Physical address of the kernel's PML4 (user tables copy its upper half).
+pub fn kernel_root() -> u64 {
+    KERNEL_PML4.load(Ordering::Relaxed)
+}
+
+pub fn current_root() -> u64 {
+    let cr3: u64;
+    // SAFETY: reading CR3 has no side effects.
+    unsafe { core::arch::asm!("mov {}, cr3", out(reg) cr3, options(nostack)) };
+    cr3 & ADDR_MASK
+}
+
+/// Switches to the address space rooted at `root` (a user PML4, whose upper
+/// half is the kernel's), unless it is already loaded.
+pub fn switch_root(root: u64) {
+    if current_root() != root {
+        // SAFETY: `root` is the kernel PML4 or a user PML4 that repeats its
+        // upper half, so the running kernel code and data stay mapped.
+        unsafe { core::arch::asm!("mov cr3, {}", in(reg) root, options(nostack)) };
+    }
+}
+
+/// Drops this CPU's cached user translations (reloading CR3; user pages
+/// are never global).
+pub fn flush_user_tlb() {
+    let root = current_root();
+    // SAFETY: reloads the page tables already in use.
+    unsafe { core::arch::asm!("mov cr3, {}", in(reg) root, options(nostack)) };
+}

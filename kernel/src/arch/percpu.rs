@@ -1,7 +1,10 @@
 //! Which CPU am I? Each CPU's GS base points at its slot in `SLOTS`, whose first
-//! word is the CPU's index, so `cpu_index()` is a single `mov %gs:0`.
+//! word is the CPU's index, so `cpu_index()` is a single `mov %gs:0`. The
+//! SYSCALL entry finds the running thread's kernel stack at %gs:8 and parks
+//! the user stack pointer at %gs:16 (user.rs).
 
 use core::arch::asm;
+use core::sync::atomic::{AtomicU64, Ordering};
 
 pub const MAX_CPUS: usize = 64;
 const IA32_GS_BASE: u32 = 0xC000_0101;
@@ -9,10 +12,12 @@ const IA32_GS_BASE: u32 = 0xC000_0101;
 #[repr(C, align(64))]
 struct Slot {
     index: u64,
+    kernel_stack: AtomicU64,
+    user_stack: AtomicU64,
 }
 
 static SLOTS: [Slot; MAX_CPUS] = {
-    let mut slots = [const { Slot { index: 0 } }; MAX_CPUS];
+    let mut slots = [const { Slot { index: 0, kernel_stack: AtomicU64::new(0), user_stack: AtomicU64::new(0) } }; MAX_CPUS];
     let mut i = 0;
     while i < MAX_CPUS {
         slots[i].index = i as u64;
@@ -35,4 +40,9 @@ pub fn cpu_index() -> usize {
     // SAFETY: GS base is set to a valid slot before any Rust code runs on a CPU.
     unsafe { asm!("mov {}, gs:[0]", out(reg) index, options(nostack, readonly, preserves_flags)) };
     index as usize
+}
+
+/// Kernel stack top for the SYSCALL entry of the thread about to run here.
+pub fn set_syscall_stack(top: u64) {
+    SLOTS[cpu_index()].kernel_stack.store(top, Ordering::Relaxed);
 }

@@ -81,3 +81,40 @@ pub fn zero_owned(phys: u64, len: usize) {
     // which are mapped and used by nothing else.
     unsafe { core::ptr::write_bytes(phys_to_virt(phys) as *mut u8, 0, len) };
 }
+
+// User memory and user page tables are frames the kernel owns (from the
+// frame allocator), reached through the direct map. The process layer
+// passes only frames its page tables own, translated under its lock.
+
+/// Writes one word of a page-table frame.
+pub fn write_u64(phys: u64, value: u64) {
+    // SAFETY: an owned, direct-mapped, 8-byte aligned frame word (see above).
+    unsafe { core::ptr::write_volatile(phys_to_virt(phys) as *mut u64, value) };
+}
+
+/// Copies bytes out of owned RAM.
+pub fn copy_from(phys: u64, buf: &mut [u8]) {
+    // SAFETY: [phys, phys+len) is owned, direct-mapped RAM (see above); the
+    // bytes are plain data.
+    unsafe { core::ptr::copy_nonoverlapping(phys_to_virt(phys) as *const u8, buf.as_mut_ptr(), buf.len()) };
+}
+
+/// Copies bytes into owned RAM.
+pub fn copy_to(phys: u64, buf: &[u8]) {
+    // SAFETY: as in copy_from.
+    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), phys_to_virt(phys) as *mut u8, buf.len()) };
+}
+
+/// Copies between two owned RAM ranges that do not overlap.
+pub fn copy_within(from: u64, to: u64, len: usize) {
+    // SAFETY: as in copy_from; the callers copy between distinct frames.
+    unsafe { core::ptr::copy_nonoverlapping(phys_to_virt(from) as *const u8, phys_to_virt(to) as *mut u8, len) };
+}
+
+/// A user word shared with user threads (futexes), accessed atomically.
+pub fn atomic_u32(phys: u64) -> &'static core::sync::atomic::AtomicU32 {
+    assert!(phys % 4 == 0, "unaligned futex word");
+    // SAFETY: an owned, direct-mapped, aligned word (see above); user code
+    // accesses it concurrently, so only atomic access is offered.
+    unsafe { &*(phys_to_virt(phys) as *const core::sync::atomic::AtomicU32) }
+}

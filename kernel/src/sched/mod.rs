@@ -21,6 +21,8 @@ pub struct CpuSched {
     idle: Once<Arc<Thread>>,
     /// A thread that died and whose stack we are leaving; freed after the switch.
     zombie: SpinLock<Option<Arc<Thread>>>,
+    /// A thread moving to another core; queued there once off this stack.
+    migrating: SpinLock<Option<Arc<Thread>>>,
     pub(crate) need_resched: AtomicBool,
     pub context_switches: AtomicU64,
 }
@@ -32,6 +34,7 @@ impl CpuSched {
             current: SpinLock::new(None),
             idle: Once::new(),
             zombie: SpinLock::new(None),
+            migrating: SpinLock::new(None),
             need_resched: AtomicBool::new(false),
             context_switches: AtomicU64::new(0),
         }
@@ -99,7 +102,7 @@ pub fn schedule() {
     let next = me.ready.lock().pop_front();
     let next = match next {
         Some(t) => t,
-        None if prev.state() == State::Running => {
+        None if prev.state() == State::Running && prev.cpu() == arch::percpu::cpu_index() => {
             cpu::restore_interrupts(irqs);
             return;
         }
@@ -112,7 +115,9 @@ pub fn schedule() {
     }
     if prev.state() == State::Running {
         prev.set_state(State::Ready);
-        if !prev.is_idle {
+        if prev.cpu() != arch::percpu::cpu_index() {
+            *me.migrating.lock() = Some(prev.clone());
+        } else if !prev.is_idle {
             me.ready.lock().push_back(prev.clone());
         }
     }
@@ -123,6 +128,7 @@ pub fn schedule() {
     *me.current.lock() = Some(next.clone());
     me.context_switches.fetch_add(1, Ordering::Relaxed);
     timer::rearm();
+    crate::process::switch_threads(&prev, &next);
     switch(prev, next);
     finish_switch();
     cpu::restore_interrupts(irqs);
@@ -142,10 +148,37 @@ fn switch(prev: Arc<Thread>, next: Arc<Thread>) {
     unsafe { arch::context::switch(&(*p).context, &(*n).context) };
 }
 
-/// Runs on the new thread right after a switch: frees a dead predecessor.
+/// Runs on the new thread right after a switch: frees a dead predecessor
+/// and hands a migrating one to its new core.
 fn finish_switch() {
     let zombie = this_cpu().zombie.lock().take();
     drop(zombie);
+    let moving = this_cpu().migrating.lock().take();
+    if let Some(t) = moving {
+        enqueue(&t, true);
+    }
+}
+
+/// Moves the running thread to `cpu`; returns running there.
+pub fn migrate_current(cpu: usize) {
+    let me = current();
+    if me.cpu() == cpu || me.is_idle {
+        return;
+    }
+    assert!(crate::smp::is_online(cpu), "CPU {} is not online", cpu);
+    me.set_cpu(cpu);
+    drop(me);
+    schedule();
+}
+
+fn enqueue(t: &Arc<Thread>, kick: bool) {
+    let cpu = t.cpu();
+    CPUS[cpu].ready.lock().push_back(t.clone());
+    if cpu == arch::percpu::cpu_index() {
+        timer::rearm();
+    } else if kick {
+        crate::ipi::send(cpu, crate::ipi::RESCHED_VECTOR);
+    }
 }
 
 /// First Rust code of every new thread.
@@ -176,15 +209,15 @@ pub fn exit_current() -> ! {
 
 /// Makes a blocked thread runnable on its own core.
 pub fn wake(t: &Arc<Thread>, kick: bool) {
-    if !t.try_unblock() {
-        return;
+    if t.try_unblock() {
+        enqueue(t, kick);
     }
-    CPUS[t.cpu].ready.lock().push_back(t.clone());
-    if t.cpu == arch::percpu::cpu_index() {
-        timer::rearm();
-    } else if kick {
-        crate::ipi::send(t.cpu, crate::ipi::RESCHED_VECTOR);
-    }
+}
+
+/// Starts a thread made with `Thread::new_user`.
+pub fn start(t: &Arc<Thread>) {
+    t.mark_blocked();
+    wake(t, true);
 }
 
 /// Lets other ready threads on this core run.

@@ -4,7 +4,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
 use alloc::vec;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use crate::arch::context::Context;
 use crate::sync::{SpinLock, WaitQueue};
@@ -26,7 +26,8 @@ type Entry = Box<dyn FnOnce() + Send>;
 pub struct Thread {
     pub id: ThreadId,
     pub name: String,
-    pub cpu: usize,
+    /// The core whose run queue holds it; changes only by `migrate_current`.
+    cpu: AtomicUsize,
     /// Preemptive threads are switched out by the timer when others wait;
     /// cooperative ones (the default) run until they yield or block.
     pub preemptive: bool,
@@ -37,18 +38,41 @@ pub struct Thread {
     entry: SpinLock<Option<Entry>>,
     finished: AtomicBool,
     pub(super) joiners: WaitQueue,
+    /// Present for threads of a user program.
+    pub user: Option<Box<crate::process::UserThread>>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 impl Thread {
     pub(super) fn new(name: &str, cpu: usize, preemptive: bool, entry: Entry) -> Arc<Thread> {
+        Self::build(name, cpu, preemptive, entry, |_| None)
+    }
+
+    /// A thread of a user program: `user` gets the kernel stack's top.
+    pub fn new_user(
+        name: &str,
+        cpu: usize,
+        entry: Entry,
+        user: impl FnOnce(u64) -> crate::process::UserThread,
+    ) -> Arc<Thread> {
+        Self::build(name, cpu, true, entry, |top| Some(Box::new(user(top))))
+    }
+
+    fn build(
+        name: &str,
+        cpu: usize,
+        preemptive: bool,
+        entry: Entry,
+        user: impl FnOnce(u64) -> Option<Box<crate::process::UserThread>>,
+    ) -> Arc<Thread> {
         let mut stack = vec![0u8; STACK_SIZE].into_boxed_slice();
         let context = Context::new_thread(&mut stack);
+        let top = (stack.as_ptr() as u64 + STACK_SIZE as u64) & !15;
         Arc::new(Thread {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.into(),
-            cpu,
+            cpu: AtomicUsize::new(cpu),
             preemptive,
             is_idle: false,
             state: AtomicU8::new(State::Ready as u8),
@@ -57,6 +81,7 @@ impl Thread {
             entry: SpinLock::new(Some(entry)),
             finished: AtomicBool::new(false),
             joiners: WaitQueue::new(),
+            user: user(top),
         })
     }
 
@@ -65,7 +90,7 @@ impl Thread {
         Arc::new(Thread {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.into(),
-            cpu,
+            cpu: AtomicUsize::new(cpu),
             preemptive: false,
             is_idle,
             state: AtomicU8::new(State::Running as u8),
@@ -74,7 +99,16 @@ impl Thread {
             entry: SpinLock::new(None),
             finished: AtomicBool::new(false),
             joiners: WaitQueue::new(),
+            user: None,
         })
+    }
+
+    pub fn cpu(&self) -> usize {
+        self.cpu.load(Ordering::Acquire)
+    }
+
+    pub(super) fn set_cpu(&self, cpu: usize) {
+        self.cpu.store(cpu, Ordering::Release);
     }
 
     pub fn state(&self) -> State {

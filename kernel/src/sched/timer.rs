@@ -58,6 +58,27 @@ pub fn sleep_until(deadline: u64) {
     cpu::restore_interrupts(irqs);
 }
 
+/// Blocks the current thread, which the caller has already marked blocked
+/// and made findable by its waker, until it is woken or, with a deadline,
+/// until then. Returns true if the deadline passed.
+pub fn block_until(deadline: Option<u64>) -> bool {
+    let irqs = cpu::save_and_disable_interrupts();
+    let me = current();
+    if let Some(d) = deadline {
+        let mut s = mine().sleepers.lock();
+        let pos = s.partition_point(|(t, _)| *t <= d);
+        s.insert(pos, (d, me.clone()));
+        drop(s);
+        rearm();
+    }
+    super::schedule();
+    cpu::restore_interrupts(irqs);
+    let Some(d) = deadline else { return false };
+    // Woken early: take the timer entry back so it cannot wake a later block.
+    mine().sleepers.lock().retain(|(_, t)| !Arc::ptr_eq(t, &me));
+    cpu::rdtsc() >= d
+}
+
 /// Programs this CPU's timer for the next thing that needs it, or stops it.
 pub fn rearm() {
     let irqs = cpu::save_and_disable_interrupts();

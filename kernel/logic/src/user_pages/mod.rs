@@ -133,6 +133,9 @@ impl UserPageTable {
 
     /// Maps one page: 2 MiB when `large` (both addresses aligned), else 4 KiB.
     pub fn map(&mut self, mem: &mut impl TableMemory, va: u64, phys: u64, large: bool, access: Access) -> Result<(), MapError> {
+        if self.root == 0 {
+            return Err(MapError::NoMemory);
+        }
         let [i4, i3, i2, i1] = indices(va);
         let pdpt = Self::child(mem, self.root, i4)?;
         let pd = Self::child(mem, pdpt, i3)?;
@@ -158,6 +161,9 @@ impl UserPageTable {
 
     /// Where `va` leads, if it is mapped and accessible.
     pub fn translate(&self, mem: &impl TableMemory, va: u64) -> Option<Translation> {
+        if self.root == 0 {
+            return None;
+        }
         let [i4, i3, i2, i1] = indices(va);
         let e4 = mem.read(self.root, i4);
         if e4 & PRESENT == 0 || i4 >= USER_PML4_ENTRIES {
@@ -187,6 +193,45 @@ impl UserPageTable {
         })
     }
 
+    /// The leaf entry for `va` (0 if none) and its page size.
+    fn leaf(&self, mem: &impl TableMemory, va: u64) -> (u64, u64) {
+        if self.root == 0 {
+            return (0, LARGE_PAGE_SIZE);
+        }
+        let [i4, i3, i2, i1] = indices(va);
+        let e4 = mem.read(self.root, i4);
+        if e4 & PRESENT == 0 || i4 >= USER_PML4_ENTRIES {
+            return (0, PAGE_SIZE);
+        }
+        let e3 = mem.read(e4 & ADDR_MASK, i3);
+        if e3 & PRESENT == 0 {
+            return (0, PAGE_SIZE);
+        }
+        let e2 = mem.read(e3 & ADDR_MASK, i2);
+        if e2 & HUGE != 0 || e2 & PRESENT == 0 {
+            return (e2, LARGE_PAGE_SIZE);
+        }
+        (mem.read(e2 & ADDR_MASK, i1), PAGE_SIZE)
+    }
+
+    /// True if the page at `va` has memory (accessible or PROT_NONE).
+    pub fn has_frame(&self, mem: &impl TableMemory, va: u64) -> bool {
+        holds_frame(self.leaf(mem, va).0)
+    }
+
+    /// True if no page in [start, end) has memory.
+    pub fn is_empty(&self, mem: &impl TableMemory, start: u64, end: u64) -> bool {
+        let mut va = start;
+        while va < end {
+            let (entry, size) = self.leaf(mem, va);
+            if holds_frame(entry) {
+                return false;
+            }
+            va = next_boundary(va, if entry == 0 && size == LARGE_PAGE_SIZE { size } else { PAGE_SIZE });
+        }
+        true
+    }
+
     /// Turns the 2 MiB leaf at `pd[index]` into a table of 512 small pages.
     fn split(mem: &mut impl TableMemory, pd: u64, index: usize) -> Result<(), MapError> {
         let e = mem.read(pd, index);
@@ -209,6 +254,9 @@ impl UserPageTable {
         end: u64,
         mut visit: impl FnMut(u64, u64) -> u64,
     ) -> Result<(), MapError> {
+        if self.root == 0 {
+            return Ok(());
+        }
         let mut va = start;
         while va < end {
             let [i4, i3, i2, i1] = indices(va);
@@ -272,8 +320,12 @@ impl UserPageTable {
         })
     }
 
-    /// Frees every user frame and every table, the root last.
-    pub fn destroy(self, mem: &mut impl TableMemory, mut free: impl FnMut(u64, u64)) {
+    /// Frees every user frame and every table, the root last; the table is
+    /// empty (and maps nothing) afterwards.
+    pub fn destroy(&mut self, mem: &mut impl TableMemory, mut free: impl FnMut(u64, u64)) {
+        if self.root == 0 {
+            return;
+        }
         for i4 in 0..USER_PML4_ENTRIES {
             let e4 = mem.read(self.root, i4);
             if e4 & PRESENT == 0 {
@@ -306,6 +358,7 @@ impl UserPageTable {
             mem.free_table(pdpt);
         }
         mem.free_table(self.root);
+        self.root = 0;
     }
 }
 

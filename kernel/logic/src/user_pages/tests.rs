@@ -153,6 +153,8 @@ fn destroy_returns_every_frame_and_table() {
     pt.unmap(&mut m, 0x1000_0000_1000, 0x1000_0000_2000, |_, _| {}).unwrap();
     let mut freed = 0u64;
     pt.destroy(&mut m, |_, s| freed += s);
+    assert!(pt.translate(&m, 0x40_0000).is_none(), "a destroyed table maps nothing");
+    pt.destroy(&mut m, |_, _| panic!("destroyed twice"));
     assert_eq!(freed, 2 * 4096 + LARGE_PAGE_SIZE + (LARGE_PAGE_SIZE - 4096));
     assert_eq!(m.tables.len(), tables_before, "every table was freed");
 }
@@ -163,4 +165,19 @@ fn prot_none_is_not_present_and_exec_clears_nx() {
     let rx = Access { read: true, write: false, exec: true };
     assert_eq!(rx.leaf_flags() & NO_EXECUTE, 0);
     assert_ne!(RW.leaf_flags() & NO_EXECUTE, 0);
+}
+
+#[test]
+fn emptiness_and_frames_are_seen_per_page() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    assert!(pt.is_empty(&m, 0x4000_0000, 0x4040_0000));
+    pt.map(&mut m, 0x4020_3000, 0x9000, false, Access::NONE).unwrap();
+    assert!(pt.has_frame(&m, 0x4020_3000), "PROT_NONE pages still have memory");
+    assert!(!pt.has_frame(&m, 0x4020_4000));
+    assert!(pt.is_empty(&m, 0x4000_0000, 0x4020_0000));
+    assert!(!pt.is_empty(&m, 0x4020_0000, 0x4040_0000));
+    pt.map(&mut m, 0x4060_0000, 0x20_0000, true, RW).unwrap();
+    assert!(!pt.is_empty(&m, 0x4060_0000, 0x4080_0000));
+    assert!(pt.has_frame(&m, 0x407f_f000));
 }

@@ -1,0 +1,211 @@
+//! Ring 3: the SYSCALL entry, the one way back to user mode (SYSRET from a
+//! TrapFrame), and the CPU state each user thread owns (FS base, FPU/SSE
+//! registers, kernel stack). The kernel itself never touches FPU or SSE
+//! registers (the target is soft-float), so they are only switched between
+//! user threads.
+
+use core::cell::UnsafeCell;
+
+use super::idt::TrapFrame;
+use super::{cpu, gdt, percpu};
+
+/// `TrapFrame::vector` of a system call, outside the interrupt vectors.
+pub const SYSCALL_MARK: u64 = 0x100;
+pub const USER_CODE_SELECTOR: u64 = gdt::USER_CODE as u64 | 3;
+pub const USER_DATA_SELECTOR: u64 = gdt::USER_DATA as u64 | 3;
+/// IF set, reserved bit 1 set: the flags a new user thread starts with.
+pub const USER_RFLAGS: u64 = 0x202;
+
+const IA32_EFER: u32 = 0xC000_0080;
+const IA32_STAR: u32 = 0xC000_0081;
+const IA32_LSTAR: u32 = 0xC000_0082;
+const IA32_FMASK: u32 = 0xC000_0084;
+const IA32_FS_BASE: u32 = 0xC000_0100;
+const EFER_SCE: u64 = 1 << 0;
+/// Flags cleared on SYSCALL: IF (no interrupts until the stack is switched),
+/// TF, DF, AC.
+const SYSCALL_FMASK: u64 = (1 << 9) | (1 << 8) | (1 << 10) | (1 << 18);
+
+core::arch::global_asm!(
+    r#"
+.global atoll_syscall_entry
+atoll_syscall_entry:
+    swapgs
+    mov %rsp, %gs:16
+    mov %gs:8, %rsp
+    pushq ${user_ss}
+    pushq %gs:16
+    push %r11
+    pushq ${user_cs}
+    push %rcx
+    pushq $0
+    pushq ${mark}
+    push %rax
+    push %rbx
+    push %rcx
+    push %rdx
+    push %rsi
+    push %rdi
+    push %rbp
+    push %r8
+    push %r9
+    push %r10
+    push %r11
+    push %r12
+    push %r13
+    push %r14
+    push %r15
+    cld
+    mov %rsp, %rdi
+    call syscall_from_user
+atoll_sysret_from_frame:
+    pop %r15
+    pop %r14
+    pop %r13
+    pop %r12
+    pop %r11
+    pop %r10
+    pop %r9
+    pop %r8
+    pop %rbp
+    pop %rdi
+    pop %rsi
+    pop %rdx
+    pop %rcx
+    pop %rbx
+    pop %rax
+    add $16, %rsp
+    pop %rcx
+    add $8, %rsp
+    pop %r11
+    pop %rsp
+    swapgs
+    sysretq
+
+.global atoll_enter_user
+atoll_enter_user:
+    cli
+    mov %rdi, %rsp
+    jmp atoll_sysret_from_frame
+"#,
+    user_ss = const gdt::USER_DATA as u64 | 3,
+    user_cs = const gdt::USER_CODE as u64 | 3,
+    mark = const SYSCALL_MARK,
+    options(att_syntax)
+);
+
+extern "C" {
+    fn atoll_syscall_entry();
+    fn atoll_enter_user(frame: *const TrapFrame) -> !;
+}
+
+#[no_mangle]
+extern "C" fn syscall_from_user(frame: &mut TrapFrame) {
+    cpu::enable_interrupts();
+    crate::syscall::dispatch(frame);
+    cpu::disable_interrupts();
+    // SYSRET takes RIP from RCX and RFLAGS from R11 (the saved values).
+    frame.rflags |= USER_RFLAGS;
+}
+
+/// Makes this CPU able to run user code: SYSCALL, and SSE for programs.
+pub fn init_this_cpu() {
+    cpu::wrmsr(IA32_EFER, cpu::rdmsr(IA32_EFER) | EFER_SCE);
+    // SYSCALL loads CS = STAR[47:32], SS = +8; SYSRET loads SS = STAR[63:48]
+    // + 8 and CS = STAR[63:48] + 16, hence user data before user code.
+    let star = ((gdt::KERNEL_DATA as u64) << 48) | ((gdt::KERNEL_CODE as u64) << 32);
+    cpu::wrmsr(IA32_STAR, star);
+    cpu::wrmsr(IA32_LSTAR, atoll_syscall_entry as *const () as u64);
+    cpu::wrmsr(IA32_FMASK, SYSCALL_FMASK);
+    use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
+    // SAFETY: enabling SSE state handling (OSFXSR, OSXMMEXCPT) and native
+    // FPU errors changes nothing for the soft-float kernel; it lets user
+    // programs use SSE.
+    unsafe {
+        Cr4::update(|f| f.insert(Cr4Flags::OSFXSR | Cr4Flags::OSXMMEXCPT_ENABLE));
+        Cr0::update(|f| {
+            f.remove(Cr0Flags::EMULATE_COPROCESSOR | Cr0Flags::TASK_SWITCHED);
+            f.insert(Cr0Flags::MONITOR_COPROCESSOR | Cr0Flags::NUMERIC_ERROR);
+        });
+    }
+}
+
+/// Leaves for ring 3 with the registers in `frame`; never returns. The
+/// frame must lie on the running thread's kernel stack.
+pub fn enter(frame: &TrapFrame) -> ! {
+    debug_assert!(frame.rip < 0x0000_8000_0000_0000 && frame.rsp < 0x0000_8000_0000_0000);
+    // SAFETY: the frame holds user-half addresses and user selectors; the
+    // kernel stack it lies on stays this thread's until the next entry,
+    // which starts again from the stack top.
+    unsafe { atoll_enter_user(frame) }
+}
+
+/// A fresh user register frame: start at `rip` with stack `rsp`, all else 0.
+pub fn initial_frame(rip: u64, rsp: u64) -> TrapFrame {
+    TrapFrame {
+        r15: 0, r14: 0, r13: 0, r12: 0, r11: 0, r10: 0, r9: 0, r8: 0, rbp: 0, rdi: 0,
+        rsi: 0, rdx: 0, rcx: 0, rbx: 0, rax: 0,
+        vector: SYSCALL_MARK, error_code: 0, rip, cs: USER_CODE_SELECTOR, rflags: USER_RFLAGS, rsp,
+        ss: USER_DATA_SELECTOR,
+    }
+}
+
+pub fn from_user(frame: &TrapFrame) -> bool {
+    frame.cs & 3 == 3
+}
+
+/// FXSAVE image of the x87/SSE registers.
+#[repr(C, align(16))]
+struct FxArea([u8; 512]);
+
+/// A user thread's CPU state beyond its general registers.
+pub struct UserCpuState {
+    fpu: UnsafeCell<FxArea>,
+    fs_base: core::sync::atomic::AtomicU64,
+    kernel_stack_top: u64,
+}
+
+// SAFETY: `fpu` is only touched by switch_in/switch_out, which run on the
+// CPU the thread is bound to, with interrupts off, while the thread is not
+// running anywhere else.
+unsafe impl Sync for UserCpuState {}
+
+impl UserCpuState {
+    pub fn new(kernel_stack_top: u64, fs_base: u64) -> Self {
+        let mut fx = FxArea([0; 512]);
+        fx.0[0..2].copy_from_slice(&0x037fu16.to_le_bytes()); // FCW: all x87 exceptions masked
+        fx.0[24..28].copy_from_slice(&0x1f80u32.to_le_bytes()); // MXCSR: all SSE exceptions masked
+        UserCpuState {
+            fpu: UnsafeCell::new(fx),
+            fs_base: core::sync::atomic::AtomicU64::new(fs_base),
+            kernel_stack_top,
+        }
+    }
+
+    /// arch_prctl(ARCH_SET_FS) on the running thread.
+    pub fn set_fs_base(&self, base: u64) {
+        self.fs_base.store(base, core::sync::atomic::Ordering::Relaxed);
+        cpu::wrmsr(IA32_FS_BASE, base);
+    }
+
+    pub fn fs_base(&self) -> u64 {
+        self.fs_base.load(core::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Saves what the thread leaves in the CPU. Interrupts are off.
+    pub fn switch_out(&self) {
+        // SAFETY: see the Sync impl; FXSAVE writes 512 bytes into the
+        // 16-byte aligned area.
+        unsafe { core::arch::asm!("fxsave64 [{}]", in(reg) self.fpu.get(), options(nostack)) };
+    }
+
+    /// Puts the thread's state into the CPU before it runs. Interrupts are off.
+    pub fn switch_in(&self) {
+        // SAFETY: see the Sync impl; the area holds a valid FXSAVE image
+        // (initial values or a previous FXSAVE).
+        unsafe { core::arch::asm!("fxrstor64 [{}]", in(reg) self.fpu.get(), options(nostack)) };
+        cpu::wrmsr(IA32_FS_BASE, self.fs_base());
+        percpu::set_syscall_stack(self.kernel_stack_top);
+        gdt::set_ring0_stack(self.kernel_stack_top);
+    }
+}

@@ -1,0 +1,182 @@
+//! Futexes: a program's threads sleep on a word of its memory until
+//! another thread wakes that word. Queues are keyed by user address (one
+//! process, one address space).
+
+use alloc::collections::{BTreeMap, VecDeque};
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use super::{uaccess, Process};
+use crate::sched::{self, timer, Thread};
+use crate::sync::SpinLock;
+use crate::syscall::errno::*;
+
+struct Waiter {
+    thread: Arc<Thread>,
+    bitset: u32,
+    woken: AtomicBool,
+    /// The queue it is in (requeue moves it).
+    key: AtomicU64,
+}
+
+pub struct FutexTable {
+    queues: SpinLock<BTreeMap<u64, VecDeque<Arc<Waiter>>>>,
+}
+
+type Queues = BTreeMap<u64, VecDeque<Arc<Waiter>>>;
+
+/// Wakes up to `n` waiters of `key` whose bitset meets `bitset`.
+fn wake_locked(q: &mut Queues, key: u64, n: u32, bitset: u32) -> u32 {
+    let Some(list) = q.get_mut(&key) else { return 0 };
+    let mut woken = 0;
+    list.retain(|w| {
+        if woken < n && w.bitset & bitset != 0 {
+            w.woken.store(true, Ordering::Release);
+            sched::wake(&w.thread, true);
+            woken += 1;
+            false
+        } else {
+            true
+        }
+    });
+    if list.is_empty() {
+        q.remove(&key);
+    }
+    woken
+}
+
+fn remove_locked(q: &mut Queues, w: &Arc<Waiter>) {
+    let key = w.key.load(Ordering::Relaxed);
+    if let Some(list) = q.get_mut(&key) {
+        list.retain(|x| !Arc::ptr_eq(x, w));
+        if list.is_empty() {
+            q.remove(&key);
+        }
+    }
+}
+
+impl FutexTable {
+    pub const fn new() -> Self {
+        FutexTable { queues: SpinLock::new(BTreeMap::new()) }
+    }
+
+    /// FUTEX_WAIT(_BITSET): sleeps while `*uaddr == val`, until woken,
+    /// the deadline (TSC) or the program's end.
+    pub fn wait(&self, p: &Process, uaddr: u64, val: u32, deadline: Option<u64>, bitset: u32) -> i64 {
+        if bitset == 0 {
+            return EINVAL;
+        }
+        let word = match uaccess::futex_word(p, uaddr) {
+            Ok(w) => w,
+            Err(e) => return e,
+        };
+        let me = sched::current();
+        let w = Arc::new(Waiter { thread: me.clone(), bitset, woken: AtomicBool::new(false), key: AtomicU64::new(uaddr) });
+        {
+            let mut q = self.queues.lock();
+            if word.load(Ordering::SeqCst) != val {
+                return EAGAIN;
+            }
+            me.mark_blocked();
+            q.entry(uaddr).or_default().push_back(w.clone());
+        }
+        loop {
+            let timed_out = timer::block_until(deadline);
+            let mut q = self.queues.lock();
+            if w.woken.load(Ordering::Acquire) {
+                return 0;
+            }
+            if timed_out || p.is_exiting() {
+                remove_locked(&mut q, &w);
+                return if timed_out { ETIMEDOUT } else { EINTR };
+            }
+            // A wake-up meant for something else: sleep on.
+            me.mark_blocked();
+        }
+    }
+
+    /// FUTEX_WAKE(_BITSET): wakes up to `n` waiters; returns how many.
+    pub fn wake(&self, _p: &Process, uaddr: u64, n: u32, bitset: u32) -> i64 {
+        if bitset == 0 {
+            return EINVAL;
+        }
+        wake_locked(&mut self.queues.lock(), uaddr, n, bitset) as i64
+    }
+
+    /// FUTEX_(CMP_)REQUEUE: wakes `n` waiters of `uaddr`, moves up to
+    /// `requeue` more to `uaddr2`; with `expect`, only if `*uaddr` still
+    /// holds it.
+    pub fn requeue(&self, p: &Process, uaddr: u64, n: u32, uaddr2: u64, requeue: u32, expect: Option<u32>) -> i64 {
+        let word = match uaccess::futex_word(p, uaddr) {
+            Ok(w) => w,
+            Err(e) => return e,
+        };
+        let mut q = self.queues.lock();
+        if let Some(v) = expect {
+            if word.load(Ordering::SeqCst) != v {
+                return EAGAIN;
+            }
+        }
+        let woken = wake_locked(&mut q, uaddr, n, u32::MAX);
+        let mut moved = 0;
+        if uaddr != uaddr2 {
+            if let Some(mut list) = q.remove(&uaddr) {
+                let take = list.len().min(requeue as usize);
+                let rest = list.split_off(take);
+                for w in &list {
+                    w.key.store(uaddr2, Ordering::Relaxed);
+                }
+                moved = list.len() as u32;
+                q.entry(uaddr2).or_default().extend(list);
+                if !rest.is_empty() {
+                    q.insert(uaddr, rest);
+                }
+            }
+        }
+        (woken + if expect.is_some() { moved } else { 0 }) as i64
+    }
+
+    /// FUTEX_WAKE_OP: changes `*uaddr2` by the encoded operation, wakes
+    /// `n` waiters of `uaddr` and, if the old value passes the encoded
+    /// comparison, `n2` waiters of `uaddr2`.
+    pub fn wake_op(&self, p: &Process, uaddr: u64, n: u32, uaddr2: u64, n2: u32, encoded: u32) -> i64 {
+        let word = match uaccess::futex_word(p, uaddr2) {
+            Ok(w) => w,
+            Err(e) => return e,
+        };
+        let op = (encoded >> 28) & 7;
+        let cmp = (encoded >> 24) & 15;
+        let mut oparg = ((encoded << 8) as i32 >> 20) as u32;
+        let cmparg = ((encoded << 20) as i32 >> 20) as u32;
+        if encoded & (8 << 28) != 0 {
+            oparg = 1u32.checked_shl(oparg).unwrap_or(0);
+        }
+        let mut q = self.queues.lock();
+        let apply = |old: u32| match op {
+            0 => Some(oparg),
+            1 => Some(old.wrapping_add(oparg)),
+            2 => Some(old | oparg),
+            3 => Some(old & !oparg),
+            4 => Some(old ^ oparg),
+            _ => None,
+        };
+        if op > 4 || cmp > 5 {
+            return ENOSYS;
+        }
+        let old = word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, apply).unwrap_or(0);
+        let (o, c) = (old as i32, cmparg as i32);
+        let pass = match cmp {
+            0 => o == c,
+            1 => o != c,
+            2 => o < c,
+            3 => o <= c,
+            4 => o > c,
+            _ => o >= c,
+        };
+        let mut woken = wake_locked(&mut q, uaddr, n, u32::MAX);
+        if pass {
+            woken += wake_locked(&mut q, uaddr2, n2, u32::MAX);
+        }
+        woken as i64
+    }
+}

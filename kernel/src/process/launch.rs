@@ -1,0 +1,165 @@
+//! The host's requests about programs (create, start, kill, release),
+//! carried out in order by one kernel thread, and the program's end.
+
+use alloc::collections::VecDeque;
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use atoll_abi::*;
+use core::sync::atomic::Ordering;
+use lwk_logic::user_pages::Access;
+
+use super::{area, thread, vm::AddressSpace, Process};
+use crate::arch::user;
+use crate::channel;
+use crate::sched;
+use crate::sync::{SpinLock, WaitQueue};
+use crate::syscall::errno::*;
+
+static REQUESTS: SpinLock<VecDeque<(u32, u64)>> = SpinLock::new(VecDeque::new());
+static ARRIVED: WaitQueue = WaitQueue::new();
+static CURRENT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
+/// (released by the host, every thread ended) of the current program.
+static LIFE: SpinLock<(bool, bool)> = SpinLock::new((false, false));
+
+const SIGKILL: u32 = 9;
+
+pub fn init(shared_phys: u64) {
+    area::init(shared_phys);
+    super::delegate::init();
+    super::tlb::init();
+    sched::spawn(0, "launcher", || loop {
+        ARRIVED.wait_until(|| !REQUESTS.lock().is_empty());
+        let next = REQUESTS.lock().pop_front();
+        if let Some((kind, arg)) = next {
+            handle(kind, arg);
+        }
+    });
+}
+
+/// Called from the channel interrupt with a host message about programs.
+pub fn post(kind: u32, arg: u64) {
+    REQUESTS.lock().push_back((kind, arg));
+    ARRIVED.wake_one(true);
+}
+
+fn handle(kind: u32, arg: u64) {
+    match kind {
+        MSG_PROC_CREATE => {
+            let (result, pid) = match create() {
+                Ok(pid) => (0, pid),
+                Err(e) => {
+                    area::set_state(PROC_FREE);
+                    (e, 0)
+                }
+            };
+            channel::send(MSG_PROC_CREATED, [result as u64, pid as u64, 0]);
+        }
+        MSG_PROC_START => start(),
+        MSG_PROC_KILL => kill(arg as u32),
+        MSG_PROC_RELEASE => release(),
+        _ => {}
+    }
+}
+
+fn access(prot: u32) -> Access {
+    Access { read: prot & PROT_READ != 0, write: prot & PROT_WRITE != 0, exec: prot & PROT_EXEC != 0 }
+}
+
+fn create() -> Result<u32, i64> {
+    if CURRENT.lock().is_some() {
+        crate::println!("program: refused: a program is still in the enclave");
+        return Err(EBUSY);
+    }
+    let req = area::create_request();
+    let online: Vec<usize> = crate::smp::online_cpus().collect();
+    let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
+    if want > online.len() || req.brk_start % 4096 != 0 || req.brk_start < USER_START || req.brk_start >= USER_END {
+        return Err(EINVAL);
+    }
+    let mut vm = AddressSpace::new(req.brk_start)?;
+    for r in &req.regions {
+        if let Err(e) = vm.map_fixed(r.start, r.size, access(r.prot)) {
+            crate::println!("program: cannot map {:#x}+{:#x}: error {}", r.start, r.size, e);
+            vm.release();
+            return Err(e);
+        }
+    }
+    let p = Process::new(vm, online[..want].to_vec());
+    area::set_created(p.pid, p.root);
+    area::set_state(PROC_LOADED);
+    *LIFE.lock() = (false, false);
+    let pid = p.pid;
+    *CURRENT.lock() = Some(p);
+    channel::report_memory();
+    Ok(pid)
+}
+
+fn current() -> Option<Arc<Process>> {
+    CURRENT.lock().clone()
+}
+
+fn start() {
+    let Some(p) = current() else { return };
+    if area::state() != PROC_LOADED {
+        return;
+    }
+    let (entry, sp, realtime) = area::start_request();
+    p.realtime_offset_ns.store(realtime as i64 - Process::monotonic_ns() as i64, Ordering::Relaxed);
+    area::set_state(PROC_RUNNING);
+    let pid = p.pid;
+    if thread::spawn_user_thread(&p, user::initial_frame(entry, sp), 0, 0, pid).is_err() {
+        p.begin_exit(SIGKILL);
+        program_ended(&p);
+    }
+}
+
+fn kill(signal: u32) {
+    let Some(p) = current() else { return };
+    p.begin_exit(signal);
+    if area::state() == PROC_LOADED {
+        program_ended(&p);
+    }
+}
+
+fn release() {
+    let Some(p) = current() else { return };
+    let ended = {
+        let mut life = LIFE.lock();
+        life.0 = true;
+        life.1
+    };
+    if ended || area::state() == PROC_LOADED {
+        free(&p);
+    } else {
+        p.begin_exit(SIGKILL);
+    }
+}
+
+/// The program's last thread has ended (or it never started): report its
+/// status; its memory goes once the host has let go of it too.
+pub fn program_ended(p: &Arc<Process>) {
+    let released = {
+        let mut life = LIFE.lock();
+        life.1 = true;
+        life.0
+    };
+    area::set_exited(p.wait_status());
+    channel::send(MSG_PROC_EXIT, [p.wait_status() as u64, p.pid as u64, 0]);
+    if released {
+        free(p);
+    }
+}
+
+fn free(p: &Arc<Process>) {
+    {
+        let mut cur = CURRENT.lock();
+        if !cur.as_ref().is_some_and(|c| Arc::ptr_eq(c, p)) {
+            return;
+        }
+        *cur = None;
+    }
+    p.vm.lock().release();
+    area::set_state(PROC_FREE);
+    channel::report_memory();
+    channel::send(MSG_PROC_FREED, [p.pid as u64, 0, 0]);
+}

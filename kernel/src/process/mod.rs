@@ -1,0 +1,172 @@
+//! User programs: one process at a time per enclave, its threads (one per
+//! core by default), its address space, and its life from the host's
+//! "create" to the memory's release. Arrives from the host in `launch`.
+
+mod area;
+pub mod delegate;
+pub mod futex;
+pub mod launch;
+mod thread;
+pub mod tlb;
+pub mod uaccess;
+pub mod vm;
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
+use crate::arch::user::UserCpuState;
+use crate::sched::Thread;
+use crate::sync::SpinLock;
+pub use thread::{exit_current_thread, kill_check, new_tid, spawn_user_thread, user_fault};
+
+/// The host's mirror of the program's memory must drop what it cached.
+pub fn note_unmapped() {
+    area::bump_map_generation();
+}
+
+/// A running program.
+pub struct Process {
+    pub pid: u32,
+    /// Page-table root; constant for the process's life.
+    pub root: u64,
+    pub vm: SpinLock<vm::AddressSpace>,
+    /// LWK cores its threads go to, in order.
+    pub cpus: Vec<usize>,
+    next_cpu: AtomicUsize,
+    /// Live threads; the process ends when the last one does.
+    threads: SpinLock<Vec<Arc<Thread>>>,
+    /// Set once: the process is ending; threads leave at their next chance.
+    exiting: AtomicBool,
+    wait_status: AtomicU32,
+    /// Cores that ran its threads (TLB shootdowns go there).
+    pub ran_on: AtomicU64,
+    pub futexes: futex::FutexTable,
+    /// System-call numbers already reported as unsupported (512 bits).
+    reported: SpinLock<[u64; 8]>,
+    /// CLOCK_REALTIME minus CLOCK_MONOTONIC, from the host at start.
+    pub realtime_offset_ns: AtomicI64,
+    /// Delegation slots in use (bit per slot).
+    slots: SpinLock<[u64; atoll_abi::MAX_SLOTS / 64]>,
+    pub signals: SpinLock<SignalState>,
+}
+
+/// Signal dispositions and masks: kept and reported back, never delivered
+/// (a fatal signal ends the program; see `thread::user_fault`).
+pub struct SignalState {
+    pub actions: [[u64; 4]; 65],
+}
+
+/// What a user thread adds to a kernel thread.
+pub struct UserThread {
+    pub process: Arc<Process>,
+    pub tid: u32,
+    pub slot: usize,
+    pub cpu_state: UserCpuState,
+    /// set_tid_address / CLONE_CHILD_CLEARTID: zeroed and woken at exit.
+    pub clear_child_tid: AtomicU64,
+    pub robust_list: AtomicU64,
+    pub signal_mask: AtomicU64,
+    pub altstack: SpinLock<[u64; 3]>,
+}
+
+static NEXT_PID: AtomicU32 = AtomicU32::new(100);
+
+impl Process {
+    pub fn new(vm: vm::AddressSpace, cpus: Vec<usize>) -> Arc<Process> {
+        Arc::new(Process {
+            pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            root: vm.root(),
+            vm: SpinLock::new(vm),
+            cpus,
+            next_cpu: AtomicUsize::new(0),
+            threads: SpinLock::new(Vec::new()),
+            exiting: AtomicBool::new(false),
+            wait_status: AtomicU32::new(0),
+            ran_on: AtomicU64::new(0),
+            futexes: futex::FutexTable::new(),
+            reported: SpinLock::new([0; 8]),
+            realtime_offset_ns: AtomicI64::new(0),
+            slots: SpinLock::new([0; atoll_abi::MAX_SLOTS / 64]),
+            signals: SpinLock::new(SignalState { actions: [[0; 4]; 65] }),
+        })
+    }
+
+    pub fn is_exiting(&self) -> bool {
+        self.exiting.load(Ordering::Acquire)
+    }
+
+    /// Ends the process with `status` (a wait(2) status) unless it is
+    /// already ending; every thread leaves at its next chance.
+    pub fn begin_exit(&self, status: u32) {
+        if self.exiting.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        self.wait_status.store(status, Ordering::Release);
+        let threads: Vec<Arc<Thread>> = self.threads.lock().clone();
+        let me = crate::arch::percpu::cpu_index();
+        for t in &threads {
+            // Blocked threads wake and see `exiting`; running ones get an
+            // interrupt and leave on their way back to user mode.
+            crate::sched::wake(t, true);
+            if t.cpu() != me {
+                crate::ipi::send(t.cpu(), crate::ipi::RESCHED_VECTOR);
+            }
+        }
+    }
+
+    pub fn wait_status(&self) -> u32 {
+        self.wait_status.load(Ordering::Acquire)
+    }
+
+    /// Core for the next thread: round robin over the program's cores.
+    fn pick_cpu(&self) -> usize {
+        self.cpus[self.next_cpu.fetch_add(1, Ordering::Relaxed) % self.cpus.len()]
+    }
+
+    /// True the first time `nr` is reported.
+    pub fn first_report(&self, nr: u64) -> bool {
+        let i = (nr as usize).min(511);
+        let mut r = self.reported.lock();
+        let first = r[i / 64] & (1 << (i % 64)) == 0;
+        r[i / 64] |= 1 << (i % 64);
+        first
+    }
+
+    fn take_slot(&self) -> Option<usize> {
+        let mut s = self.slots.lock();
+        let i = (0..atoll_abi::MAX_SLOTS).find(|&i| s[i / 64] & (1 << (i % 64)) == 0)?;
+        s[i / 64] |= 1 << (i % 64);
+        Some(i)
+    }
+
+    fn put_slot(&self, i: usize) {
+        self.slots.lock()[i / 64] &= !(1 << (i % 64));
+    }
+
+    pub fn thread_count(&self) -> usize {
+        self.threads.lock().len()
+    }
+
+    /// CLOCK_MONOTONIC in ns: the TSC since the LWK booted.
+    pub fn monotonic_ns() -> u64 {
+        crate::arch::tsc::cycles_to_ns(crate::arch::cpu::rdtsc())
+    }
+
+    pub fn realtime_ns(&self) -> i64 {
+        Self::monotonic_ns() as i64 + self.realtime_offset_ns.load(Ordering::Relaxed)
+    }
+}
+
+/// Scheduler hook: save the outgoing user thread's CPU state, load the
+/// incoming one's and its address space. Interrupts are off.
+pub fn switch_threads(prev: &Thread, next: &Thread) {
+    if let Some(u) = &prev.user {
+        u.cpu_state.switch_out();
+    }
+    if let Some(u) = &next.user {
+        u.cpu_state.switch_in();
+        crate::arch::paging::switch_root(u.process.root);
+        u.process.ran_on.fetch_or(1 << crate::arch::percpu::cpu_index(), Ordering::Relaxed);
+    }
+}

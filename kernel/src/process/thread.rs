@@ -1,0 +1,114 @@
+//! A program's threads: starting them in ring 3, ending them, and ending
+//! the program when the last one ends or one of them faults.
+
+use alloc::format;
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::{launch, Process, UserThread};
+use crate::arch::idt::TrapFrame;
+use crate::arch::user::{self, UserCpuState};
+use crate::sched::{self, Thread};
+use crate::sync::SpinLock;
+
+/// A fresh thread id (process ids come from the same numbers).
+pub fn new_tid() -> u32 {
+    super::NEXT_PID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Starts thread `tid` of `p`, entering user mode with `frame` on the next
+/// of the program's cores.
+pub fn spawn_user_thread(p: &Arc<Process>, frame: TrapFrame, fs_base: u64, clear_child_tid: u64, tid: u32) -> Result<(), i64> {
+    let slot = p.take_slot().ok_or(crate::syscall::errno::EAGAIN)?;
+    let cpu = p.pick_cpu();
+    let process = p.clone();
+    let t = Thread::new_user(
+        &format!("pid {} tid {}", p.pid, tid),
+        cpu,
+        alloc::boxed::Box::new(move || {
+            let frame = frame;
+            kill_check(&sched::current());
+            user::enter(&frame)
+        }),
+        |stack_top| UserThread {
+            process,
+            tid,
+            slot,
+            cpu_state: UserCpuState::new(stack_top, fs_base),
+            clear_child_tid: AtomicU64::new(clear_child_tid),
+            robust_list: AtomicU64::new(0),
+            signal_mask: AtomicU64::new(0),
+            altstack: SpinLock::new([0; 3]),
+        },
+    );
+    {
+        // Under the same lock begin_exit takes its snapshot with.
+        let mut threads = p.threads.lock();
+        if p.is_exiting() {
+            p.put_slot(slot);
+            return Err(crate::syscall::errno::EAGAIN);
+        }
+        threads.push(t.clone());
+    }
+    sched::start(&t);
+    Ok(())
+}
+
+/// Ends the calling user thread; the last one out ends the program.
+pub fn exit_current_thread() -> ! {
+    let me = sched::current();
+    let u = me.user.as_ref().expect("exit of a kernel thread through the user path");
+    let p = u.process.clone();
+    // CLONE_CHILD_CLEARTID: tell a joiner (pthread_join waits on this word).
+    let ctid = u.clear_child_tid.load(Ordering::Relaxed);
+    if ctid != 0 && !p.is_exiting() && super::uaccess::write_u32(&p, ctid, 0).is_ok() {
+        p.futexes.wake(&p, ctid, 1, u32::MAX);
+    }
+    p.put_slot(u.slot);
+    // Off this address space before it can be freed.
+    crate::arch::paging::switch_root(crate::arch::paging::kernel_root());
+    let last = {
+        let mut threads = p.threads.lock();
+        threads.retain(|t| !Arc::ptr_eq(t, &me));
+        threads.is_empty()
+    };
+    drop(me);
+    if last {
+        launch::program_ended(&p);
+    }
+    drop(p);
+    sched::exit_current()
+}
+
+/// On the way back to user mode: leave if the program is ending.
+pub fn kill_check(t: &Thread) {
+    if let Some(u) = &t.user {
+        if u.process.is_exiting() {
+            exit_current_thread();
+        }
+    }
+}
+
+/// A fault in user mode: the program ends with the signal a Linux program
+/// would get. Never returns.
+pub fn user_fault(frame: &TrapFrame, cr2: u64) -> ! {
+    let t = sched::current();
+    let u = t.user.as_ref().expect("user fault outside a user thread");
+    let (signal, name) = match frame.vector {
+        0 => (8, "divide error"),
+        6 => (4, "invalid opcode"),
+        13 => (11, "general protection fault"),
+        14 => (11, "page fault"),
+        16 | 19 => (8, "floating-point exception"),
+        17 => (7, "alignment check"),
+        3 | 1 => (5, "breakpoint"),
+        _ => (11, "exception"),
+    };
+    crate::println!(
+        "program {} thread {}: {} (vector {}) at rip {:#x}, address {:#x}, error {:#x}: signal {}",
+        u.process.pid, u.tid, name, frame.vector, frame.rip, cr2, frame.error_code, signal
+    );
+    u.process.begin_exit(signal);
+    drop(t);
+    exit_current_thread()
+}

@@ -1,0 +1,43 @@
+//! TLB shootdown: after a program's mappings shrink, every other core that
+//! ran one of its threads drops its cached translations before the freed
+//! frames can be reused. A program on one core never sends an IPI.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::Process;
+use crate::arch::{cpu, paging, percpu::{self, MAX_CPUS}};
+
+pub const SHOOTDOWN_VECTOR: u8 = 0xf5;
+
+/// Per core: flush requests taken (a ticket counter) and completed.
+static REQUESTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+static DONE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+
+pub fn init() {
+    crate::ipi::register(SHOOTDOWN_VECTOR, |_| {
+        let me = percpu::cpu_index();
+        let upto = REQUESTED[me].load(Ordering::Acquire);
+        paging::flush_user_tlb();
+        DONE[me].fetch_max(upto, Ordering::AcqRel);
+    });
+}
+
+/// Flushes this core and every other core that ran `p`, and waits.
+pub fn shootdown(p: &Process) {
+    paging::flush_user_tlb();
+    let me = percpu::cpu_index();
+    let others = p.ran_on.load(Ordering::Acquire) & !(1u64 << me);
+    if others == 0 {
+        return;
+    }
+    let mut tickets = [0u64; MAX_CPUS];
+    for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
+        tickets[c] = REQUESTED[c].fetch_add(1, Ordering::AcqRel) + 1;
+        crate::ipi::send(c, SHOOTDOWN_VECTOR);
+    }
+    for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
+        while DONE[c].load(Ordering::Acquire) < tickets[c] {
+            cpu::relax();
+        }
+    }
+}

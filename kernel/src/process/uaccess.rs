@@ -1,0 +1,79 @@
+//! Reading and writing a program's memory from system calls. Every access
+//! goes through the program's page tables (under its address-space lock)
+//! to the physical page, so a bad pointer is an EFAULT, never a kernel
+//! fault.
+
+use core::sync::atomic::AtomicU32;
+
+use super::Process;
+use crate::arch::physmem;
+use crate::syscall::errno::EFAULT;
+
+/// Copies `buf.len()` bytes from the program's `va`.
+pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), i64> {
+    let vm = p.vm.lock();
+    let mut done = 0;
+    while done < buf.len() {
+        let t = vm.translate(va.checked_add(done as u64).ok_or(EFAULT)?).ok_or(EFAULT)?;
+        let n = (t.rest_of_page as usize).min(buf.len() - done);
+        physmem::copy_from(t.phys, &mut buf[done..done + n]);
+        done += n;
+    }
+    Ok(())
+}
+
+/// Copies `buf` to the program's `va`; the pages must be writable.
+pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), i64> {
+    let vm = p.vm.lock();
+    let mut done = 0;
+    while done < buf.len() {
+        let t = vm.translate(va.checked_add(done as u64).ok_or(EFAULT)?).ok_or(EFAULT)?;
+        if !t.writable {
+            return Err(EFAULT);
+        }
+        let n = (t.rest_of_page as usize).min(buf.len() - done);
+        physmem::copy_to(t.phys, &buf[done..done + n]);
+        done += n;
+    }
+    Ok(())
+}
+
+pub fn read_u64(p: &Process, va: u64) -> Result<u64, i64> {
+    let mut b = [0u8; 8];
+    read_bytes(p, va, &mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+pub fn write_u64(p: &Process, va: u64, v: u64) -> Result<(), i64> {
+    write_bytes(p, va, &v.to_le_bytes())
+}
+
+pub fn write_u32(p: &Process, va: u64, v: u32) -> Result<(), i64> {
+    write_bytes(p, va, &v.to_le_bytes())
+}
+
+/// Writes consecutive u64 words (a C struct of longs).
+pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), i64> {
+    let mut b = alloc::vec::Vec::with_capacity(words.len() * 8);
+    for w in words {
+        b.extend_from_slice(&w.to_le_bytes());
+    }
+    write_bytes(p, va, &b)
+}
+
+pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], i64> {
+    let mut out = [0u64; N];
+    for (i, w) in out.iter_mut().enumerate() {
+        *w = read_u64(p, va + 8 * i as u64)?;
+    }
+    Ok(out)
+}
+
+/// A futex word, for atomic access (4-byte aligned, mapped).
+pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, i64> {
+    if va % 4 != 0 {
+        return Err(crate::syscall::errno::EINVAL);
+    }
+    let t = p.vm.lock().translate(va).ok_or(EFAULT)?;
+    Ok(physmem::atomic_u32(t.phys))
+}

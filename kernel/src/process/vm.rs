@@ -1,0 +1,346 @@
+//! A program's address space: which ranges are reserved (for placing new
+//! mappings) and the page tables, which own the memory. Memory is
+//! populated and zeroed when it is mapped (no demand paging), with 2 MiB
+//! pages wherever a whole aligned 2 MiB is covered. PROT_NONE reservations
+//! get memory only when they become accessible.
+
+use alloc::collections::BTreeMap;
+use alloc::vec::Vec;
+use atoll_abi::{MMAP_BASE, USER_END, USER_START};
+use lwk_logic::user_pages::{Access, MapError, TableMemory, Translation, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE};
+
+use crate::arch::{paging, physmem};
+use crate::mem;
+use crate::syscall::errno::*;
+
+/// Page tables in frames from the kernel's allocator, via the direct map.
+pub struct Tables;
+
+impl TableMemory for Tables {
+    fn read(&self, table: u64, index: usize) -> u64 {
+        physmem::read_u64(table + 8 * index as u64)
+    }
+    fn write(&mut self, table: u64, index: usize, value: u64) {
+        physmem::write_u64(table + 8 * index as u64, value)
+    }
+    fn new_table(&mut self) -> Option<u64> {
+        let f = mem::alloc_frames(1, 1)?;
+        physmem::zero_owned(f, PAGE_SIZE as usize);
+        Some(f)
+    }
+    fn free_table(&mut self, table: u64) {
+        mem::free_frames(table, 1)
+    }
+}
+
+/// Frames to give back once no CPU can still reach them (after a TLB
+/// shootdown): (physical address, bytes).
+pub type Freed = Vec<(u64, u64)>;
+
+pub fn free_all(freed: Freed) {
+    for (phys, bytes) in freed {
+        mem::free_frames(phys, bytes / PAGE_SIZE);
+    }
+}
+
+pub struct AddressSpace {
+    pages: UserPageTable,
+    /// Reserved ranges, start -> end.
+    ranges: BTreeMap<u64, u64>,
+    brk_start: u64,
+    brk: u64,
+    /// The heap is mapped up to here (a 2 MiB boundary past `brk`).
+    heap_end: u64,
+}
+
+pub fn page_up(x: u64) -> u64 {
+    (x + PAGE_SIZE - 1) & !(PAGE_SIZE - 1)
+}
+
+fn in_user_range(start: u64, len: u64) -> bool {
+    start >= USER_START && len <= USER_END - start
+}
+
+impl AddressSpace {
+    pub fn new(brk_start: u64) -> Result<Self, i64> {
+        let pages = UserPageTable::new(&mut Tables, paging::kernel_root()).ok_or(ENOMEM)?;
+        Ok(AddressSpace { pages, ranges: BTreeMap::new(), brk_start, brk: brk_start, heap_end: brk_start })
+    }
+
+    pub fn root(&self) -> u64 {
+        self.pages.root()
+    }
+
+    pub fn translate(&self, va: u64) -> Option<Translation> {
+        self.pages.translate(&Tables, va)
+    }
+
+    fn is_free(&self, start: u64, end: u64) -> bool {
+        // The last range starting below `end` must end at or before `start`.
+        self.ranges.range(..end).next_back().map_or(true, |(_, &e)| e <= start)
+    }
+
+    fn reserve(&mut self, start: u64, end: u64) {
+        self.ranges.insert(start, end);
+    }
+
+    /// Removes [start, end) from the reserved ranges, splitting any range
+    /// it cuts.
+    fn unreserve(&mut self, start: u64, end: u64) {
+        let cut: Vec<(u64, u64)> = self.ranges.range(..end).filter(|(_, &e)| e > start).map(|(&s, &e)| (s, e)).collect();
+        for (s, e) in cut {
+            self.ranges.remove(&s);
+            if s < start {
+                self.ranges.insert(s, start);
+            }
+            if e > end {
+                self.ranges.insert(end, e);
+            }
+        }
+    }
+
+    /// Gives [start, end) memory wherever it has none, with `access`.
+    fn populate(&mut self, start: u64, end: u64, access: Access) -> Result<(), i64> {
+        let mut va = start;
+        while va < end {
+            let whole_large = va % LARGE_PAGE_SIZE == 0 && end - va >= LARGE_PAGE_SIZE;
+            if whole_large && self.pages.is_empty(&Tables, va, va + LARGE_PAGE_SIZE) {
+                if let Some(f) = mem::alloc_frames(LARGE_PAGE_SIZE / PAGE_SIZE, LARGE_PAGE_SIZE / PAGE_SIZE) {
+                    physmem::zero_owned(f, LARGE_PAGE_SIZE as usize);
+                    self.map_or_free(va, f, true, access)?;
+                    va += LARGE_PAGE_SIZE;
+                    continue;
+                }
+            }
+            if !self.pages.has_frame(&Tables, va) {
+                let f = mem::alloc_frames(1, 1).ok_or(ENOMEM)?;
+                physmem::zero_owned(f, PAGE_SIZE as usize);
+                self.map_or_free(va, f, false, access)?;
+            }
+            va += PAGE_SIZE;
+        }
+        Ok(())
+    }
+
+    fn map_or_free(&mut self, va: u64, frame: u64, large: bool, access: Access) -> Result<(), i64> {
+        match self.pages.map(&mut Tables, va, frame, large, access) {
+            Ok(()) => Ok(()),
+            Err(e) => {
+                mem::free_frames(frame, if large { LARGE_PAGE_SIZE / PAGE_SIZE } else { 1 });
+                Err(if e == MapError::NoMemory { ENOMEM } else { EEXIST })
+            }
+        }
+    }
+
+    /// Maps [start, start+len) with memory (a launch region, or mmap).
+    pub fn map_fixed(&mut self, start: u64, len: u64, access: Access) -> Result<(), i64> {
+        if !in_user_range(start, len) || start % PAGE_SIZE != 0 || len == 0 {
+            return Err(EINVAL);
+        }
+        let end = start + page_up(len);
+        self.reserve(start, end);
+        if access == Access::NONE {
+            return Ok(());
+        }
+        let r = self.populate(start, end, access);
+        if r.is_err() {
+            let mut freed = Freed::new();
+            self.unmap(start, end - start, &mut freed);
+            free_all(freed);
+        }
+        r
+    }
+
+    /// A free range for `len` bytes at or above the mmap base; 2 MiB
+    /// aligned when it can hold 2 MiB pages.
+    fn place(&self, len: u64) -> Option<u64> {
+        let align = if len >= LARGE_PAGE_SIZE { LARGE_PAGE_SIZE } else { PAGE_SIZE };
+        let mut candidate = MMAP_BASE;
+        for (&s, &e) in self.ranges.range(MMAP_BASE..) {
+            if s >= candidate + len {
+                break;
+            }
+            candidate = (e + align - 1) & !(align - 1);
+        }
+        (candidate + len <= USER_END).then_some(candidate)
+    }
+
+    /// mmap of anonymous memory; `fixed` maps exactly at `hint`, replacing
+    /// what is there (its frames go to `freed`).
+    pub fn mmap(&mut self, hint: u64, len: u64, access: Access, fixed: bool, noreplace: bool, freed: &mut Freed) -> Result<u64, i64> {
+        let len = page_up(len);
+        if len == 0 {
+            return Err(EINVAL);
+        }
+        let at = if fixed || noreplace {
+            if hint % PAGE_SIZE != 0 || !in_user_range(hint, len) {
+                return Err(if fixed { EINVAL } else { ENOMEM });
+            }
+            if !self.is_free(hint, hint + len) {
+                if noreplace {
+                    return Err(EEXIST);
+                }
+                self.unmap(hint, len, freed);
+            }
+            hint
+        } else if hint != 0 && hint % PAGE_SIZE == 0 && in_user_range(hint, len) && self.is_free(hint, hint + len) {
+            hint
+        } else {
+            self.place(len).ok_or(ENOMEM)?
+        };
+        self.map_fixed(at, len, access)?;
+        Ok(at)
+    }
+
+    /// munmap: frames go to `freed`, to be released after the shootdown.
+    pub fn unmap(&mut self, start: u64, len: u64, freed: &mut Freed) {
+        let end = start.saturating_add(page_up(len)).min(USER_END);
+        self.unreserve(start, end);
+        // Page-table frames are only ever short of memory when splitting a
+        // 2 MiB page; then the whole 2 MiB goes (still inside the range's
+        // reservation rules, as the split only happens at its edges).
+        if self.pages.unmap(&mut Tables, start, end, |p, s| freed.push((p, s))).is_err() {
+            let (a, b) = (start & !(LARGE_PAGE_SIZE - 1), (end + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1));
+            let _ = self.pages.unmap(&mut Tables, a, b, |p, s| freed.push((p, s)));
+        }
+    }
+
+    /// mprotect: memory that becomes accessible is populated first.
+    pub fn protect(&mut self, start: u64, len: u64, access: Access) -> Result<(), i64> {
+        let end = start.checked_add(page_up(len)).ok_or(ENOMEM)?;
+        if start % PAGE_SIZE != 0 || !in_user_range(start, end - start) {
+            return Err(EINVAL);
+        }
+        if !self.is_covered(start, end) {
+            return Err(ENOMEM);
+        }
+        if access != Access::NONE {
+            self.populate(start, end, access)?;
+        }
+        self.pages.protect(&mut Tables, start, end, access).map_err(|_| ENOMEM)
+    }
+
+    /// True if every byte of [start, end) is reserved.
+    fn is_covered(&self, start: u64, end: u64) -> bool {
+        let mut at = start;
+        for (&s, &e) in self.ranges.range(..end) {
+            if e <= at {
+                continue;
+            }
+            if s > at {
+                return false;
+            }
+            at = e;
+            if at >= end {
+                return true;
+            }
+        }
+        at >= end
+    }
+
+    /// Access of the page at `va` (mremap keeps it).
+    fn access_at(&self, va: u64) -> Access {
+        match self.translate(va) {
+            Some(t) => Access { read: true, write: t.writable, exec: true },
+            None => Access::NONE,
+        }
+    }
+
+    /// brk: grows or shrinks the heap; returns the new break (or the old
+    /// one when the request cannot be met, as Linux does).
+    pub fn brk(&mut self, want: u64, freed: &mut Freed) -> u64 {
+        if want < self.brk_start || want > USER_END {
+            return self.brk;
+        }
+        let new_end = (want + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1);
+        let heap_end = self.heap_end.max(self.brk_start);
+        if new_end > heap_end {
+            if !self.is_free(heap_end, new_end) {
+                return self.brk;
+            }
+            let rw = Access { read: true, write: true, exec: false };
+            if self.map_fixed(heap_end, new_end - heap_end, rw).is_err() {
+                return self.brk;
+            }
+            self.heap_end = new_end;
+        } else if new_end < heap_end && new_end >= self.brk_start {
+            let from = new_end.max(page_up(self.brk_start));
+            self.unmap(from, heap_end - from, freed);
+            self.heap_end = from;
+        }
+        self.brk = want;
+        want
+    }
+
+    /// mremap without MREMAP_FIXED: shrink in place, grow in place when the
+    /// space after is free, else move (with MREMAP_MAYMOVE) by copying.
+    pub fn mremap(&mut self, old: u64, old_len: u64, new_len: u64, may_move: bool, freed: &mut Freed) -> Result<u64, i64> {
+        let (old_len, new_len) = (page_up(old_len), page_up(new_len));
+        if old % PAGE_SIZE != 0 || new_len == 0 || !in_user_range(old, old_len.max(new_len)) {
+            return Err(EINVAL);
+        }
+        if !self.is_covered(old, old + old_len) {
+            return Err(EFAULT);
+        }
+        if new_len <= old_len {
+            self.unmap(old + new_len, old_len - new_len, freed);
+            return Ok(old);
+        }
+        let access = self.access_at(old);
+        if self.is_free(old + old_len, old + new_len) {
+            self.map_fixed(old + old_len, new_len - old_len, access)?;
+            self.merge(old, old + new_len);
+            return Ok(old);
+        }
+        if !may_move {
+            return Err(ENOMEM);
+        }
+        let rw = Access { read: true, write: true, exec: false };
+        let to = self.mmap(0, new_len, rw, false, false, freed)?;
+        self.copy(old, to, old_len);
+        self.pages.protect(&mut Tables, to, to + new_len, access).map_err(|_| ENOMEM)?;
+        self.unmap(old, old_len, freed);
+        Ok(to)
+    }
+
+    fn merge(&mut self, start: u64, end: u64) {
+        self.unreserve(start, end);
+        self.reserve(start, end);
+    }
+
+    /// Copies user memory to other user memory, page piece by page piece.
+    fn copy(&self, from: u64, to: u64, len: u64) {
+        let mut done = 0;
+        while done < len {
+            let (Some(a), Some(b)) = (self.translate(from + done), self.translate(to + done)) else {
+                done += PAGE_SIZE;
+                continue;
+            };
+            let n = a.rest_of_page.min(b.rest_of_page).min(len - done);
+            physmem::copy_within(a.phys, b.phys, n as usize);
+            done += n;
+        }
+    }
+
+    /// madvise(MADV_DONTNEED): the range reads as zero afterwards.
+    pub fn zero(&self, start: u64, len: u64) {
+        let mut va = start;
+        let end = start.saturating_add(len);
+        while va < end {
+            match self.translate(va) {
+                Some(t) => {
+                    let n = t.rest_of_page.min(end - va);
+                    physmem::zero_owned(t.phys, n as usize);
+                    va += n;
+                }
+                None => va = (va | (PAGE_SIZE - 1)) + 1,
+            }
+        }
+    }
+
+    /// Frees everything, every frame and table; maps nothing afterwards.
+    pub fn release(&mut self) {
+        self.pages.destroy(&mut Tables, |p, s| mem::free_frames(p, s / PAGE_SIZE));
+        self.ranges.clear();
+    }
+}

@@ -1,0 +1,116 @@
+//! brk, mmap (anonymous), munmap, mprotect, mremap, madvise.
+
+use lwk_logic::user_pages::Access;
+
+use super::errno::*;
+use super::Call;
+use crate::process::{tlb, vm};
+
+const PROT_READ: u64 = 1;
+const PROT_WRITE: u64 = 2;
+const PROT_EXEC: u64 = 4;
+const MAP_SHARED: u64 = 0x01;
+const MAP_PRIVATE: u64 = 0x02;
+const MAP_FIXED: u64 = 0x10;
+const MAP_ANONYMOUS: u64 = 0x20;
+const MAP_FIXED_NOREPLACE: u64 = 0x100000;
+const MREMAP_MAYMOVE: u64 = 1;
+const MADV_DONTNEED: u64 = 4;
+
+fn access(prot: u64) -> Access {
+    Access { read: prot & PROT_READ != 0, write: prot & PROT_WRITE != 0, exec: prot & PROT_EXEC != 0 }
+}
+
+/// After mappings shrank: no core may still see them (TLB), the host's
+/// mirror drops them, then the frames are free.
+fn retire(c: &Call, freed: vm::Freed) {
+    tlb::shootdown(c.process);
+    crate::process::note_unmapped();
+    vm::free_all(freed);
+    crate::channel::report_memory();
+}
+
+pub fn brk(c: &mut Call) -> i64 {
+    let mut freed = vm::Freed::new();
+    let r = c.process.vm.lock().brk(c.args[0], &mut freed);
+    if !freed.is_empty() {
+        retire(c, freed);
+    }
+    r as i64
+}
+
+pub fn mmap(c: &mut Call) -> i64 {
+    let [addr, len, prot, flags, fd, offset] = c.args;
+    if flags & MAP_ANONYMOUS == 0 {
+        // File mappings would need the file's pages in the enclave.
+        let _ = (fd, offset);
+        return ENODEV;
+    }
+    if flags & (MAP_SHARED | MAP_PRIVATE) == 0 || prot & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0 {
+        return EINVAL;
+    }
+    let mut freed = vm::Freed::new();
+    let r = c.process.vm.lock().mmap(addr, len, access(prot), flags & MAP_FIXED != 0, flags & MAP_FIXED_NOREPLACE != 0, &mut freed);
+    if !freed.is_empty() {
+        retire(c, freed);
+    }
+    crate::channel::report_memory();
+    match r {
+        Ok(at) => at as i64,
+        Err(e) => e,
+    }
+}
+
+pub fn munmap(c: &mut Call) -> i64 {
+    let [addr, len, ..] = c.args;
+    if addr % 4096 != 0 || len == 0 {
+        return EINVAL;
+    }
+    let mut freed = vm::Freed::new();
+    c.process.vm.lock().unmap(addr, len, &mut freed);
+    retire(c, freed);
+    0
+}
+
+pub fn mprotect(c: &mut Call) -> i64 {
+    let [addr, len, prot, ..] = c.args;
+    if len == 0 {
+        return 0;
+    }
+    let r = c.process.vm.lock().protect(addr, len, access(prot));
+    // Taking access away must reach every core and the host's mirror.
+    if r.is_ok() && prot & PROT_WRITE == 0 {
+        retire(c, vm::Freed::new());
+    }
+    match r {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+pub fn mremap(c: &mut Call) -> i64 {
+    let [old, old_len, new_len, flags, ..] = c.args;
+    if flags & !MREMAP_MAYMOVE != 0 {
+        return EINVAL;
+    }
+    let mut freed = vm::Freed::new();
+    let r = c.process.vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
+    retire(c, freed);
+    match r {
+        Ok(at) => at as i64,
+        Err(e) => e,
+    }
+}
+
+pub fn madvise(c: &mut Call) -> i64 {
+    let [addr, len, advice, ..] = c.args;
+    if addr % 4096 != 0 {
+        return EINVAL;
+    }
+    // DONTNEED'ed anonymous memory reads as zero afterwards (glibc's
+    // malloc relies on it); other advice changes nothing here.
+    if advice == MADV_DONTNEED {
+        c.process.vm.lock().zero(addr, len);
+    }
+    0
+}

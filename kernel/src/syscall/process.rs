@@ -1,0 +1,142 @@
+//! Identity, threads and ending: getpid, gettid, getppid, clone, clone3,
+//! set_tid_address, set_robust_list, arch_prctl, exit, exit_group, rseq.
+
+use core::sync::atomic::Ordering;
+
+use super::errno::*;
+use super::Call;
+use crate::process::{self, uaccess};
+
+const CLONE_VM: u64 = 0x100;
+const CLONE_FS: u64 = 0x200;
+const CLONE_FILES: u64 = 0x400;
+const CLONE_SIGHAND: u64 = 0x800;
+const CLONE_THREAD: u64 = 0x10000;
+const CLONE_SYSVSEM: u64 = 0x40000;
+const CLONE_SETTLS: u64 = 0x80000;
+const CLONE_PARENT_SETTID: u64 = 0x100000;
+const CLONE_CHILD_CLEARTID: u64 = 0x200000;
+const CLONE_DETACHED: u64 = 0x400000;
+const CLONE_CHILD_SETTID: u64 = 0x1000000;
+const THREAD_FLAGS: u64 = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
+const SUPPORTED: u64 = THREAD_FLAGS | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS
+    | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED | CLONE_CHILD_SETTID;
+
+const ARCH_SET_FS: u64 = 0x1002;
+const ARCH_GET_FS: u64 = 0x1003;
+
+pub fn getpid(c: &mut Call) -> i64 {
+    c.process.pid as i64
+}
+
+pub fn gettid(c: &mut Call) -> i64 {
+    c.user.tid as i64
+}
+
+/// The program's parent is `atoll run`, which lives on Linux.
+pub fn getppid(_c: &mut Call) -> i64 {
+    1
+}
+
+/// Ends the calling thread; the program's status is the last thread's.
+pub fn exit(c: &mut Call) -> i64 {
+    if c.process.thread_count() == 1 {
+        c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
+    }
+    process::exit_current_thread()
+}
+
+pub fn exit_group(c: &mut Call) -> i64 {
+    c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
+    process::exit_current_thread()
+}
+
+/// A new thread of this program (fork-like clones are not supported).
+fn new_thread(c: &mut Call, flags: u64, stack: u64, parent_tid: u64, child_tid: u64, tls: u64) -> i64 {
+    if flags & THREAD_FLAGS != THREAD_FLAGS || flags & !SUPPORTED & !0xff != 0 {
+        crate::println!("program {}: clone flags {:#x} (a new process) are not supported", c.process.pid, flags);
+        return ENOSYS;
+    }
+    let mut frame = copy_frame(c);
+    frame.rax = 0;
+    if stack != 0 {
+        frame.rsp = stack;
+    }
+    let fs = if flags & CLONE_SETTLS != 0 { tls } else { c.user.cpu_state.fs_base() };
+    // The tid words are written before the thread can run, as Linux does.
+    let tid = process::new_tid();
+    for (flag, at) in [(CLONE_PARENT_SETTID, parent_tid), (CLONE_CHILD_SETTID, child_tid)] {
+        if flags & flag != 0 && uaccess::write_u32(c.process, at, tid).is_err() {
+            return EFAULT;
+        }
+    }
+    let clear = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
+    if let Err(e) = process::spawn_user_thread(c.process, frame, fs, clear, tid) {
+        return e;
+    }
+    tid as i64
+}
+
+fn copy_frame(c: &Call) -> crate::arch::idt::TrapFrame {
+    let f = &*c.frame;
+    crate::arch::idt::TrapFrame { ..*f }
+}
+
+/// clone(flags, stack, parent_tid, child_tid, tls) (x86-64 order).
+pub fn clone(c: &mut Call) -> i64 {
+    let [flags, stack, parent_tid, child_tid, tls, _] = c.args;
+    new_thread(c, flags, stack, parent_tid, child_tid, tls)
+}
+
+/// clone3(struct clone_args *, size).
+pub fn clone3(c: &mut Call) -> i64 {
+    let [args, size, ..] = c.args;
+    if size < 64 {
+        return EINVAL;
+    }
+    // flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls
+    let a: [u64; 8] = match uaccess::read_words(c.process, args) {
+        Ok(a) => a,
+        Err(e) => return e,
+    };
+    let stack = if a[5] != 0 { a[5] + a[6] } else { 0 };
+    new_thread(c, a[0], stack, a[3], a[2], a[7])
+}
+
+pub fn set_tid_address(c: &mut Call) -> i64 {
+    c.user.clear_child_tid.store(c.args[0], Ordering::Relaxed);
+    c.user.tid as i64
+}
+
+/// Kept for the record: robust futexes matter only when a thread dies
+/// holding a robust mutex, and a dying thread here ends the program.
+pub fn set_robust_list(c: &mut Call) -> i64 {
+    if c.args[1] != 24 {
+        return EINVAL;
+    }
+    c.user.robust_list.store(c.args[0], Ordering::Relaxed);
+    0
+}
+
+pub fn arch_prctl(c: &mut Call) -> i64 {
+    match c.args[0] {
+        ARCH_SET_FS => {
+            if c.args[1] >= 0x0000_8000_0000_0000 {
+                return EPERM;
+            }
+            c.user.cpu_state.set_fs_base(c.args[1]);
+            0
+        }
+        ARCH_GET_FS => match uaccess::write_u64(c.process, c.args[1], c.user.cpu_state.fs_base()) {
+            Ok(()) => 0,
+            Err(e) => e,
+        },
+        _ => EINVAL,
+    }
+}
+
+/// Restartable sequences are not provided; glibc and musl check for that
+/// and carry on, so this is not reported as unsupported.
+pub fn rseq(_c: &mut Call) -> i64 {
+    ENOSYS
+}

@@ -1,0 +1,147 @@
+//! The machine as a program sees it: uname, getrandom, prlimit64, getcpu,
+//! sched_yield, sched_getaffinity, sched_setaffinity.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::errno::*;
+use super::Call;
+use crate::arch::{cpu, percpu};
+use crate::process::uaccess;
+use crate::sched;
+
+const RLIMIT_STACK: u64 = 3;
+const RLIMIT_NOFILE: u64 = 7;
+const RLIM_INFINITY: u64 = u64::MAX;
+
+pub fn uname(c: &mut Call) -> i64 {
+    let enclave = crate::boot::enclave().map_or(0, |e| e.id);
+    let fields = [
+        alloc::string::String::from("Linux"),
+        alloc::format!("atoll-enclave{}", enclave),
+        "6.1.0-atoll".into(),
+        "#1 SMP Atoll LWK".into(),
+        "x86_64".into(),
+        "(none)".into(),
+    ];
+    let mut buf = [0u8; 65 * 6];
+    for (i, f) in fields.iter().enumerate() {
+        let n = f.len().min(64);
+        buf[65 * i..65 * i + n].copy_from_slice(&f.as_bytes()[..n]);
+    }
+    match uaccess::write_bytes(c.process, c.args[0], &buf) {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+static RANDOM_STATE: AtomicU64 = AtomicU64::new(0x9e37_79b9_7f4a_7c15);
+
+/// SplitMix64 over a shared counter stirred with the TSC: unpredictable
+/// enough for hash seeds and malloc cookies, not for keys.
+fn next_random() -> u64 {
+    let mut z = RANDOM_STATE.fetch_add(0x9e37_79b9_7f4a_7c15 ^ cpu::rdtsc(), Ordering::Relaxed);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+pub fn getrandom(c: &mut Call) -> i64 {
+    let [buf, len, ..] = c.args;
+    let len = len.min(1 << 20) as usize;
+    let mut bytes = alloc::vec![0u8; len];
+    for chunk in bytes.chunks_mut(8) {
+        let r = next_random().to_le_bytes();
+        chunk.copy_from_slice(&r[..chunk.len()]);
+    }
+    match uaccess::write_bytes(c.process, buf, &bytes) {
+        Ok(()) => len as i64,
+        Err(e) => e,
+    }
+}
+
+/// prlimit64(pid, resource, new, old): limits read as Linux's defaults;
+/// setting them is accepted (nothing here enforces them).
+pub fn prlimit64(c: &mut Call) -> i64 {
+    let [pid, resource, _new, old, ..] = c.args;
+    if pid != 0 && pid as u32 != c.process.pid {
+        return ESRCH;
+    }
+    if resource >= 16 {
+        return EINVAL;
+    }
+    let limit = match resource {
+        RLIMIT_STACK => [atoll_abi::STACK_SIZE, RLIM_INFINITY],
+        RLIMIT_NOFILE => [1024, 4096],
+        _ => [RLIM_INFINITY, RLIM_INFINITY],
+    };
+    if old != 0 {
+        if let Err(e) = uaccess::write_words(c.process, old, &limit) {
+            return e;
+        }
+    }
+    0
+}
+
+pub fn getcpu(c: &mut Call) -> i64 {
+    let [cpu_at, node_at, ..] = c.args;
+    let me = percpu::cpu_index() as u32;
+    if cpu_at != 0 && uaccess::write_u32(c.process, cpu_at, me).is_err() {
+        return EFAULT;
+    }
+    if node_at != 0 && uaccess::write_u32(c.process, node_at, 0).is_err() {
+        return EFAULT;
+    }
+    0
+}
+
+pub fn sched_yield(_c: &mut Call) -> i64 {
+    sched::yield_now();
+    0
+}
+
+/// The program's cores as a CPU mask.
+fn program_mask(c: &Call) -> u64 {
+    c.process.cpus.iter().fold(0, |m, &cpu| m | 1 << cpu)
+}
+
+fn targets_this_program(c: &Call, pid: u64) -> bool {
+    pid == 0 || pid as u32 == c.process.pid || pid as u32 == c.user.tid
+}
+
+pub fn sched_getaffinity(c: &mut Call) -> i64 {
+    let [pid, len, mask, ..] = c.args;
+    if !targets_this_program(c, pid) {
+        return ESRCH;
+    }
+    if len < 8 || len % 8 != 0 {
+        return EINVAL;
+    }
+    match uaccess::write_u64(c.process, mask, program_mask(c)) {
+        Ok(()) => 8,
+        Err(e) => e,
+    }
+}
+
+/// Moves the calling thread to the first of its program's cores in the
+/// mask (threads of other tids keep their core).
+pub fn sched_setaffinity(c: &mut Call) -> i64 {
+    let [pid, len, mask, ..] = c.args;
+    if !targets_this_program(c, pid) {
+        return ESRCH;
+    }
+    if len < 8 {
+        return EINVAL;
+    }
+    let want = match uaccess::read_u64(c.process, mask) {
+        Ok(m) => m & program_mask(c),
+        Err(e) => return e,
+    };
+    if want == 0 {
+        return EINVAL;
+    }
+    let here = c.thread.cpu();
+    if (pid == 0 || pid as u32 == c.user.tid) && want & (1 << here) == 0 {
+        sched::migrate_current(want.trailing_zeros() as usize);
+    }
+    0
+}

@@ -1,0 +1,131 @@
+//! Clocks and sleeping: clock_gettime, clock_getres, gettimeofday,
+//! nanosleep, clock_nanosleep. CLOCK_MONOTONIC is the TSC; CLOCK_REALTIME
+//! adds the offset Linux gave at start. CPU-time clocks read as elapsed
+//! time (a thread here has its core to itself).
+
+use super::errno::*;
+use super::Call;
+use crate::arch::{cpu, tsc};
+use crate::process::{uaccess, Process};
+use crate::sched::{self, timer};
+
+const CLOCK_REALTIME: u64 = 0;
+const CLOCK_REALTIME_COARSE: u64 = 5;
+const CLOCK_TAI: u64 = 11;
+const TIMER_ABSTIME: u64 = 1;
+const NS: i64 = 1_000_000_000;
+
+fn is_realtime(clock: u64) -> bool {
+    matches!(clock, CLOCK_REALTIME | CLOCK_REALTIME_COARSE | CLOCK_TAI)
+}
+
+fn known_clock(clock: u64) -> bool {
+    clock <= 11 && clock != 10
+}
+
+fn now_ns(p: &Process, clock: u64) -> i64 {
+    if is_realtime(clock) {
+        p.realtime_ns()
+    } else {
+        Process::monotonic_ns() as i64
+    }
+}
+
+pub fn read_timespec(p: &Process, at: u64) -> Result<i64, i64> {
+    let [sec, nsec] = uaccess::read_words::<2>(p, at)?;
+    let (sec, nsec) = (sec as i64, nsec as i64);
+    if sec < 0 || !(0..NS).contains(&nsec) {
+        return Err(EINVAL);
+    }
+    Ok(sec.saturating_mul(NS).saturating_add(nsec))
+}
+
+fn write_timespec(p: &Process, at: u64, ns: i64) -> Result<(), i64> {
+    uaccess::write_words(p, at, &[ns.div_euclid(NS) as u64, ns.rem_euclid(NS) as u64])
+}
+
+/// TSC deadline `span` ns from now.
+pub fn deadline_after(span: i64) -> u64 {
+    cpu::rdtsc().saturating_add(tsc::ns_to_cycles(span.max(0) as u64))
+}
+
+/// TSC deadline at `at` ns on the monotonic or realtime clock.
+pub fn deadline_at(p: &Process, at: i64, realtime: bool) -> u64 {
+    let now = if realtime { p.realtime_ns() } else { Process::monotonic_ns() as i64 };
+    deadline_after(at.saturating_sub(now))
+}
+
+pub fn clock_gettime(c: &mut Call) -> i64 {
+    let [clock, tp, ..] = c.args;
+    if !known_clock(clock) {
+        return EINVAL;
+    }
+    match write_timespec(c.process, tp, now_ns(c.process, clock)) {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+pub fn clock_getres(c: &mut Call) -> i64 {
+    let [clock, res, ..] = c.args;
+    if !known_clock(clock) {
+        return EINVAL;
+    }
+    if res == 0 {
+        return 0;
+    }
+    match write_timespec(c.process, res, 1) {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+pub fn gettimeofday(c: &mut Call) -> i64 {
+    let [tv, ..] = c.args;
+    if tv == 0 {
+        return 0;
+    }
+    let ns = c.process.realtime_ns();
+    match uaccess::write_words(c.process, tv, &[ns.div_euclid(NS) as u64, (ns.rem_euclid(NS) / 1000) as u64]) {
+        Ok(()) => 0,
+        Err(e) => e,
+    }
+}
+
+/// Sleeps until the TSC deadline; EINTR if the program is ending.
+fn sleep_until(p: &Process, deadline: u64) -> i64 {
+    while cpu::rdtsc() < deadline {
+        if p.is_exiting() {
+            return EINTR;
+        }
+        sched::current().mark_blocked();
+        timer::block_until(Some(deadline));
+    }
+    0
+}
+
+pub fn nanosleep(c: &mut Call) -> i64 {
+    let [req, ..] = c.args;
+    match read_timespec(c.process, req) {
+        Ok(span) => sleep_until(c.process, deadline_after(span)),
+        Err(e) => e,
+    }
+}
+
+pub fn clock_nanosleep(c: &mut Call) -> i64 {
+    let [clock, flags, req, ..] = c.args;
+    if !known_clock(clock) {
+        return EINVAL;
+    }
+    let t = match read_timespec(c.process, req) {
+        Ok(t) => t,
+        Err(e) => return e,
+    };
+    let deadline = if flags & TIMER_ABSTIME != 0 {
+        deadline_at(c.process, t, is_realtime(clock))
+    } else {
+        deadline_after(t)
+    };
+    // clock_nanosleep returns the error number itself, not -1/errno.
+    -sleep_until(c.process, deadline)
+}
