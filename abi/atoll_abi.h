@@ -269,7 +269,7 @@ struct atoll_proc {
 	__u32 pid;
 	__u32 region_count;
 	__u32 cpu_count;	/* enclave CPUs the threads use, 1.. (0: all) */
-	__u64 brk_start;	/* page aligned, above every region */
+	__u64 brk_start;	/* page aligned, in no region: the heap grows up from here */
 	__u64 entry;		/* START */
 	__u64 stack_pointer;	/* START */
 	__u64 cr3;		/* LOADED: the LWK's page-table root (physical) */

@@ -3,8 +3,10 @@
 #ifndef ATOLL_HOST_H
 #define ATOLL_HOST_H
 
+#include <linux/bitmap.h>
 #include <linux/cpumask.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -13,6 +15,13 @@
 #define ATOLL_MAX_ENCLAVES	16
 #define ATOLL_DEFAULT_BOOT_MS	30000
 #define ATOLL_STOP_WAIT_MS	2000
+#define ATOLL_PROC_FREE_WAIT_MS	2000	/* RUN: the previous program being freed */
+#define ATOLL_PROC_CREATE_MS	10000	/* RUN: the LWK building the address space */
+#define ATOLL_CALL_SPIN_NS	30000	/* CALL: spin this long before sleeping */
+
+struct atoll_program;
+struct mm_struct;
+struct vm_area_struct;
 
 struct atoll_block {
 	unsigned long id;	/* memory block number in sysfs */
@@ -42,10 +51,56 @@ struct atoll_enclave {
 	bool crashed;
 	bool stopped;
 	u64 pong_cookie;
+
+	spinlock_t send_lock;		/* to_lwk producers; to_lwk_seq */
 	u32 to_lwk_seq;
+
+	/*
+	 * The program bound to this enclave (program.c), NULL when none. Set
+	 * under atoll_lock and msg_lock, cleared under msg_lock; while set,
+	 * destroy refuses, so the binding keeps the enclave alive.
+	 */
+	struct atoll_program *program;
+	wait_queue_head_t prog_wq;	/* its workers: doorbell, exit, crash */
+	u32 seen_doorbell;		/* under msg_lock */
+	/* The LWK's program messages, under msg_lock; reset by each RUN. */
+	bool proc_created;		/* PROC_CREATED: proc_result, proc_pid */
+	s64 proc_result;
+	u32 proc_pid;
+	bool proc_exited;		/* PROC_EXIT: proc_wait_status */
+	u32 proc_wait_status;
+	bool proc_freed;
 };
 
-extern struct mutex atoll_lock;	/* serialises every ioctl */
+/*
+ * One open /dev/atoll file bound to one program (file->private_data). RUN
+ * binds it; the file's release ends the binding.
+ */
+struct atoll_program {
+	struct mutex lock;		/* RUN and START on this file */
+	struct atoll_enclave *e;	/* bound enclave, NULL when none */
+	struct atoll_proc *proc;	/* e's program area */
+	bool created;			/* RUN succeeded: pid, cr3 valid (release/acquire) */
+	bool started;			/* START given; written under map_sem */
+	u32 pid;
+	u64 cr3;
+	u32 next_slot;			/* where the next scan for requests starts */
+	DECLARE_BITMAP(claimed, ATOLL_MAX_SLOTS);	/* slots handed to a worker */
+
+	/* The mirror of the program's address space (mirror.c). */
+	unsigned long mirror_mapped;	/* bit 0: the one mmap was made */
+	struct mm_struct *mm;		/* the mirror's address space, mmgrab'ed */
+	struct rw_semaphore map_sem;	/* faults read, zaps write */
+	u32 zapped_gen;			/* map_generation at the last zap */
+};
+
+static inline struct atoll_proc *atoll_proc_area(struct atoll_enclave *e)
+{
+	return e->shared + ATOLL_PROC_OFFSET;
+}
+
+/* Serialises the enclave ioctls; the program ioctls take it only to bind. */
+extern struct mutex atoll_lock;
 
 /* enclave.c: the registry and the enclave operations */
 int atoll_enclave_create(struct atoll_create *req);
@@ -54,6 +109,8 @@ int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
 void atoll_for_each_enclave(void (*fn)(struct atoll_enclave *e));
+struct atoll_enclave *atoll_enclave_find(u32 id);
+u32 atoll_enclave_state(struct atoll_enclave *e);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */
 int atoll_cpus_pick(const struct atoll_create *req, cpumask_t *out, char *err);
@@ -78,6 +135,21 @@ void atoll_channel_drain(struct atoll_enclave *e);
 int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0);
 int atoll_channel_start(void);
 void atoll_channel_stop(void);
+
+/* program.c: programs in an enclave, one per open file */
+struct atoll_program *atoll_program_alloc(void);
+void atoll_program_release(struct atoll_program *p);
+long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned long arg);
+int atoll_program_check_destroy(struct atoll_enclave *e, char *err);
+u32 atoll_program_pid(struct atoll_enclave *e);
+
+/* mirror.c: the program's address space mapped into the `atoll run` process */
+int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);
+void atoll_mirror_zap(struct atoll_program *p, bool start);
+void atoll_mirror_put(struct atoll_program *p);
+
+/* main.c */
+int atoll_req_check(const struct atoll_header *hdr, size_t size, u32 magic);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

@@ -5,6 +5,8 @@
  * LWK -> Linux: a message, then Linux's platform IPI, whose callback drains
  * every enclave's ring here. Waiters also drain it themselves, so a lost
  * (or, where the hook is taken, absent) interrupt only delays them.
+ * The same drain watches a bound program's doorbell (program.c): the LWK
+ * rings it with the same interrupt when it posts a delegated call.
  */
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
@@ -41,6 +43,18 @@ static void handle(struct atoll_enclave *e, const struct atoll_msg *m)
 	case ATOLL_MSG_STOPPED:
 		e->stopped = true;
 		break;
+	case ATOLL_MSG_PROC_CREATED:
+		e->proc_result = (s64)m->arg[0];
+		e->proc_pid = m->arg[1];
+		smp_store_release(&e->proc_created, true);
+		break;
+	case ATOLL_MSG_PROC_EXIT:
+		e->proc_wait_status = m->arg[0];
+		smp_store_release(&e->proc_exited, true);
+		break;
+	case ATOLL_MSG_PROC_FREED:
+		e->proc_freed = true;
+		break;
 	default:
 		pr_warn_ratelimited("atoll: enclave %s sent unknown message %u\n", e->name, m->type);
 	}
@@ -52,8 +66,8 @@ void atoll_channel_drain(struct atoll_enclave *e)
 	struct atoll_ring *r = &e->channel->to_host;
 	unsigned long flags;
 	struct atoll_msg m;
-	bool any = false;
-	u32 tail;
+	bool any = false, wake_program = false;
+	u32 tail, doorbell;
 
 	spin_lock_irqsave(&e->msg_lock, flags);
 	tail = r->tail;
@@ -69,20 +83,36 @@ void atoll_channel_drain(struct atoll_enclave *e)
 		e->crashed = true;
 		any = true;
 	}
+	/* A bound program's workers wait for a new request, its exit or a crash. */
+	if (e->program) {
+		doorbell = READ_ONCE(atoll_proc_area(e)->doorbell);
+		wake_program = any || doorbell != e->seen_doorbell;
+		e->seen_doorbell = doorbell;
+	}
 	spin_unlock_irqrestore(&e->msg_lock, flags);
 	if (any)
 		wake_up_all(&e->wq);
+	if (wake_program)
+		wake_up_all(&e->prog_wq);
 }
 
-/* Sends one message to the LWK (callers hold atoll_lock: one producer). */
+/*
+ * Sends one message to the LWK; -EBUSY when the ring is full. Program
+ * ioctls send without atoll_lock, so producers take send_lock.
+ */
 int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0)
 {
 	struct atoll_ring *r = &e->channel->to_lwk;
-	u32 head = r->head;
+	unsigned long flags;
 	struct atoll_msg *m;
+	u32 head;
 
-	if (head - smp_load_acquire(&r->tail) >= ATOLL_RING_SLOTS)
+	spin_lock_irqsave(&e->send_lock, flags);
+	head = r->head;
+	if (head - smp_load_acquire(&r->tail) >= ATOLL_RING_SLOTS) {
+		spin_unlock_irqrestore(&e->send_lock, flags);
 		return -EBUSY;
+	}
 	m = &r->slot[head % ATOLL_RING_SLOTS];
 	m->type = type;
 	m->seq = ++e->to_lwk_seq;
@@ -91,6 +121,7 @@ int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0)
 	m->arg[2] = 0;
 	smp_store_release(&r->head, head + 1);
 	atoll_apic_send(e->apic_ids[0], APIC_DM_FIXED | ATOLL_LWK_VECTOR);
+	spin_unlock_irqrestore(&e->send_lock, flags);
 	return 0;
 }
 

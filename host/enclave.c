@@ -66,6 +66,12 @@ static struct atoll_enclave *find(u32 id)
 	return NULL;
 }
 
+/* For program.c, under atoll_lock. */
+struct atoll_enclave *atoll_enclave_find(u32 id)
+{
+	return find(id);
+}
+
 static bool name_ok(const char *name)
 {
 	const char *c;
@@ -159,7 +165,9 @@ int atoll_enclave_create(struct atoll_create *req)
 	if (!e)
 		return -ENOMEM;
 	spin_lock_init(&e->msg_lock);
+	spin_lock_init(&e->send_lock);
 	init_waitqueue_head(&e->wq);
+	init_waitqueue_head(&e->prog_wq);
 	e->id = next_id;
 	ret = take_name(e, req, err);
 	if (!ret)
@@ -233,11 +241,16 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	struct atoll_enclave *e = find(req->id);
 	u64 t = ktime_get_ns();
 	u32 i;
+	int ret;
 
 	if (!e) {
 		atoll_err(req->error, "there is no enclave with id %u", req->id);
 		return -ENOENT;
 	}
+	/* A bound program's mirror maps this memory: refused even with force. */
+	ret = atoll_program_check_destroy(e, req->error);
+	if (ret)
+		return ret;
 	atoll_channel_drain(e);
 	if (!req->force && !e->crashed) {
 		if (atoll_channel_send(e, ATOLL_MSG_SHUTDOWN, 0) ||
@@ -278,6 +291,11 @@ static u32 state_of(struct atoll_enclave *e)
 	return e->booted ? ATOLL_ENCLAVE_RUNNING : ATOLL_ENCLAVE_BOOTING;
 }
 
+u32 atoll_enclave_state(struct atoll_enclave *e)
+{
+	return state_of(e);
+}
+
 int atoll_enclave_info(struct atoll_enclave_info *req)
 {
 	struct atoll_enclave *e = NULL;
@@ -297,6 +315,9 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	atoll_memory_ranges(e, req->mem);
 	req->uptime_ns = ktime_get_ns() - e->created_ns;
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
+	req->lwk_free_bytes = READ_ONCE(e->channel->free_bytes);
+	req->lwk_total_bytes = READ_ONCE(e->channel->total_bytes);
+	req->program_pid = atoll_program_pid(e);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
 /*
  * Atoll host module: /dev/atoll and its ioctls. Each ioctl's struct is
  * checked (magic, version, size) and copied back even on failure, so the
- * CLI can print the module's own explanation.
+ * CLI can print the module's own explanation. The enclave ioctls run one at
+ * a time under atoll_lock; the program ioctls (program.c) have their own
+ * path, as each open file can be bound to a program.
  */
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
@@ -14,6 +16,15 @@
 DEFINE_MUTEX(atoll_lock);
 
 typedef int (*atoll_op)(void *req);
+
+int atoll_req_check(const struct atoll_header *hdr, size_t size, u32 magic)
+{
+	if (hdr->magic != magic || hdr->size != size)
+		return -EINVAL;
+	if (hdr->version != ATOLL_ABI_VERSION)
+		return -EPROTO;	/* the CLI and the module come from different builds */
+	return 0;
+}
 
 static long run_op(unsigned long arg, size_t size, u32 magic, atoll_op op)
 {
@@ -27,14 +38,9 @@ static long run_op(unsigned long arg, size_t size, u32 magic, atoll_op op)
 		ret = -EFAULT;
 		goto out;
 	}
-	if (hdr->magic != magic || hdr->size != size) {
-		ret = -EINVAL;
+	ret = atoll_req_check(hdr, size, magic);
+	if (ret)
 		goto out;
-	}
-	if (hdr->version != ATOLL_ABI_VERSION) {
-		ret = -EPROTO;	/* the CLI and the module come from different builds */
-		goto out;
-	}
 	ret = mutex_lock_killable(&atoll_lock);
 	if (ret)
 		goto out;
@@ -65,13 +71,43 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_DESTROY:
 		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
 			      (atoll_op)atoll_enclave_destroy);
+	case ATOLL_IOC_RUN:
+	case ATOLL_IOC_START:
+	case ATOLL_IOC_CALL:
+	case ATOLL_IOC_KILL:
+		return atoll_program_ioctl(file->private_data, cmd, arg);
 	default:
 		return -ENOTTY;
 	}
 }
 
+static int atoll_open(struct inode *inode, struct file *file)
+{
+	struct atoll_program *p = atoll_program_alloc();
+
+	if (!p)
+		return -ENOMEM;
+	file->private_data = p;
+	return 0;
+}
+
+/* The last reference: no ioctl runs and no mirror mapping is left. */
+static int atoll_release(struct inode *inode, struct file *file)
+{
+	atoll_program_release(file->private_data);
+	return 0;
+}
+
+static int atoll_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return atoll_mirror_mmap(file->private_data, vma);
+}
+
 static const struct file_operations atoll_fops = {
 	.owner = THIS_MODULE,
+	.open = atoll_open,
+	.release = atoll_release,
+	.mmap = atoll_mmap,
 	.unlocked_ioctl = atoll_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

@@ -4,12 +4,14 @@
 //! fills in the header (magic, version, size) that the module checks.
 
 use crate::error::{os_error, Error, Result};
+use crate::sys;
 use atoll_abi::{
-    ConsoleRead, Create, Destroy, EnclaveInfo, Ping, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_PING,
+    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, Ping, Run, Start, IOC_CALL, IOC_CONSOLE, IOC_CREATE,
+    IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_PING, IOC_RUN, IOC_START,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 
 pub const PATH: &str = "/dev/atoll";
 
@@ -35,6 +37,20 @@ impl Device {
             }
             Err(e) => Err(Error::new(format!("cannot open {PATH}: {}", os_error(&e)))),
         }
+    }
+
+    /// The same device on the lowest free descriptor >= `min_fd` (close-on-exec),
+    /// out of the way of the descriptor numbers a program uses; where the
+    /// limit on open files forbids that, it stays where it is.
+    pub fn move_above(self, min_fd: RawFd) -> Device {
+        match sys::dup_above(self.file.as_fd(), min_fd) {
+            Ok(fd) => Device { file: File::from(fd) },
+            Err(_) => self,
+        }
+    }
+
+    pub fn fd(&self) -> BorrowedFd<'_> {
+        self.file.as_fd()
     }
 
     /// IOC_CREATE with `image` (the flat LWK image) as the image to load.
@@ -97,5 +113,43 @@ impl Device {
         // SAFETY: `req` is a live, exclusively borrowed `Destroy`, the type
         // whose size IOC_DESTROY encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_DESTROY as _, req as *mut Destroy) })
+    }
+
+    /// IOC_RUN: creates the program's address space. On failure the module
+    /// may have left a reason in `req.error`.
+    pub fn run(&self, req: &mut Run) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `Run`, the type whose
+        // size IOC_RUN encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_RUN as _, req as *mut Run) })
+    }
+
+    /// IOC_START: starts the loaded program's main thread.
+    pub fn start(&self, entry: u64, stack_pointer: u64) -> io::Result<()> {
+        let mut req = Start::new();
+        req.entry = entry;
+        req.stack_pointer = stack_pointer;
+        // SAFETY: `req` is a live local `Start`, the type whose size IOC_START
+        // encodes; its addresses are the program's, which the module does
+        // not dereference in this process.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_START as _, &mut req as *mut Start) })
+    }
+
+    /// IOC_CALL: delivers `call.done_ret` to `call.done_slot` (if >= 0), then
+    /// waits for the next event. Fails with EINTR when a signal came first;
+    /// the caller retries with the same `call`.
+    pub fn call(&self, call: &mut Call) -> io::Result<()> {
+        // SAFETY: `call` is a live, exclusively borrowed `Call`, the type
+        // whose size IOC_CALL encodes; it holds no pointers (`args` are the
+        // program's values, which the module only copies).
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_CALL as _, call as *mut Call) })
+    }
+
+    /// IOC_KILL: ends the program as if by `signal`.
+    pub fn kill(&self, signal: i32) -> io::Result<()> {
+        let mut req = Kill::new();
+        req.signal = signal as u32;
+        // SAFETY: `req` is a live local `Kill`, the type whose size IOC_KILL
+        // encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_KILL as _, &mut req as *mut Kill) })
     }
 }

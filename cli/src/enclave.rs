@@ -22,6 +22,11 @@ pub struct Enclave {
     pub ranges: Vec<MemRange>,
     pub uptime_ns: u64,
     pub phase_ns: [u64; PHASES],
+    /// The LWK's memory: not in use, and all it manages (0: not reported yet).
+    pub lwk_free_bytes: u64,
+    pub lwk_total_bytes: u64,
+    /// The running program's pid in the LWK; 0: none.
+    pub program_pid: u32,
 }
 
 impl Enclave {
@@ -35,6 +40,9 @@ impl Enclave {
             ranges,
             uptime_ns: info.uptime_ns,
             phase_ns: info.phase_ns,
+            lwk_free_bytes: info.lwk_free_bytes,
+            lwk_total_bytes: info.lwk_total_bytes,
+            program_pid: info.program_pid,
         }
     }
 
@@ -44,6 +52,22 @@ impl Enclave {
 
     pub fn state_name(&self) -> String {
         state_name(self.state)
+    }
+
+    /// "100.5 of 120 MiB free", or "-" before the LWK reports it.
+    pub fn lwk_memory_text(&self) -> String {
+        match self.lwk_total_bytes {
+            0 => "-".into(),
+            total => format!("{} of {} MiB free", format::mib(self.lwk_free_bytes), format::mib(total)),
+        }
+    }
+
+    /// "pid 3", or "none".
+    pub fn program_text(&self) -> String {
+        match self.program_pid {
+            0 => "none".into(),
+            pid => format!("pid {pid}"),
+        }
     }
 
     /// The object `status --json` prints (and `list --json` an array of).
@@ -57,6 +81,9 @@ impl Enclave {
             "ranges": ranges_json(&self.ranges),
             "uptime_ns": self.uptime_ns,
             "phase_ns": create_phases_json(&self.phase_ns),
+            "lwk_free_bytes": self.lwk_free_bytes,
+            "lwk_total_bytes": self.lwk_total_bytes,
+            "program_pid": (self.program_pid != 0).then_some(self.program_pid),
         })
     }
 }
@@ -132,6 +159,9 @@ mod tests {
         info.mem[2] = MemRange { start: 0xdead, size: 1 }; // past mem_count
         info.uptime_ns = 1_500_000_000;
         info.phase_ns = [1_000_000, 2_000_000, 3_000_000, 4_000_000];
+        info.lwk_free_bytes = 100 << 20;
+        info.lwk_total_bytes = 120 << 20;
+        info.program_pid = 3;
         info
     }
 
@@ -142,6 +172,13 @@ mod tests {
         assert_eq!(e.ranges.len(), 2);
         assert_eq!(e.mem_bytes(), 384 << 20);
         assert_eq!(e.state_name(), "running");
+        assert_eq!((e.lwk_free_bytes, e.lwk_total_bytes, e.program_pid), (100 << 20, 120 << 20, 3));
+        assert_eq!(e.lwk_memory_text(), "100 of 120 MiB free");
+        assert_eq!(e.program_text(), "pid 3");
+        let mut idle = info(1, "x");
+        (idle.lwk_total_bytes, idle.program_pid) = (0, 0);
+        let idle = Enclave::from_info(&idle);
+        assert_eq!((idle.lwk_memory_text().as_str(), idle.program_text().as_str()), ("-", "none"));
         assert_eq!(state_name(99), "unknown (99)");
         let mut bad = info(1, "x");
         bad.mem_count = 1000;
@@ -162,6 +199,12 @@ mod tests {
             v["phase_ns"],
             json!({ "cpus": 1_000_000, "memory": 2_000_000, "load": 3_000_000, "boot": 4_000_000 })
         );
+        assert_eq!(v["lwk_free_bytes"], 100u64 << 20);
+        assert_eq!(v["lwk_total_bytes"], 120u64 << 20);
+        assert_eq!(v["program_pid"], 3);
+        let mut idle = info(7, "web");
+        idle.program_pid = 0;
+        assert_eq!(Enclave::from_info(&idle).to_json()["program_pid"], Value::Null);
     }
 
     #[test]

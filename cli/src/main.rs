@@ -1,5 +1,6 @@
-//! `atoll`: create, inspect and destroy Atoll enclaves through /dev/atoll.
-//! This file is the command line (clap) and the dispatch to `commands/`.
+//! `atoll`: create, inspect and destroy Atoll enclaves through /dev/atoll,
+//! and run programs in them. This file is the command line (clap) and the
+//! dispatch to `commands/`.
 
 mod commands;
 mod cpuset;
@@ -8,10 +9,15 @@ mod enclave;
 mod error;
 mod format;
 mod image;
+mod mirror;
 mod parse;
+mod program;
+mod serve;
+mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{console, create, destroy, list, ping, status};
+use commands::{console, create, destroy, list, ping, run, status};
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -19,12 +25,12 @@ use std::process::ExitCode;
 #[command(
     name = "atoll",
     version,
-    about = "Create, inspect and destroy Atoll enclaves: CPUs and memory taken from Linux that run the Atoll lightweight kernel",
+    about = "Create, inspect and destroy Atoll enclaves: CPUs and memory taken from Linux that run the Atoll lightweight kernel; run programs in them",
     after_help = "An <ENCLAVE> is a name or a numeric id, as `atoll list` shows them.\n\
                   Needs the atoll module (/dev/atoll) and root."
 )]
 struct Cli {
-    /// Print one JSON object instead of text (create, destroy, ping, list, status)
+    /// Print one JSON object instead of text (create, destroy, ping, list, status; not run)
     #[arg(long, global = true)]
     json: bool,
 
@@ -93,12 +99,41 @@ enum Command {
         #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         count: u32,
     },
+
+    /// Run a static x86-64 Linux program in an enclave, serving its file and terminal calls here; exit with its status
+    #[command(after_help = "Exit status: the program's; 128+N if signal N ended it; 125 if atoll run or the enclave \
+                            failed, 126 if the program cannot run in an enclave, 127 if it is not found.")]
+    Run {
+        enclave: String,
+
+        /// Enclave CPUs the program's threads use [default: all of them]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=atoll_abi::MAX_CPUS as i64))]
+        threads: Option<u32>,
+
+        /// End the program (SIGSYS) at its first system call the LWK does not support, instead of answering ENOSYS
+        #[arg(long)]
+        strict: bool,
+
+        /// The program (a path, or a name looked up in PATH) and its arguments, after `--`
+        #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]", value_parser = clap::value_parser!(OsString))]
+        command: Vec<OsString>,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let json = cli.json;
-    let result = match cli.command {
+    match dispatch(cli.command, cli.json) {
+        Ok(status) => ExitCode::from(status),
+        Err(e) => {
+            eprintln!("atoll: {e}");
+            ExitCode::from(e.status())
+        }
+    }
+}
+
+/// Runs the command; its exit status (0 but for `run`, which has the program's).
+fn dispatch(command: Command, json: bool) -> error::Result<u8> {
+    let done = match command {
         Command::Create { cpus, mem, name, kernel, cmdline, timeout } => {
             create::run(create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout }, json)
         }
@@ -107,14 +142,11 @@ fn main() -> ExitCode {
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
         Command::Ping { enclave, count } => ping::run(&enclave, count, json),
-    };
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("atoll: {e}");
-            ExitCode::FAILURE
+        Command::Run { enclave, threads, strict, command } => {
+            return run::run(run::Options { enclave, threads, strict, command });
         }
-    }
+    };
+    done.map(|()| 0)
 }
 
 #[cfg(test)]
@@ -139,6 +171,41 @@ mod tests {
         assert!(cli.json);
     }
 
+    fn parse_run(args: &[&str]) -> (String, Option<u32>, bool, Vec<OsString>) {
+        let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
+        let Command::Run { enclave, threads, strict, command } = cli.command else { panic!("not run") };
+        (enclave, threads, strict, command)
+    }
+
+    #[test]
+    fn parses_run() {
+        let os = |list: &[&str]| list.iter().map(OsString::from).collect::<Vec<_>>();
+        assert_eq!(parse_run(&["atoll", "run", "web", "--", "./hello"]), ("web".into(), None, false, os(&["./hello"])));
+        assert_eq!(
+            parse_run(&[
+                "atoll",
+                "run",
+                "web",
+                "--threads",
+                "4",
+                "--strict",
+                "--",
+                "prog",
+                "-x",
+                "--strict",
+                "--",
+                "y"
+            ]),
+            ("web".into(), Some(4), true, os(&["prog", "-x", "--strict", "--", "y"]))
+        );
+        // Options may come before the enclave; after `--` everything is the program's.
+        assert_eq!(
+            parse_run(&["atoll", "run", "--strict", "3", "--", "a", "--json"]),
+            ("3".into(), None, true, os(&["a", "--json"]))
+        );
+        assert!(!Cli::try_parse_from(["atoll", "run", "web", "--", "a", "--json"]).unwrap().json);
+    }
+
     #[test]
     fn rejects_bad_usage() {
         for args in [
@@ -150,6 +217,13 @@ mod tests {
             &["atoll", "create", "--cpus", "2", "--mem", "1G", "--timeout", "0"],
             &["atoll", "ping", "x", "--count", "0"],
             &["atoll", "status"],
+            &["atoll", "run", "web"],
+            &["atoll", "run", "web", "--"],
+            &["atoll", "run", "web", "./hello"],
+            &["atoll", "run", "--", "./hello"],
+            &["atoll", "run", "web", "--threads", "0", "--", "./hello"],
+            &["atoll", "run", "web", "--threads", "65", "--", "./hello"],
+            &["atoll", "run", "web", "--threads", "x", "--", "./hello"],
         ] {
             let e = Cli::try_parse_from(args).err().unwrap_or_else(|| panic!("accepted {args:?}"));
             assert_eq!(e.exit_code(), 2, "{args:?}");

@@ -4,7 +4,7 @@ use super::print_json;
 use crate::cpuset;
 use crate::device::Device;
 use crate::enclave::{self, create_phases_json, create_phases_text, ranges_json};
-use crate::error::{os_error, Error, Result};
+use crate::error::{module_error, Error, Result};
 use crate::format;
 use crate::image;
 use crate::parse::CpuSpec;
@@ -69,14 +69,7 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
     req.trampoline_size = image.trampoline_size;
     set_c_str(&mut req.cmdline, &opts.cmdline);
 
-    if let Err(e) = dev.create(&mut req, &image.bytes) {
-        let reason = c_str(&req.error);
-        return Err(Error::new(if reason.is_empty() {
-            format!("create failed: {}", os_error(&e))
-        } else {
-            format!("create failed: {reason} ({})", os_error(&e))
-        }));
-    }
+    dev.create(&mut req, &image.bytes).map_err(|e| module_error("create", &req.error, &e))?;
 
     let created = Created::from_reply(&req, &opts.cpus, &dev);
     if json {

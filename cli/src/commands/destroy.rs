@@ -3,9 +3,9 @@
 use super::print_json;
 use crate::device::Device;
 use crate::enclave;
-use crate::error::{os_error, Error, Result};
+use crate::error::{module_error, Result};
 use crate::format;
-use atoll_abi::{c_str, Destroy, DPHASES};
+use atoll_abi::{Destroy, DPHASES};
 use serde_json::json;
 
 pub fn run(key: &str, force: bool, json: bool) -> Result<()> {
@@ -14,14 +14,7 @@ pub fn run(key: &str, force: bool, json: bool) -> Result<()> {
     let mut req = Destroy::new();
     req.id = enclave.id;
     req.force = force as u32;
-    if let Err(e) = dev.destroy(&mut req) {
-        let reason = c_str(&req.error);
-        return Err(Error::new(if reason.is_empty() {
-            format!("destroy failed: {}", os_error(&e))
-        } else {
-            format!("destroy failed: {reason} ({})", os_error(&e))
-        }));
-    }
+    dev.destroy(&mut req).map_err(|e| module_error("destroy", &req.error, &e))?;
     if json {
         print_json(&to_json(&enclave.name, &req.phase_ns));
     } else {

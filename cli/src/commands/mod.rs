@@ -6,6 +6,7 @@ pub mod create;
 pub mod destroy;
 pub mod list;
 pub mod ping;
+pub mod run;
 pub mod status;
 
 /// Prints `value` as one line of JSON.

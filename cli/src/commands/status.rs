@@ -20,7 +20,8 @@ pub fn run(key: &str, json: bool) -> Result<()> {
 fn text(e: &Enclave) -> String {
     let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
     format!(
-        "name: {}\nid: {}\nstate: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nuptime: {} s\ncreated in: {}\n",
+        "name: {}\nid: {}\nstate: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
+         program: {}\nuptime: {} s\ncreated in: {}\n",
         e.name,
         e.id,
         e.state_name(),
@@ -29,6 +30,8 @@ fn text(e: &Enclave) -> String {
         format::mib(e.mem_bytes()),
         e.ranges.len(),
         ranges.join(", "),
+        e.lwk_memory_text(),
+        e.program_text(),
         format::secs(e.uptime_ns),
         create_phases_text(&e.phase_ns)
     )
@@ -52,6 +55,9 @@ mod tests {
             ],
             uptime_ns: 2_340_000_000,
             phase_ns: [1_000_000, 2_000_000, 3_000_000, 4_000_000],
+            lwk_free_bytes: (300 << 20) + (1 << 19),
+            lwk_total_bytes: 370 << 20,
+            program_pid: 1,
         };
         assert_eq!(
             text(&e),
@@ -60,6 +66,8 @@ mod tests {
              state: booting\n\
              cpus: 1,3-4 (3 CPUs)\n\
              memory: 384 MiB in 2 ranges: 0x100000000-0x107ffffff, 0x180000000-0x18fffffff\n\
+             lwk memory: 300.5 of 370 MiB free\n\
+             program: pid 1\n\
              uptime: 2.3 s\n\
              created in: 10.0 ms (CPUs 1.0 ms, memory 2.0 ms, load 3.0 ms, boot 4.0 ms)\n"
         );

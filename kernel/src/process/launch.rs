@@ -158,6 +158,8 @@ fn free(p: &Arc<Process>) {
         }
         *cur = None;
     }
+    // Every thread left these page tables on its way out; this core too.
+    crate::arch::paging::switch_root(crate::arch::paging::kernel_root());
     p.vm.lock().release();
     area::set_state(PROC_FREE);
     channel::report_memory();

@@ -68,6 +68,9 @@ pub struct UserThread {
     pub robust_list: AtomicU64,
     pub signal_mask: AtomicU64,
     pub altstack: SpinLock<[u64; 3]>,
+    /// Set once the thread has left the address space for good (exiting):
+    /// switching back to it must not load the program's page tables again.
+    pub left: AtomicBool,
 }
 
 static NEXT_PID: AtomicU32 = AtomicU32::new(100);
@@ -166,6 +169,9 @@ pub fn switch_threads(prev: &Thread, next: &Thread) {
     }
     if let Some(u) = &next.user {
         u.cpu_state.switch_in();
+        if u.left.load(Ordering::Acquire) {
+            return;
+        }
         crate::arch::paging::switch_root(u.process.root);
         u.process.ran_on.fetch_or(1 << crate::arch::percpu::cpu_index(), Ordering::Relaxed);
     }

@@ -39,6 +39,7 @@ pub fn spawn_user_thread(p: &Arc<Process>, frame: TrapFrame, fs_base: u64, clear
             robust_list: AtomicU64::new(0),
             signal_mask: AtomicU64::new(0),
             altstack: SpinLock::new([0; 3]),
+            left: core::sync::atomic::AtomicBool::new(false),
         },
     );
     {
@@ -65,7 +66,9 @@ pub fn exit_current_thread() -> ! {
         p.futexes.wake(&p, ctid, 1, u32::MAX);
     }
     p.put_slot(u.slot);
-    // Off this address space before it can be freed.
+    // Off this address space before it can be freed, for good: an interrupt
+    // may still switch away from this thread and back before it is gone.
+    u.left.store(true, Ordering::Release);
     crate::arch::paging::switch_root(crate::arch::paging::kernel_root());
     let last = {
         let mut threads = p.threads.lock();

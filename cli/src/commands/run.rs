@@ -1,0 +1,264 @@
+//! `atoll run <enclave> [--threads N] [--strict] -- <program> [args...]`:
+//! runs a static Linux program in the enclave's LWK, serves its delegated
+//! system calls in this process, and ends with the program's exit status.
+//!
+//! The steps follow abi/atoll_abi.h, "Programs": IOC_RUN with the program's
+//! regions, the mirror, the segments and stack written through it,
+//! IOC_START, then IOC_CALL workers until the program ends.
+
+use crate::device::Device;
+use crate::enclave::{self, Enclave};
+use crate::error::{module_error, os_error, Error, Result};
+use crate::mirror::Mirror;
+use crate::program::{self, regions::Layout, search, Facts, Invocation, Plan};
+use crate::serve::messages::Messages;
+use crate::serve::perform::Performer;
+use crate::serve::status::{self, FAILED};
+use crate::serve::usercopy::UserCopy;
+use crate::serve::{signals, End, Server};
+use crate::sys;
+use atoll_abi::{Run, ENCLAVE_RUNNING};
+use std::ffi::{OsStr, OsString};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Exit statuses of `atoll run` itself, as env(1) and timeout(1) use them;
+/// any other status is the program's.
+pub const NOT_FOUND: u8 = 127;
+pub const CANNOT_RUN: u8 = 126;
+// FAILED (125): atoll run or the enclave failed.
+
+/// Descriptors this process keeps for itself go at least this high, out of
+/// the way of the numbers a program uses.
+const RESERVED_FD: RawFd = 1000;
+
+/// How often the main thread looks for SIGINT, SIGTERM and SIGHUP.
+const SIGNAL_POLL: Duration = Duration::from_millis(20);
+
+pub struct Options {
+    pub enclave: String,
+    /// Enclave CPUs for the program's threads; None: all.
+    pub threads: Option<u32>,
+    pub strict: bool,
+    /// The program and its arguments.
+    pub command: Vec<OsString>,
+}
+
+/// Runs the program; Ok is the exit status for `atoll`. Errors before the
+/// program starts carry their own status (127, 126 or 125).
+pub fn run(opts: Options) -> Result<u8> {
+    let (path, data) = read_program(&opts.command[0])?;
+    let plan = plan(&path, &data, &opts.command)?;
+
+    let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
+    let enclave = enclave::find(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
+    let cpu_count = cpu_count(&enclave, opts.threads)?;
+    let mut req = run_request(&enclave, cpu_count, &plan.layout);
+    dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
+    // The mirror stays until the end: delegated calls use the program's memory through it.
+    let mirror = load(&dev, &plan, &data).map_err(|e| e.with_status(FAILED))?;
+
+    let status = start_and_serve(dev, &plan, &enclave.name, opts.strict)?;
+    drop(mirror);
+    Ok(status)
+}
+
+/// What to load where, from the program's file, arguments and environment.
+fn plan(path: &Path, data: &[u8], command: &[OsString]) -> Result<Plan> {
+    let argv: Vec<Vec<u8>> = command.iter().map(|arg| arg.as_bytes().to_vec()).collect();
+    let envp = environment();
+    let random = sys::random16().map_err(|e| failed(format!("cannot get random bytes: {}", os_error(&e))))?;
+    let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random };
+    let name = path.display().to_string();
+    let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
+    program::plan(data, &how, &facts).map_err(|why| Error::new(why).with_status(CANNOT_RUN))
+}
+
+/// Maps the mirror and writes the segments' file bytes and the stack.
+fn load(dev: &Device, plan: &Plan, data: &[u8]) -> Result<Mirror> {
+    let mut mirror = Mirror::map(dev.fd())?;
+    for p in &plan.placements {
+        mirror.write(p.addr, &data[p.range.clone()])?;
+    }
+    mirror.write(plan.stack.sp, &plan.stack.bytes)?;
+    Ok(mirror)
+}
+
+/// Starts the program and serves its calls until it ends; the exit status.
+fn start_and_serve(dev: Device, plan: &Plan, enclave: &str, strict: bool) -> Result<u8> {
+    // From here on the program may use descriptors 0-2 as it likes.
+    let messages = Messages::stderr_copy(RESERVED_FD);
+    let copier = UserCopy::new(RESERVED_FD).map_err(|e| failed(format!("cannot make a pipe: {}", os_error(&e))))?;
+    let reserved = [dev.fd().as_raw_fd()].into_iter().chain(messages.fd()).collect();
+    let performer = Performer::new(reserved, copier);
+    signals::catch().map_err(|e| failed(format!("cannot catch signals: {}", os_error(&e))))?;
+    dev.start(plan.entry, plan.stack.sp).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
+    let server = Server::new(dev, performer, messages, strict);
+    // Without a worker the program cannot make a single call; exiting
+    // closes /dev/atoll, which ends it.
+    server.start().map_err(|e| failed(format!("cannot start a thread: {}", os_error(&e))))?;
+
+    let end = loop {
+        if let Some(end) = server.wait(SIGNAL_POLL) {
+            break end;
+        }
+        if let Some(signal) = signals::take() {
+            if let Err(e) = server.kill(signal) {
+                server.messages().line(&format!("atoll run: cannot pass signal {signal} on: {}", os_error(&e)));
+            }
+        }
+    };
+    let (code, message) = conclusion(&end, enclave);
+    if let Some(message) = message {
+        server.messages().line(&message);
+    }
+    Ok(code)
+}
+
+fn failed(message: String) -> Error {
+    Error::new(message).with_status(FAILED)
+}
+
+/// The program file, found like execvp finds it, and its bytes.
+fn read_program(program: &OsStr) -> Result<(PathBuf, Vec<u8>)> {
+    let Some(path) = search::find(program, std::env::var_os("PATH")) else {
+        return Err(Error::new(format!("{}: command not found", program.to_string_lossy())).with_status(NOT_FOUND));
+    };
+    match std::fs::read(&path) {
+        Ok(data) => Ok((path, data)),
+        Err(e) => {
+            let status = if e.kind() == std::io::ErrorKind::NotFound { NOT_FOUND } else { CANNOT_RUN };
+            Err(Error::new(format!("cannot read {}: {}", path.display(), os_error(&e))).with_status(status))
+        }
+    }
+}
+
+/// This process's environment as "NAME=value" strings.
+fn environment() -> Vec<Vec<u8>> {
+    std::env::vars_os().map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat()).collect()
+}
+
+/// IOC_RUN's cpu_count: --threads N (at most the enclave's CPUs), or 0 for all.
+fn cpu_count(enclave: &Enclave, threads: Option<u32>) -> Result<u32> {
+    if enclave.state != ENCLAVE_RUNNING {
+        return Err(failed(format!(
+            "enclave {} is {}: programs run only in a running enclave",
+            enclave.name,
+            enclave.state_name()
+        )));
+    }
+    let cpus = enclave.cpus.len() as u32;
+    match threads {
+        None => Ok(0),
+        Some(n) if n <= cpus => Ok(n),
+        Some(n) => Err(failed(format!("--threads {n}: enclave {} has only {cpus} CPUs", enclave.name))),
+    }
+}
+
+fn run_request(enclave: &Enclave, cpu_count: u32, layout: &Layout) -> Run {
+    let mut req = Run::new();
+    req.id = enclave.id;
+    req.cpu_count = cpu_count;
+    req.region_count = layout.regions.len() as u32;
+    req.region[..layout.regions.len()].copy_from_slice(&layout.regions);
+    req.brk_start = layout.brk_start;
+    req
+}
+
+/// The exit status for how serving ended, and the line to print, if any.
+fn conclusion(end: &End, enclave: &str) -> (u8, Option<String>) {
+    match end {
+        End::Exited(wait_status) => {
+            let outcome = status::outcome(*wait_status);
+            (outcome.exit_code, outcome.message)
+        }
+        End::Crashed => {
+            (FAILED, Some(format!("atoll run: the enclave's LWK crashed; `atoll console {enclave}` shows why")))
+        }
+        End::Failed(why) => (FAILED, Some(format!("atoll run: {why}"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use atoll_abi::{MemRange, Region, ENCLAVE_CRASHED, MAX_REGIONS, PROT_READ};
+
+    fn enclave(cpus: usize, state: u32) -> Enclave {
+        Enclave {
+            id: 4,
+            name: "web".into(),
+            state,
+            cpus: (2..2 + cpus as u32).collect(),
+            ranges: vec![MemRange { start: 0x1_0000_0000, size: 128 << 20 }],
+            uptime_ns: 0,
+            phase_ns: [0; 4],
+            lwk_free_bytes: 0,
+            lwk_total_bytes: 0,
+            program_pid: 0,
+        }
+    }
+
+    #[test]
+    fn threads_fit_the_enclave() {
+        let e = enclave(4, ENCLAVE_RUNNING);
+        assert_eq!(cpu_count(&e, None).unwrap(), 0);
+        assert_eq!(cpu_count(&e, Some(1)).unwrap(), 1);
+        assert_eq!(cpu_count(&e, Some(4)).unwrap(), 4);
+        let err = cpu_count(&e, Some(5)).unwrap_err();
+        assert_eq!(err.to_string(), "--threads 5: enclave web has only 4 CPUs");
+        assert_eq!(err.status(), FAILED);
+        let err = cpu_count(&enclave(4, ENCLAVE_CRASHED), None).unwrap_err();
+        assert_eq!(err.to_string(), "enclave web is crashed: programs run only in a running enclave");
+    }
+
+    #[test]
+    fn request() {
+        let regions =
+            vec![Region { start: 0x40_0000, size: 0x2000, prot: PROT_READ, pad0: 0 }, program::regions::stack_region()];
+        let layout = Layout { regions: regions.clone(), brk_start: 0x40_2000 };
+        let req = run_request(&enclave(2, ENCLAVE_RUNNING), 2, &layout);
+        assert_eq!((req.id, req.cpu_count, req.region_count, req.brk_start), (4, 2, 2, 0x40_2000));
+        assert_eq!(req.region[..2], regions[..]);
+        assert!(req.region[2..MAX_REGIONS].iter().all(|r| *r == Region::default()));
+    }
+
+    #[test]
+    fn conclusions() {
+        assert_eq!(conclusion(&End::Exited(3 << 8), "web"), (3, None));
+        assert_eq!(conclusion(&End::Exited(11), "web"), (139, Some("Segmentation fault".into())));
+        assert_eq!(conclusion(&End::Exited(2), "web"), (130, Some("Interrupt".into())));
+        assert_eq!(
+            conclusion(&End::Crashed, "web"),
+            (125, Some("atoll run: the enclave's LWK crashed; `atoll console web` shows why".into()))
+        );
+        assert_eq!(conclusion(&End::Failed("x".into()), "web"), (125, Some("atoll run: x".into())));
+    }
+
+    #[test]
+    fn finds_and_reads_the_program() {
+        let e = read_program(OsStr::new("/nonexistent/prog")).unwrap_err();
+        assert_eq!(
+            (e.to_string().as_str(), e.status()),
+            ("cannot read /nonexistent/prog: No such file or directory", 127)
+        );
+        let e = read_program(OsStr::new("no-such-command-anywhere")).unwrap_err();
+        assert_eq!((e.to_string().as_str(), e.status()), ("no-such-command-anywhere: command not found", 127));
+        let e = read_program(OsStr::new("/")).unwrap_err();
+        assert_eq!(e.status(), 126);
+        let (path, data) = read_program(OsStr::new("/proc/self/cmdline")).unwrap();
+        assert_eq!(path, PathBuf::from("/proc/self/cmdline"));
+        assert!(!data.is_empty());
+    }
+
+    #[test]
+    fn environment_strings() {
+        let env = environment();
+        assert!(env.iter().all(|s| s.contains(&b'=')));
+        if let Some(path) = std::env::var_os("PATH") {
+            assert!(env.contains(&[b"PATH=", path.as_bytes()].concat()));
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! Delegated calls performed for real, on memory mapped inside the program
+//! area of this test process (where the mirror would be).
+
+use super::*;
+use std::os::fd::AsRawFd;
+
+/// Anonymous memory at a fixed address in the program area; one per test.
+struct Area {
+    base: u64,
+    len: usize,
+}
+
+impl Area {
+    fn map(base: u64) -> Area {
+        let len = 0x10000;
+        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE;
+        // SAFETY: a new private mapping at an address this process does not
+        // use (MAP_FIXED_NOREPLACE fails otherwise); nothing aliases it.
+        let at = unsafe { libc::mmap(base as *mut _, len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
+        assert_eq!(at as u64, base, "cannot map the test area");
+        Area { base, len }
+    }
+
+    fn put(&self, offset: u64, bytes: &[u8]) -> u64 {
+        assert!(offset as usize + bytes.len() <= self.len);
+        // SAFETY: inside this mapping, which only this test uses.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), (self.base + offset) as *mut u8, bytes.len()) };
+        self.base + offset
+    }
+
+    fn get(&self, offset: u64, len: usize) -> Vec<u8> {
+        assert!(offset as usize + len <= self.len);
+        // SAFETY: inside this mapping, which only this test uses.
+        unsafe { std::slice::from_raw_parts((self.base + offset) as *const u8, len).to_vec() }
+    }
+}
+
+impl Drop for Area {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `map`.
+        unsafe { libc::munmap(self.base as *mut _, self.len) };
+    }
+}
+
+fn performer() -> Performer {
+    Performer::new(vec![1000], UserCopy::new(1000).unwrap())
+}
+
+fn pipe() -> (std::fs::File, std::fs::File) {
+    let mut fds = [0; 2];
+    // SAFETY: room for the two descriptors; they are owned by the Files.
+    unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        use std::os::fd::FromRawFd;
+        (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1]))
+    }
+}
+
+const READ: u64 = libc::SYS_read as u64;
+const WRITE: u64 = libc::SYS_write as u64;
+
+#[test]
+fn reads_and_writes_program_memory() {
+    let area = Area::map(0x2000_0000_0000);
+    let p = performer();
+    let (r, w) = pipe();
+    let msg = area.put(0, b"hello enclave");
+    assert_eq!(p.perform(WRITE, [w.as_raw_fd() as u64, msg, 13, 0, 0, 0]), 13);
+    assert_eq!(p.perform(READ, [r.as_raw_fd() as u64, area.base + 0x100, 64, 0, 0, 0]), 13);
+    assert_eq!(area.get(0x100, 13), b"hello enclave");
+
+    // A path in program memory.
+    let path = area.put(0x200, b"/dev/null\0");
+    let fd = p.perform(libc::SYS_open as u64, [path, libc::O_RDONLY as u64, 0, 0, 0, 0]);
+    assert!(fd >= 0);
+    assert_eq!(p.perform(libc::SYS_fstat as u64, [fd as u64, area.base + 0x400, 0, 0, 0, 0]), 0);
+    assert_eq!(p.perform(libc::SYS_close as u64, [fd as u64, 0, 0, 0, 0, 0]), 0);
+    let missing = area.put(0x300, b"/nonexistent/x\0");
+    assert_eq!(p.perform(libc::SYS_open as u64, [missing, 0, 0, 0, 0, 0]), -(libc::ENOENT as i64));
+
+    // The kernel's own answers come back as -errno.
+    #[allow(clippy::unnecessary_cast)] // a no-op with glibc, not with musl
+    let tcgets = libc::TCGETS as u64;
+    let enotty = -(libc::ENOTTY as i64);
+    assert_eq!(p.perform(libc::SYS_ioctl as u64, [w.as_raw_fd() as u64, tcgets, area.base, 0, 0, 0]), enotty);
+    assert_eq!(p.perform(libc::SYS_close as u64, [999_999, 0, 0, 0, 0, 0]), -(libc::EBADF as i64));
+}
+
+#[test]
+fn vectored_calls() {
+    let area = Area::map(0x2000_0001_0000);
+    let p = performer();
+    let (r, w) = pipe();
+    let a = area.put(0x1000, b"one ");
+    let b = area.put(0x2000, b"two");
+    let mut iov = Vec::new();
+    for (base, len) in [(a, 4u64), (b, 3)] {
+        iov.extend(base.to_le_bytes());
+        iov.extend(len.to_le_bytes());
+    }
+    let iov = area.put(0, &iov);
+    assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, iov, 2, 0, 0, 0]), 7);
+    assert_eq!(p.perform(READ, [r.as_raw_fd() as u64, area.base + 0x3000, 7, 0, 0, 0]), 7);
+    assert_eq!(area.get(0x3000, 7), b"one two");
+
+    // An iovec pointing outside the program area, and an array that is.
+    let bad: Vec<u8> = [0x7fff_0000_0000u64, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let bad = area.put(0x100, &bad);
+    assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, bad, 1, 0, 0, 0]), -14);
+    assert_eq!(p.perform(libc::SYS_readv as u64, [r.as_raw_fd() as u64, 0x1000, 1, 0, 0, 0]), -14);
+    // An array in the program area but on an unmapped page.
+    let unmapped = area.base + area.len as u64 + 0x10_0000;
+    assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, unmapped, 1, 0, 0, 0]), -14);
+    assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, iov, 0, 0, 0, 0]), 0);
+}
+
+#[test]
+fn refuses_before_the_kernel_sees_it() {
+    let p = performer();
+    let copier_fd = p.copier.fds()[0] as u64;
+    assert_eq!(p.perform(libc::SYS_close as u64, [1000, 0, 0, 0, 0, 0]), -(libc::EBADF as i64));
+    assert_eq!(p.perform(libc::SYS_close as u64, [copier_fd, 0, 0, 0, 0, 0]), -(libc::EBADF as i64));
+    assert_eq!(p.perform(libc::SYS_getpid as u64, [0; 6]), -(libc::ENOSYS as i64));
+    let null = std::fs::File::open("/dev/null").unwrap();
+    let stack_var = 0u64;
+    let ours = &stack_var as *const u64 as u64;
+    assert_eq!(p.perform(READ, [null.as_raw_fd() as u64, ours, 8, 0, 0, 0]), -(libc::EFAULT as i64));
+}

@@ -1,0 +1,287 @@
+//! Which delegated system calls this process performs for the program, and
+//! the checks on their arguments. A pointer must lie in the program area
+//! (where the mirror is, so the kernel reads and writes the program's memory
+//! and never this process's own), and a descriptor must not be one this
+//! process keeps for itself (/dev/atoll, its own stderr, its copy pipe).
+//! The LWK only delegates these calls; anything else is refused anyway.
+
+use atoll_abi::{USER_END, USER_START};
+use libc::c_long;
+use std::os::fd::RawFd;
+
+/// Longest path the kernel reads (PATH_MAX), NUL included.
+const PATH_MAX: u64 = 4096;
+/// sizeof(struct stat), sizeof(struct statx) on x86-64.
+const STAT_SIZE: u64 = 144;
+const STATX_SIZE: u64 = 256;
+/// The kernel's struct termios (TCGETS), struct winsize, struct flock.
+const TERMIOS_SIZE: u64 = 36;
+const WINSIZE_SIZE: u64 = 8;
+const FLOCK_SIZE: u64 = 32;
+/// sizeof(struct iovec), and the most readv/writev take (UIO_MAXIOV).
+pub const IOVEC_SIZE: u64 = 16;
+pub const IOV_MAX: u64 = 1024;
+
+/// What one argument is.
+#[derive(Clone, Copy)]
+enum Arg {
+    /// A file descriptor (or a directory descriptor, AT_FDCWD included).
+    Fd(usize),
+    /// A NUL-terminated path.
+    Path(usize),
+    /// A buffer at this argument, of this many bytes.
+    Buf(usize, Len),
+}
+
+#[derive(Clone, Copy)]
+enum Len {
+    /// The value of another argument.
+    Arg(usize),
+    Bytes(u64),
+}
+
+/// True if [addr, addr + len) lies in the program area (an empty buffer
+/// is never touched, so it is always fine).
+pub fn inside(addr: u64, len: u64) -> bool {
+    len == 0 || (addr >= USER_START && addr.checked_add(len).is_some_and(|end| end <= USER_END))
+}
+
+/// Ok if the call may be performed as it is, else the errno to answer.
+/// readv and writev pass with their iovec array checked; the caller still
+/// checks each iovec's buffer, after copying the array (the program could
+/// change it meanwhile).
+pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
+    let rules = rules(nr as c_long).ok_or(libc::ENOSYS)?;
+    for &rule in rules {
+        match rule {
+            Arg::Fd(i) if reserved.contains(&(args[i] as u32 as RawFd)) => return Err(libc::EBADF),
+            Arg::Fd(_) => {}
+            Arg::Path(i) if !inside(args[i], PATH_MAX) => return Err(libc::EFAULT),
+            Arg::Path(_) => {}
+            Arg::Buf(i, len) => {
+                let len = match len {
+                    Len::Arg(j) => args[j],
+                    Len::Bytes(n) => n,
+                };
+                if !inside(args[i], len) {
+                    return Err(libc::EFAULT);
+                }
+            }
+        }
+    }
+    match nr as c_long {
+        libc::SYS_ioctl => ioctl(args),
+        libc::SYS_fcntl => fcntl(args),
+        libc::SYS_readv | libc::SYS_writev => iovecs(args),
+        _ => Ok(()),
+    }
+}
+
+fn rules(nr: c_long) -> Option<&'static [Arg]> {
+    use Arg::{Buf, Fd, Path};
+    use Len::Bytes;
+    Some(match nr {
+        libc::SYS_read | libc::SYS_write | libc::SYS_pread64 | libc::SYS_pwrite64 | libc::SYS_getdents64 => {
+            &[Fd(0), Buf(1, Len::Arg(2))]
+        }
+        libc::SYS_open | libc::SYS_access | libc::SYS_chdir | libc::SYS_mkdir | libc::SYS_unlink => &[Path(0)],
+        libc::SYS_close | libc::SYS_lseek | libc::SYS_dup | libc::SYS_ioctl | libc::SYS_fcntl => &[Fd(0)],
+        libc::SYS_readv | libc::SYS_writev => &[Fd(0)],
+        libc::SYS_stat | libc::SYS_lstat => &[Path(0), Buf(1, Bytes(STAT_SIZE))],
+        libc::SYS_fstat => &[Fd(0), Buf(1, Bytes(STAT_SIZE))],
+        libc::SYS_dup2 | libc::SYS_dup3 => &[Fd(0), Fd(1)],
+        libc::SYS_getcwd => &[Buf(0, Len::Arg(1))],
+        libc::SYS_rename => &[Path(0), Path(1)],
+        libc::SYS_readlink => &[Path(0), Buf(1, Len::Arg(2))],
+        libc::SYS_openat | libc::SYS_faccessat | libc::SYS_faccessat2 => &[Fd(0), Path(1)],
+        libc::SYS_newfstatat => &[Fd(0), Path(1), Buf(2, Bytes(STAT_SIZE))],
+        libc::SYS_statx => &[Fd(0), Path(1), Buf(4, Bytes(STATX_SIZE))],
+        _ => return None,
+    })
+}
+
+/// Terminal ioctls only; each one's argument is a buffer of a known size.
+fn ioctl(args: &[u64; 6]) -> Result<(), i32> {
+    let size = match args[1] as u32 as libc::Ioctl {
+        libc::TCGETS | libc::TCSETS | libc::TCSETSW | libc::TCSETSF => TERMIOS_SIZE,
+        libc::TIOCGWINSZ | libc::TIOCSWINSZ => WINSIZE_SIZE,
+        libc::TIOCGPGRP | libc::FIONREAD => 4,
+        _ => return Err(libc::ENOTTY),
+    };
+    if inside(args[2], size) {
+        Ok(())
+    } else {
+        Err(libc::EFAULT)
+    }
+}
+
+/// fcntl commands that act on the descriptor alone; not the ones that
+/// would send this process signals (F_SETOWN, F_SETSIG, leases, notify).
+fn fcntl(args: &[u64; 6]) -> Result<(), i32> {
+    match args[1] as u32 as i32 {
+        libc::F_DUPFD
+        | libc::F_DUPFD_CLOEXEC
+        | libc::F_GETFD
+        | libc::F_SETFD
+        | libc::F_GETFL
+        | libc::F_SETFL
+        | libc::F_GETPIPE_SZ
+        | libc::F_SETPIPE_SZ
+        | libc::F_ADD_SEALS
+        | libc::F_GET_SEALS => Ok(()),
+        libc::F_GETLK | libc::F_SETLK | libc::F_SETLKW | libc::F_OFD_GETLK | libc::F_OFD_SETLK | libc::F_OFD_SETLKW => {
+            if inside(args[2], FLOCK_SIZE) {
+                Ok(())
+            } else {
+                Err(libc::EFAULT)
+            }
+        }
+        _ => Err(libc::EINVAL),
+    }
+}
+
+fn iovecs(args: &[u64; 6]) -> Result<(), i32> {
+    let count = args[2];
+    if count > IOV_MAX {
+        return Err(libc::EINVAL);
+    }
+    if inside(args[1], count * IOVEC_SIZE) {
+        Ok(())
+    } else {
+        Err(libc::EFAULT)
+    }
+}
+
+#[cfg(test)]
+// The casts of ioctl requests are no-ops with glibc, not with musl.
+#[allow(clippy::unnecessary_cast)]
+mod tests {
+    use super::*;
+
+    const MINE: RawFd = 1000;
+    const BUF: u64 = 0x40_0000;
+
+    fn check6(nr: c_long, args: [u64; 6]) -> Result<(), i32> {
+        check(nr as u64, &args, &[MINE, 1001])
+    }
+
+    #[test]
+    fn delegated_set() {
+        let ok = [
+            (libc::SYS_read, [0, BUF, 10, 0, 0, 0]),
+            (libc::SYS_write, [1, BUF, 0, 0, 0, 0]),
+            (libc::SYS_open, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_close, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_stat, [BUF, BUF + 0x100, 0, 0, 0, 0]),
+            (libc::SYS_fstat, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_lstat, [BUF, BUF + 0x100, 0, 0, 0, 0]),
+            (libc::SYS_lseek, [3, u64::MAX, 1, 0, 0, 0]),
+            (libc::SYS_ioctl, [0, libc::TCGETS as u64, BUF, 0, 0, 0]),
+            (libc::SYS_pread64, [3, BUF, 100, 7, 0, 0]),
+            (libc::SYS_pwrite64, [3, BUF, 100, 7, 0, 0]),
+            (libc::SYS_readv, [3, BUF, 2, 0, 0, 0]),
+            (libc::SYS_writev, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_access, [BUF, 4, 0, 0, 0, 0]),
+            (libc::SYS_dup, [1, 0, 0, 0, 0, 0]),
+            (libc::SYS_dup2, [1, 7, 0, 0, 0, 0]),
+            (libc::SYS_fcntl, [3, libc::F_GETFL as u64, 0, 0, 0, 0]),
+            (libc::SYS_getcwd, [BUF, 4096, 0, 0, 0, 0]),
+            (libc::SYS_chdir, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_rename, [BUF, BUF + 10, 0, 0, 0, 0]),
+            (libc::SYS_mkdir, [BUF, 0o755, 0, 0, 0, 0]),
+            (libc::SYS_unlink, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_readlink, [BUF, BUF + 10, 100, 0, 0, 0]),
+            (libc::SYS_getdents64, [3, BUF, 4096, 0, 0, 0]),
+            (libc::SYS_openat, [libc::AT_FDCWD as u64, BUF, 0, 0, 0, 0]),
+            (libc::SYS_newfstatat, [libc::AT_FDCWD as u32 as u64, BUF, BUF, 0, 0, 0]),
+            (libc::SYS_faccessat, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_dup3, [1, 7, libc::O_CLOEXEC as u64, 0, 0, 0]),
+            (libc::SYS_statx, [3, BUF, 0, 0, BUF, 0]),
+            (libc::SYS_faccessat2, [3, BUF, 0, 0, 0, 0]),
+        ];
+        assert_eq!(ok.len(), 30);
+        for (nr, args) in ok {
+            assert_eq!(check6(nr, args), Ok(()), "system call {nr}");
+        }
+        for nr in [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_socket] {
+            assert_eq!(check6(nr, [0; 6]), Err(libc::ENOSYS), "system call {nr}");
+        }
+        assert_eq!(check(1 << 40, &[0; 6], &[]), Err(libc::ENOSYS));
+    }
+
+    #[test]
+    fn keeps_our_descriptors() {
+        for (nr, args) in [
+            (libc::SYS_close, [MINE as u64, 0, 0, 0, 0, 0]),
+            (libc::SYS_dup2, [1, MINE as u64, 0, 0, 0, 0]),
+            (libc::SYS_dup2, [MINE as u64, 5, 0, 0, 0, 0]),
+            (libc::SYS_dup3, [1, 1001, 0, 0, 0, 0]),
+            (libc::SYS_read, [MINE as u64, BUF, 1, 0, 0, 0]),
+            (libc::SYS_write, [1001, BUF, 1, 0, 0, 0]),
+            (libc::SYS_fcntl, [MINE as u64, libc::F_SETFL as u64, 0, 0, 0, 0]),
+            (libc::SYS_ioctl, [MINE as u64, libc::TCGETS as u64, BUF, 0, 0, 0]),
+            (libc::SYS_openat, [MINE as u64, BUF, 0, 0, 0, 0]),
+            // Only the low 32 bits of a descriptor count, as in the kernel.
+            (libc::SYS_close, [(1 << 32) | MINE as u64, 0, 0, 0, 0, 0]),
+        ] {
+            assert_eq!(check6(nr, args), Err(libc::EBADF), "system call {nr} {args:?}");
+        }
+    }
+
+    #[test]
+    fn keeps_pointers_in_the_program_area() {
+        let top = USER_END;
+        for (nr, args) in [
+            (libc::SYS_read, [0, 0x1000, 10, 0, 0, 0]),
+            (libc::SYS_read, [0, top - 5, 10, 0, 0, 0]),
+            (libc::SYS_read, [0, BUF, u64::MAX, 0, 0, 0]),
+            (libc::SYS_write, [1, 0x7fff_0000_0000, 1, 0, 0, 0]),
+            (libc::SYS_open, [0, 0, 0, 0, 0, 0]),
+            (libc::SYS_open, [top - 100, 0, 0, 0, 0, 0]),
+            (libc::SYS_fstat, [3, top - 100, 0, 0, 0, 0]),
+            (libc::SYS_rename, [BUF, 0x5555_5555_0000, 0, 0, 0, 0]),
+            (libc::SYS_getcwd, [top - 10, 4096, 0, 0, 0, 0]),
+            (libc::SYS_statx, [3, BUF, 0, 0, top - 255, 0]),
+            (libc::SYS_ioctl, [0, libc::TIOCGWINSZ as u64, top - 4, 0, 0, 0]),
+            (libc::SYS_readv, [0, top - 16, 2, 0, 0, 0]),
+            (libc::SYS_fcntl, [3, libc::F_SETLK as u64, 8, 0, 0, 0]),
+        ] {
+            assert_eq!(check6(nr, args), Err(libc::EFAULT), "system call {nr} {args:?}");
+        }
+        // Nothing to touch: any pointer will do, as in the kernel.
+        assert_eq!(check6(libc::SYS_read, [0, 0, 0, 0, 0, 0]), Ok(()));
+        assert!(inside(USER_START, USER_END - USER_START));
+        assert!(!inside(USER_START - 1, 1));
+        assert!(!inside(USER_END, 1));
+    }
+
+    #[test]
+    fn terminal_ioctls_only() {
+        for request in [libc::TCGETS, libc::TCSETS, libc::TCSETSW, libc::TCSETSF, libc::TIOCGWINSZ, libc::TIOCSWINSZ]
+            .into_iter()
+            .chain([libc::TIOCGPGRP, libc::FIONREAD])
+        {
+            assert_eq!(check6(libc::SYS_ioctl, [0, request as u64, BUF, 0, 0, 0]), Ok(()), "{request:#x}");
+        }
+        for request in [libc::TIOCSTI, libc::TIOCSCTTY, libc::FIONBIO, libc::TIOCSPGRP, 0xc0a7_0008] {
+            assert_eq!(check6(libc::SYS_ioctl, [0, request as u64, BUF, 0, 0, 0]), Err(libc::ENOTTY), "{request:#x}");
+        }
+    }
+
+    #[test]
+    fn fcntl_commands() {
+        assert_eq!(check6(libc::SYS_fcntl, [3, libc::F_DUPFD_CLOEXEC as u64, 10, 0, 0, 0]), Ok(()));
+        assert_eq!(check6(libc::SYS_fcntl, [3, libc::F_OFD_SETLKW as u64, BUF, 0, 0, 0]), Ok(()));
+        // 10: F_SETSIG, which the libc crate does not name.
+        for cmd in [libc::F_SETOWN, 10, libc::F_SETLEASE, libc::F_NOTIFY, 12345] {
+            assert_eq!(check6(libc::SYS_fcntl, [3, cmd as u64, 0, 0, 0, 0]), Err(libc::EINVAL), "{cmd}");
+        }
+    }
+
+    #[test]
+    fn iovec_count() {
+        assert_eq!(check6(libc::SYS_writev, [1, BUF, IOV_MAX, 0, 0, 0]), Ok(()));
+        assert_eq!(check6(libc::SYS_writev, [1, BUF, IOV_MAX + 1, 0, 0, 0]), Err(libc::EINVAL));
+        assert_eq!(check6(libc::SYS_readv, [1, BUF, u64::MAX, 0, 0, 0]), Err(libc::EINVAL));
+    }
+}

@@ -1,0 +1,87 @@
+//! Facts about this process that std does not offer: its user and group ids,
+//! the CPU's feature bits, random bytes, and duplicating a descriptor to a
+//! high number. A thin layer over libc; each `unsafe` says why it is sound.
+
+use std::io;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+
+/// The ids a program started by this process would have.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Ids {
+    pub uid: u32,
+    pub euid: u32,
+    pub gid: u32,
+    pub egid: u32,
+}
+
+pub fn ids() -> Ids {
+    // SAFETY: these four calls take no arguments, cannot fail and only read
+    // the calling process's credentials.
+    unsafe { Ids { uid: libc::getuid(), euid: libc::geteuid(), gid: libc::getgid(), egid: libc::getegid() } }
+}
+
+/// CPUID leaf 1, EDX: what Linux passes to programs as AT_HWCAP on x86-64.
+pub fn hwcap() -> u64 {
+    core::arch::x86_64::__cpuid(1).edx as u64
+}
+
+/// 16 bytes from the kernel's random pool, for AT_RANDOM.
+pub fn random16() -> io::Result<[u8; 16]> {
+    let mut bytes = [0u8; 16];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        let rest = &mut bytes[filled..];
+        // SAFETY: `rest` is an exclusively borrowed byte buffer of rest.len()
+        // bytes; getrandom writes at most that many bytes into it.
+        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        match n {
+            n if n > 0 => filled += n as usize,
+            _ => {
+                let e = io::Error::last_os_error();
+                if e.kind() != io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+    Ok(bytes)
+}
+
+/// A close-on-exec duplicate of `fd` on the lowest free descriptor >= `min`.
+pub fn dup_above(fd: BorrowedFd<'_>, min: RawFd) -> io::Result<OwnedFd> {
+    // SAFETY: F_DUPFD_CLOEXEC only reads the integer `min`; `fd` is borrowed,
+    // so it stays open for the call.
+    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, min) };
+    if new < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `new` was just returned by fcntl, so it is an open descriptor
+    // that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn facts() {
+        // Every x86-64 CPU has the FPU, TSC and SSE2 bits (0, 4, 26).
+        let hw = hwcap();
+        assert_eq!(hw & (1 | 1 << 4 | 1 << 26), 1 | 1 << 4 | 1 << 26);
+        let (a, b) = (random16().unwrap(), random16().unwrap());
+        assert_ne!(a, b);
+        let meta = std::fs::metadata("/proc/self").unwrap();
+        let ids = ids();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!((meta.uid(), meta.gid()), (ids.euid, ids.egid));
+    }
+
+    #[test]
+    fn duplicates_high() {
+        let file = std::fs::File::open("/dev/null").unwrap();
+        let fd = dup_above(file.as_fd(), 1000).unwrap();
+        assert!(fd.as_raw_fd() >= 1000);
+    }
+}

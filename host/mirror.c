@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The mirror: the bound file mapped once over [ATOLL_USER_START,
+ * ATOLL_USER_END) in the `atoll run` process, so its workers can load the
+ * program and perform delegated calls on the program's own memory. A fault
+ * walks the LWK's page tables (cr3) and maps the same physical page; what
+ * the LWK does not map for its user, or maps outside the enclave's memory,
+ * is SIGBUS (EFAULT for a system call). Mappings go when the LWK says it
+ * unmapped or reduced protection (map_generation) and at START.
+ *
+ * The enclave's blocks are offline but stay in Linux's direct map, so the
+ * LWK's tables are read through __va() once they are known to lie in them.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include "atoll.h"
+
+/* x86-64 page-table entry bits, as the LWK writes them. */
+#define LWK_PTE_PRESENT	BIT_ULL(0)
+#define LWK_PTE_WRITE	BIT_ULL(1)
+#define LWK_PTE_USER	BIT_ULL(2)
+#define LWK_PTE_LARGE	BIT_ULL(7)	/* in a PDPTE: 1 GiB; in a PDE: 2 MiB */
+#define LWK_PTE_ADDR	GENMASK_ULL(51, 12)
+
+/* Is [phys, phys + len) enclave memory, outside the shared area? */
+static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
+{
+	u64 base;
+	u32 i;
+
+	for (i = 0; i < e->block_count; i++) {
+		base = atoll_block_phys(e, i);
+		if (phys < base || phys + len > base + e->block_size)
+			continue;
+		return i != 0 || phys >= base + ATOLL_SHARED_SIZE;
+	}
+	return false;
+}
+
+/*
+ * The physical 4 KiB page the LWK maps at va for its user, or -EFAULT.
+ * *writable: every level allows writes.
+ */
+static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, bool *writable)
+{
+	u64 table = p->cr3 & LWK_PTE_ADDR, entry, size;
+	int shift;
+
+	*writable = true;
+	for (shift = 39; shift >= PAGE_SHIFT; shift -= 9) {
+		if (!lwk_phys_ok(p->e, table, PAGE_SIZE))
+			return -EFAULT;
+		entry = READ_ONCE(((u64 *)__va(table))[(va >> shift) & 511]);
+		if (!(entry & LWK_PTE_PRESENT) || !(entry & LWK_PTE_USER))
+			return -EFAULT;
+		if (!(entry & LWK_PTE_WRITE))
+			*writable = false;
+		size = 1ULL << shift;
+		if (shift == PAGE_SHIFT || ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
+			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) | (va & (size - 1) & PAGE_MASK);
+			return lwk_phys_ok(p->e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
+		}
+		if (entry & LWK_PTE_LARGE)	/* reserved in a PML4E */
+			return -EFAULT;
+		table = entry & LWK_PTE_ADDR;
+	}
+	return -EFAULT;
+}
+
+/* While the caller loads the ELF, read-only pages are writable for it. */
+static bool loading(struct atoll_program *p)
+{
+	return !p->started && smp_load_acquire(&p->proc->state) == ATOLL_PROC_LOADED;
+}
+
+static vm_fault_t mirror_fault(struct vm_fault *vmf)
+{
+	struct vm_area_struct *vma = vmf->vma;
+	struct atoll_program *p = vma->vm_private_data;
+	bool write = vmf->flags & FAULT_FLAG_WRITE;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	pgprot_t prot;
+	bool writable;
+	u64 phys;
+
+	/* Held across walk and insert, so a zap cannot slip in between. */
+	down_read(&p->map_sem);
+	if (lwk_translate(p, vmf->address, &phys, &writable))
+		goto out;
+	writable |= loading(p);
+	if (write && !writable)
+		goto out;
+	/*
+	 * vm_page_prot is read-only (pfn_mkwrite asks for write notification);
+	 * a page the LWK lets its user write is mapped writable at once.
+	 */
+	prot = vma->vm_page_prot;
+	if (writable && (vma->vm_flags & VM_WRITE))
+		prot = __pgprot(pgprot_val(prot) | _PAGE_RW);
+	else
+		prot = __pgprot(pgprot_val(prot) & ~_PAGE_RW);
+	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
+out:
+	up_read(&p->map_sem);
+	return ret;
+}
+
+/* A write to a page mapped read-only: allowed only if the LWK allows it now. */
+static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct atoll_program *p = vmf->vma->vm_private_data;
+	vm_fault_t ret = VM_FAULT_SIGBUS;
+	bool writable;
+	u64 phys;
+
+	down_read(&p->map_sem);
+	if (!lwk_translate(p, vmf->address, &phys, &writable) &&
+	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
+		ret = 0;
+	up_read(&p->map_sem);
+	return ret;
+}
+
+/* One mirror per program: no splitting it, no moving it. */
+static int mirror_may_split(struct vm_area_struct *vma, unsigned long addr)
+{
+	return -EINVAL;
+}
+
+static int mirror_mremap(struct vm_area_struct *vma)
+{
+	return -EINVAL;
+}
+
+static const struct vm_operations_struct mirror_ops = {
+	.fault = mirror_fault,
+	.pfn_mkwrite = mirror_pfn_mkwrite,
+	.may_split = mirror_may_split,
+	.mremap = mirror_mremap,
+};
+
+int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
+{
+	/* Called under the mmap lock: p->lock (taken before it by START) is not taken here. */
+	if (!smp_load_acquire(&p->created))
+		return -ENXIO;
+	if (vma->vm_start != ATOLL_USER_START || vma->vm_end != ATOLL_USER_END ||
+	    vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
+		return -EINVAL;
+	if (test_and_set_bit(0, &p->mirror_mapped))
+		return -EBUSY;
+	/* No fork copies, no core dumps of 64 TiB, no growing, no PROT_EXEC. */
+	vma->vm_flags |= VM_PFNMAP | VM_IO | VM_DONTEXPAND | VM_DONTDUMP | VM_DONTCOPY;
+	vma->vm_flags &= ~VM_MAYEXEC;
+	vma->vm_ops = &mirror_ops;
+	vma->vm_private_data = p;
+	mmgrab(vma->vm_mm);
+	smp_store_release(&p->mm, vma->vm_mm);
+	return 0;
+}
+
+/*
+ * Drops every mirror mapping: at START (start: later faults honour the
+ * LWK's protections) or when map_generation moved since the last zap.
+ * Lock order as in a fault: the mmap lock, then map_sem.
+ */
+void atoll_mirror_zap(struct atoll_program *p, bool start)
+{
+	struct mm_struct *mm = smp_load_acquire(&p->mm);
+	struct vm_area_struct *vma;
+	u32 gen;
+
+	if (!start && READ_ONCE(p->proc->map_generation) == READ_ONCE(p->zapped_gen))
+		return;
+	if (mm && !mmget_not_zero(mm))
+		mm = NULL;	/* exiting: its mappings are going anyway */
+	if (mm)
+		mmap_read_lock(mm);
+	down_write(&p->map_sem);
+	if (start)
+		p->started = true;
+	gen = READ_ONCE(p->proc->map_generation);
+	if (mm && (start || gen != p->zapped_gen)) {
+		vma = find_vma(mm, ATOLL_USER_START);
+		if (vma && vma->vm_start == ATOLL_USER_START && vma->vm_ops == &mirror_ops &&
+		    vma->vm_private_data == p)
+			zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	}
+	p->zapped_gen = gen;
+	up_write(&p->map_sem);
+	if (mm) {
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+}
+
+void atoll_mirror_put(struct atoll_program *p)
+{
+	if (p->mm)
+		mmdrop(p->mm);
+	p->mm = NULL;
+}

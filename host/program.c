@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Programs in an enclave (abi/atoll_abi.h, "Programs"): each open
+ * /dev/atoll file can be bound to one program, each enclave runs at most
+ * one. RUN has the LWK build the address space, START runs it, CALL hands
+ * the LWK's delegated system calls to the `atoll run` process's workers
+ * and returns their results, KILL ends the program, and the file's release
+ * lets the LWK free it.
+ *
+ * Only RUN touches the registry (under atoll_lock, briefly). The binding
+ * keeps the enclave alive: destroy refuses while one exists, and it ends
+ * only when the file is released, so the other paths use p->e freely.
+ */
+#include <linux/delay.h>
+#include <linux/fs.h>
+#include <linux/ktime.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <asm/apic.h>
+#include "atoll.h"
+
+struct atoll_program *atoll_program_alloc(void)
+{
+	struct atoll_program *p = kzalloc(sizeof(*p), GFP_KERNEL);
+
+	if (!p)
+		return NULL;
+	mutex_init(&p->lock);
+	init_rwsem(&p->map_sem);
+	return p;
+}
+
+/* Enclave side: the pid of the bound program, 0 when none or not created. */
+u32 atoll_program_pid(struct atoll_enclave *e)
+{
+	unsigned long flags;
+	u32 pid = 0;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	if (e->program && smp_load_acquire(&e->program->created))
+		pid = e->program->pid;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+	return pid;
+}
+
+static bool has_program(struct atoll_enclave *e)
+{
+	unsigned long flags;
+	bool bound;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	bound = e->program;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+	return bound;
+}
+
+/* Destroy (under atoll_lock): refused while a program is bound. */
+int atoll_program_check_destroy(struct atoll_enclave *e, char *err)
+{
+	u32 pid;
+
+	if (!has_program(e))
+		return 0;
+	pid = atoll_program_pid(e);
+	if (pid)
+		atoll_err(err, "enclave %s is running a program (pid %u): end `atoll run` first",
+			  e->name, pid);
+	else
+		atoll_err(err, "enclave %s is starting a program: end `atoll run` first", e->name);
+	return -EBUSY;
+}
+
+/* Sends a message the LWK must get, waiting a little for room in the ring. */
+static int send_retry(struct atoll_enclave *e, u32 type, u64 arg0)
+{
+	int tries, ret = -EBUSY;
+
+	for (tries = 0; tries < 100 && !READ_ONCE(e->crashed); tries++) {
+		ret = atoll_channel_send(e, type, arg0);
+		if (ret != -EBUSY)
+			break;
+		usleep_range(1000, 2000);
+	}
+	return ret;
+}
+
+/* Ends the binding; the caller touches p->e no more afterwards. */
+static void unbind(struct atoll_program *p)
+{
+	struct atoll_enclave *e = p->e;
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	if (e->program == p)
+		e->program = NULL;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+	WRITE_ONCE(p->created, false);
+	p->e = NULL;
+	p->proc = NULL;
+}
+
+/* Lets the LWK free what a CREATE built (every CREATE gets one RELEASE). */
+static void release_in_lwk(struct atoll_program *p)
+{
+	struct atoll_enclave *e = p->e;
+
+	if (READ_ONCE(e->crashed))
+		return;
+	if (send_retry(e, ATOLL_MSG_PROC_RELEASE, 0))
+		pr_warn("atoll: enclave %s: could not tell the LWK to free its program; its control channel stays full\n",
+			e->name);
+}
+
+void atoll_program_release(struct atoll_program *p)
+{
+	if (p->e) {
+		if (p->created)
+			release_in_lwk(p);
+		/* No wait for FREED here: the next RUN waits for the area to be free. */
+		unbind(p);
+	}
+	atoll_mirror_put(p);
+	kfree(p);
+}
+
+/* ---- RUN ---------------------------------------------------------------- */
+
+static int check_regions(const struct atoll_run *run, char *err)
+{
+	const struct atoll_region *r, *q;
+	u32 i, j;
+
+	if (run->region_count > ATOLL_MAX_REGIONS) {
+		atoll_err(err, "a program has at most %u regions, not %u", ATOLL_MAX_REGIONS,
+			  run->region_count);
+		return -EINVAL;
+	}
+	for (i = 0; i < run->region_count; i++) {
+		r = &run->region[i];
+		if (!r->size || ((r->start | r->size) & ~PAGE_MASK)) {
+			atoll_err(err, "region %u (%#llx, %#llx bytes) is empty or not page aligned",
+				  i, r->start, r->size);
+			return -EINVAL;
+		}
+		if (r->start < ATOLL_USER_START || r->start >= ATOLL_USER_END ||
+		    r->size > ATOLL_USER_END - r->start) {
+			atoll_err(err, "region %u (%#llx, %#llx bytes) lies outside the program's addresses [%#llx, %#llx)",
+				  i, r->start, r->size, ATOLL_USER_START, ATOLL_USER_END);
+			return -EINVAL;
+		}
+		if (r->prot & ~(ATOLL_PROT_READ | ATOLL_PROT_WRITE | ATOLL_PROT_EXEC)) {
+			atoll_err(err, "region %u has unknown protection bits %#x", i, r->prot);
+			return -EINVAL;
+		}
+		for (j = 0; j < i; j++) {
+			q = &run->region[j];
+			if (r->start < q->start + q->size && q->start < r->start + r->size) {
+				atoll_err(err, "regions %u and %u overlap", j, i);
+				return -EINVAL;
+			}
+		}
+		/*
+		 * The heap must start outside every region. Not "above every
+		 * one": the stack is a region too, at the top of the addresses.
+		 */
+		if (run->brk_start >= r->start && run->brk_start < r->start + r->size) {
+			atoll_err(err, "the heap start %#llx lies in region %u (%#llx, %#llx bytes)",
+				  run->brk_start, i, r->start, r->size);
+			return -EINVAL;
+		}
+	}
+	if ((run->brk_start & ~PAGE_MASK) || run->brk_start < ATOLL_USER_START ||
+	    run->brk_start >= ATOLL_USER_END) {
+		atoll_err(err, "the heap start %#llx is not a page-aligned program address", run->brk_start);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Finds the enclave and binds p to it, all under atoll_lock. */
+static int bind(struct atoll_program *p, struct atoll_run *run)
+{
+	struct atoll_enclave *e;
+	unsigned long flags;
+	char *err = run->error;
+	u32 state, pid;
+	int ret = 0;
+
+	if (mutex_lock_killable(&atoll_lock)) {
+		atoll_err(err, "interrupted");
+		return -EINTR;
+	}
+	e = atoll_enclave_find(run->id);
+	if (!e) {
+		atoll_err(err, "there is no enclave with id %u", run->id);
+		ret = -ENOENT;
+		goto out;
+	}
+	state = atoll_enclave_state(e);
+	if (state == ATOLL_ENCLAVE_CRASHED) {
+		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why", e->name, e->name);
+		ret = -EHOSTDOWN;
+		goto out;
+	}
+	if (state != ATOLL_ENCLAVE_RUNNING) {
+		atoll_err(err, "enclave %s is not running", e->name);
+		ret = -EHOSTDOWN;
+		goto out;
+	}
+	if (run->cpu_count > e->cpu_count) {
+		atoll_err(err, "the program asks for %u CPUs, but enclave %s has %u",
+			  run->cpu_count, e->name, e->cpu_count);
+		ret = -EINVAL;
+		goto out;
+	}
+	if (has_program(e)) {
+		pid = atoll_program_pid(e);
+		if (pid)
+			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u", e->name, pid);
+		else
+			atoll_err(err, "enclave %s runs one program at a time, and is starting one", e->name);
+		ret = -EBUSY;
+		goto out;
+	}
+	spin_lock_irqsave(&e->msg_lock, flags);
+	e->program = p;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+	p->e = e;
+	p->proc = atoll_proc_area(e);
+out:
+	mutex_unlock(&atoll_lock);
+	return ret;
+}
+
+static bool area_free(struct atoll_program *p)
+{
+	atoll_channel_drain(p->e);
+	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE || READ_ONCE(p->e->crashed);
+}
+
+static bool create_answered(struct atoll_program *p)
+{
+	atoll_channel_drain(p->e);
+	return smp_load_acquire(&p->e->proc_created) || READ_ONCE(p->e->crashed);
+}
+
+/* After RELEASE of a CREATE we gave up on: freed, or its creation failed. */
+static bool abandoned_settled(struct atoll_program *p)
+{
+	struct atoll_enclave *e = p->e;
+
+	atoll_channel_drain(e);
+	return READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed) ||
+	       (smp_load_acquire(&e->proc_created) && e->proc_result &&
+		smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE);
+}
+
+/* Waits in short slices (a lost interrupt costs one) until done or timeout_ms. */
+static int wait_settled(struct atoll_program *p, bool (*done)(struct atoll_program *p),
+			u32 timeout_ms)
+{
+	u64 deadline = ktime_get_ns() + (u64)timeout_ms * NSEC_PER_MSEC;
+
+	while (!done(p)) {
+		if (ktime_get_ns() > deadline)
+			return -ETIMEDOUT;
+		if (wait_event_killable_timeout(p->e->wq, done(p), msecs_to_jiffies(10)) < 0)
+			return -EINTR;
+	}
+	return 0;
+}
+
+static const char *errno_text(int err)
+{
+	switch (err) {
+	case ENOMEM:	return "out of memory";
+	case EINVAL:	return "invalid argument";
+	case EFAULT:	return "bad address";
+	case ENOSPC:	return "no space left";
+	case E2BIG:	return "too many regions or arguments";
+	case EBUSY:	return "busy";
+	case EEXIST:	return "address already mapped";
+	case ENOSYS:	return "not supported";
+	case EAGAIN:	return "try again";
+	case EPERM:	return "not permitted";
+	default:	return NULL;
+	}
+}
+
+static int lwk_create_error(struct atoll_enclave *e, s64 result, char *err)
+{
+	int code = -result;
+	const char *text = errno_text(code);
+
+	if (text)
+		atoll_err(err, "the LWK could not create the program's address space: %s (see `atoll console %s`)",
+			  text, e->name);
+	else
+		atoll_err(err, "the LWK could not create the program's address space: error %lld (see `atoll console %s`)",
+			  result, e->name);
+	return result < 0 && result >= -MAX_ERRNO ? (int)result : -EIO;
+}
+
+/* Fills the area, sends CREATE and waits for CREATED (pid, cr3). */
+static int create(struct atoll_program *p, const struct atoll_run *run, char *err)
+{
+	struct atoll_enclave *e = p->e;
+	struct atoll_proc *proc = p->proc;
+	unsigned long flags;
+	u32 state;
+	int ret;
+
+	/* Messages about the previous program come before it was FREE: take them now. */
+	atoll_channel_drain(e);
+	memset(proc, 0, sizeof(*proc));
+	spin_lock_irqsave(&e->msg_lock, flags);
+	e->proc_created = false;
+	e->proc_result = 0;
+	e->proc_pid = 0;
+	e->proc_exited = false;
+	e->proc_wait_status = 0;
+	e->proc_freed = false;
+	e->seen_doorbell = 0;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+
+	proc->hdr = (struct atoll_header){ ATOLL_MAGIC_PROC, ATOLL_ABI_VERSION, sizeof(*proc), 0 };
+	proc->region_count = run->region_count;
+	proc->cpu_count = run->cpu_count;
+	proc->brk_start = run->brk_start;
+	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
+	smp_store_release(&proc->state, ATOLL_PROC_CREATING);
+	if (atoll_channel_send(e, ATOLL_MSG_PROC_CREATE, 0)) {
+		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
+		atoll_err(err, "enclave %s's control channel is full; the LWK is not answering", e->name);
+		return -EBUSY;
+	}
+
+	ret = wait_settled(p, create_answered, ATOLL_PROC_CREATE_MS);
+	if (!ret && !smp_load_acquire(&e->proc_created)) {
+		atoll_err(err, "enclave %s crashed while creating the program; `atoll console %s` shows why",
+			  e->name, e->name);
+		return -EHOSTDOWN;
+	}
+	if (ret == -ETIMEDOUT) {
+		atoll_err(err, "the LWK did not create the program within %u ms (see `atoll console %s`)",
+			  ATOLL_PROC_CREATE_MS, e->name);
+	} else if (ret == -EINTR) {
+		atoll_err(err, "interrupted while the LWK was creating the program");
+	} else if (e->proc_result) {
+		return lwk_create_error(e, e->proc_result, err);	/* the LWK freed it all */
+	} else if ((state = smp_load_acquire(&proc->state)) != ATOLL_PROC_LOADED) {
+		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded", state);
+		ret = -EIO;
+	} else if (!e->proc_pid || e->proc_pid > INT_MAX) {
+		atoll_err(err, "the LWK gave the program pid %u", e->proc_pid);
+		ret = -EIO;
+	}
+	if (ret) {
+		/*
+		 * The LWK may still build it: RELEASE, and stay bound a while
+		 * so that a next RUN does not overlap what is left of this one.
+		 */
+		release_in_lwk(p);
+		wait_settled(p, abandoned_settled, ATOLL_PROC_FREE_WAIT_MS);
+		return ret;
+	}
+	p->pid = e->proc_pid;
+	p->cr3 = READ_ONCE(proc->cr3);
+	p->zapped_gen = READ_ONCE(proc->map_generation);
+	p->next_slot = 0;
+	bitmap_zero(p->claimed, ATOLL_MAX_SLOTS);
+	return 0;
+}
+
+static int run_locked(struct atoll_program *p, struct atoll_run *run)
+{
+	char *err = run->error;
+	int ret;
+
+	if (p->e) {
+		atoll_err(err, "this file is bound to a program already; open /dev/atoll again for another");
+		return -EBUSY;
+	}
+	ret = check_regions(run, err);
+	if (ret)
+		return ret;
+	ret = bind(p, run);
+	if (ret)
+		return ret;
+
+	/* The previous program's memory may still be being freed. */
+	ret = wait_settled(p, area_free, ATOLL_PROC_FREE_WAIT_MS);
+	if (ret == -ETIMEDOUT) {
+		atoll_err(err, "the previous program in enclave %s is still being freed; try again",
+			  p->e->name);
+		ret = -EBUSY;
+	} else if (ret == -EINTR) {
+		atoll_err(err, "interrupted");
+	} else if (READ_ONCE(p->e->crashed)) {
+		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
+			  p->e->name, p->e->name);
+		ret = -EHOSTDOWN;
+	}
+	if (!ret)
+		ret = create(p, run, err);
+	if (ret) {
+		unbind(p);
+		return ret;
+	}
+	run->pid = p->pid;
+	smp_store_release(&p->created, true);
+	return p->pid;
+}
+
+static long program_run(struct atoll_program *p, unsigned long arg)
+{
+	struct atoll_run *run;
+	long ret;
+
+	run = kmalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	if (copy_from_user(run, (void __user *)arg, sizeof(*run))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = atoll_req_check(&run->hdr, sizeof(*run), ATOLL_MAGIC_RUN);
+	if (ret)
+		goto out;
+	memset(run->error, 0, sizeof(run->error));
+	if (mutex_lock_killable(&p->lock)) {
+		ret = -EINTR;
+		goto out;
+	}
+	ret = run_locked(p, run);
+	mutex_unlock(&p->lock);
+	if (copy_to_user((void __user *)arg, run, sizeof(*run)))
+		ret = -EFAULT;
+out:
+	kfree(run);
+	return ret;
+}
+
+/* ---- START, KILL -------------------------------------------------------- */
+
+static bool user_addr(u64 a)
+{
+	return a >= ATOLL_USER_START && a < ATOLL_USER_END;
+}
+
+static long start_locked(struct atoll_program *p, const struct atoll_start *s)
+{
+	struct atoll_proc *proc = p->proc;
+	int ret;
+
+	if (!p->created)
+		return -ENXIO;
+	if (READ_ONCE(p->e->crashed))
+		return -EHOSTDOWN;
+	if (p->started || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED)
+		return -EINVAL;
+	if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
+		return -EINVAL;
+	proc->entry = s->entry;
+	proc->stack_pointer = s->stack_pointer;
+	proc->realtime_ns = ktime_get_real_ns();
+	/* Write access granted for loading must not outlive it. */
+	atoll_mirror_zap(p, true);
+	ret = send_retry(p->e, ATOLL_MSG_PROC_START, 0);
+	return ret == -EBUSY ? -EHOSTDOWN : ret;
+}
+
+static long program_start(struct atoll_program *p, unsigned long arg)
+{
+	struct atoll_start s;
+	long ret;
+
+	if (copy_from_user(&s, (void __user *)arg, sizeof(s)))
+		return -EFAULT;
+	ret = atoll_req_check(&s.hdr, sizeof(s), ATOLL_MAGIC_START);
+	if (ret)
+		return ret;
+	if (mutex_lock_killable(&p->lock))
+		return -EINTR;
+	ret = start_locked(p, &s);
+	mutex_unlock(&p->lock);
+	return ret;
+}
+
+static long program_kill(struct atoll_program *p, unsigned long arg)
+{
+	struct atoll_kill k;
+	long ret;
+
+	if (copy_from_user(&k, (void __user *)arg, sizeof(k)))
+		return -EFAULT;
+	ret = atoll_req_check(&k.hdr, sizeof(k), ATOLL_MAGIC_KILL);
+	if (ret)
+		return ret;
+	if (k.signal < 1 || k.signal > 64)
+		return -EINVAL;
+	if (!smp_load_acquire(&p->created))
+		return -ENXIO;
+	if (READ_ONCE(p->e->crashed))
+		return -EHOSTDOWN;
+	if (smp_load_acquire(&p->e->proc_exited))
+		return 0;
+	ret = send_retry(p->e, ATOLL_MSG_PROC_KILL, k.signal);
+	return ret == -EBUSY ? -EHOSTDOWN : ret;
+}
+
+/* ---- CALL: the hot path, without atoll_lock ---------------------------- */
+
+/* Delivers a worker's result to the LWK thread waiting in slot i. */
+static int call_done(struct atoll_program *p, s32 i, s64 result)
+{
+	struct atoll_enclave *e = p->e;
+	struct atoll_slot *s;
+	u32 cpu;
+
+	if (i >= ATOLL_MAX_SLOTS || !test_and_clear_bit(i, p->claimed))
+		return -EINVAL;
+	s = &p->proc->slot[i];
+	WRITE_ONCE(s->ret, result);
+	cpu = READ_ONCE(s->cpu);
+	/*
+	 * Full barrier: ret is visible before DONE. A slot no longer claimed
+	 * (its thread ended with the program) gets nothing.
+	 */
+	if (cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_DONE) != ATOLL_SLOT_CLAIMED)
+		return 0;
+	if (cpu >= e->cpu_count) {
+		pr_warn_ratelimited("atoll: enclave %s: delegated call in slot %d names CPU %u of %u\n",
+				    e->name, i, cpu, e->cpu_count);
+		return 0;
+	}
+	if (!READ_ONCE(e->crashed))
+		atoll_apic_send(e->apic_ids[cpu], APIC_DM_FIXED | ATOLL_DONE_VECTOR);
+	return 0;
+}
+
+/*
+ * Claims the next event for one worker, or returns false. Runs as a wait
+ * condition (task not running): no sleeping here. The cmpxchg gives each
+ * request to exactly one of the concurrent workers.
+ */
+static bool call_event(struct atoll_program *p, struct atoll_call *c)
+{
+	struct atoll_enclave *e = p->e;
+	struct atoll_slot *s;
+	u32 n, i;
+
+	if (READ_ONCE(e->crashed)) {
+		c->event = ATOLL_EVENT_CRASHED;
+		return true;
+	}
+	if (smp_load_acquire(&e->proc_exited)) {
+		c->event = ATOLL_EVENT_EXITED;
+		c->wait_status = e->proc_wait_status;
+		return true;
+	}
+	for (n = 0, i = READ_ONCE(p->next_slot); n < ATOLL_MAX_SLOTS;
+	     n++, i = (i + 1) % ATOLL_MAX_SLOTS) {
+		s = &p->proc->slot[i];
+		if (READ_ONCE(s->state) != ATOLL_SLOT_REQUEST ||
+		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST, ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
+			continue;
+		set_bit(i, p->claimed);
+		/* Fairness between LWK threads: the next scan starts after this one. */
+		WRITE_ONCE(p->next_slot, (i + 1) % ATOLL_MAX_SLOTS);
+		c->event = ATOLL_EVENT_CALL;
+		c->slot = i;
+		c->kind = READ_ONCE(s->kind);
+		c->tid = READ_ONCE(s->tid);
+		c->nr = READ_ONCE(s->nr);
+		memcpy(c->args, s->args, sizeof(c->args));
+		return true;
+	}
+	return false;
+}
+
+/* A claim the worker never got (its struct could not be written) goes back. */
+static void call_unclaim(struct atoll_program *p, u32 i)
+{
+	struct atoll_slot *s = &p->proc->slot[i];
+
+	if (!test_and_clear_bit(i, p->claimed))
+		return;
+	cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_REQUEST);
+	wake_up_all(&p->e->prog_wq);
+}
+
+static int call_wait(struct atoll_program *p, struct atoll_call *c)
+{
+	struct atoll_enclave *e = p->e;
+	u64 spin_until = ktime_get_ns() + ATOLL_CALL_SPIN_NS;
+	long left;
+
+	/* The next request usually follows a result within microseconds. */
+	do {
+		if (call_event(p, c))
+			return 0;
+		cpu_relax();
+	} while (ktime_get_ns() < spin_until && !need_resched() && !signal_pending(current));
+
+	for (;;) {
+		/* Short slices: without the platform IPI hook, polling finds it. */
+		atoll_channel_drain(e);
+		left = wait_event_interruptible_timeout(e->prog_wq, call_event(p, c),
+							msecs_to_jiffies(10));
+		if (left > 0)
+			return 0;
+		if (left < 0)
+			return -EINTR;
+	}
+}
+
+static long program_call(struct atoll_program *p, unsigned long arg)
+{
+	struct atoll_call c;
+	long ret;
+
+	if (copy_from_user(&c, (void __user *)arg, sizeof(c)))
+		return -EFAULT;
+	ret = atoll_req_check(&c.hdr, sizeof(c), ATOLL_MAGIC_CALL);
+	if (ret)
+		return ret;
+	if (!smp_load_acquire(&p->created))
+		return -ENXIO;
+	if (c.done_slot >= 0) {
+		ret = call_done(p, c.done_slot, c.done_ret);
+		if (ret)
+			return ret;
+		c.done_slot = -1;	/* delivered: a retry must not deliver it again */
+	}
+	ret = call_wait(p, &c);
+	/* The worker may touch memory the LWK unmapped since the last zap. */
+	if (!ret && c.event == ATOLL_EVENT_CALL)
+		atoll_mirror_zap(p, false);
+	if (copy_to_user((void __user *)arg, &c, sizeof(c))) {
+		if (!ret && c.event == ATOLL_EVENT_CALL)
+			call_unclaim(p, c.slot);
+		return -EFAULT;
+	}
+	return ret;
+}
+
+long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned long arg)
+{
+	switch (cmd) {
+	case ATOLL_IOC_RUN:
+		return program_run(p, arg);
+	case ATOLL_IOC_START:
+		return program_start(p, arg);
+	case ATOLL_IOC_CALL:
+		return program_call(p, arg);
+	case ATOLL_IOC_KILL:
+		return program_kill(p, arg);
+	default:
+		return -ENOTTY;
+	}
+}
