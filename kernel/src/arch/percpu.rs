@@ -4,7 +4,9 @@
 //! the user stack pointer at %gs:16 (user.rs).
 
 use core::arch::asm;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+
+use crate::sched::Thread;
 
 pub const MAX_CPUS: usize = 64;
 const IA32_GS_BASE: u32 = 0xC000_0101;
@@ -14,10 +16,11 @@ struct Slot {
     index: u64,
     kernel_stack: AtomicU64,
     user_stack: AtomicU64,
+    running: AtomicPtr<Thread>,
 }
 
 static SLOTS: [Slot; MAX_CPUS] = {
-    let mut slots = [const { Slot { index: 0, kernel_stack: AtomicU64::new(0), user_stack: AtomicU64::new(0) } }; MAX_CPUS];
+    let mut slots = [const { Slot { index: 0, kernel_stack: AtomicU64::new(0), user_stack: AtomicU64::new(0), running: AtomicPtr::new(core::ptr::null_mut()) } }; MAX_CPUS];
     let mut i = 0;
     while i < MAX_CPUS {
         slots[i].index = i as u64;
@@ -45,4 +48,22 @@ pub fn cpu_index() -> usize {
 /// Kernel stack top for the SYSCALL entry of the thread about to run here.
 pub fn set_syscall_stack(top: u64) {
     SLOTS[cpu_index()].kernel_stack.store(top, Ordering::Relaxed);
+}
+
+/// Records the thread about to run here. The scheduler holds a reference
+/// to it (its `current`) for as long as it runs.
+pub fn set_running(t: &Thread) {
+    SLOTS[cpu_index()].running.store(t as *const Thread as *mut Thread, Ordering::Release);
+}
+
+/// Runs `f` with the thread running on this CPU, without the scheduler's
+/// lock (the system-call fast path).
+pub fn with_running<R>(f: impl FnOnce(&Thread) -> R) -> R {
+    let t = SLOTS[cpu_index()].running.load(Ordering::Acquire);
+    assert!(!t.is_null(), "no thread recorded on this CPU");
+    // SAFETY: set_running recorded the thread that is executing this very
+    // code; it is alive (the scheduler's `current` holds it) until it stops
+    // running, and a thread cannot stop running while `f` runs on it. Only
+    // a shared reference is made.
+    f(unsafe { &*t })
 }

@@ -101,7 +101,7 @@ extern "C" {
 
 #[no_mangle]
 extern "C" fn syscall_from_user(frame: &mut TrapFrame) {
-    cpu::enable_interrupts();
+    // Interrupts stay masked until dispatch knows the call may take long.
     crate::syscall::dispatch(frame);
     cpu::disable_interrupts();
     // SYSRET takes RIP from RCX and RFLAGS from R11 (the saved values).

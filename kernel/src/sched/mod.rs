@@ -58,10 +58,12 @@ pub fn init_cpu(index: usize, boot_context_is_idle: bool) {
     let me = &CPUS[index];
     if boot_context_is_idle {
         let idle = Thread::adopt_running("idle", index, true);
+        arch::percpu::set_running(&idle);
         me.idle.call_once(|| idle.clone());
         *me.current.lock() = Some(idle);
     } else {
         let main = Thread::adopt_running("main", index, false);
+        arch::percpu::set_running(&main);
         *me.current.lock() = Some(main);
         me.idle.call_once(|| Thread::new("idle", index, false, Box::new(|| { idle_loop(); })));
     }
@@ -125,6 +127,7 @@ pub fn schedule() {
         *me.zombie.lock() = Some(prev.clone());
     }
     next.set_state(State::Running);
+    arch::percpu::set_running(&next);
     *me.current.lock() = Some(next.clone());
     me.context_switches.fetch_add(1, Ordering::Relaxed);
     timer::rearm();

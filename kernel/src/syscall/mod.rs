@@ -14,13 +14,13 @@ mod time;
 
 use alloc::sync::Arc;
 
-use crate::arch::idt::TrapFrame;
+use crate::arch::{idt::TrapFrame, percpu};
 use crate::process::{delegate, Process, UserThread};
-use crate::sched::{self, Thread};
+use crate::sched::Thread;
 
 /// One system call in progress.
 pub struct Call<'a> {
-    pub thread: &'a Arc<Thread>,
+    pub thread: &'a Thread,
     pub user: &'a UserThread,
     pub process: &'a Arc<Process>,
     pub frame: &'a mut TrapFrame,
@@ -30,13 +30,16 @@ pub struct Call<'a> {
 type Handler = fn(&mut Call) -> i64;
 
 pub enum How {
+    /// Answered in the LWK at once, with interrupts still masked (a few
+    /// loads and stores: identity and clocks).
+    Quick(Handler),
     /// Answered in the LWK, never leaving the enclave.
     Local(Handler),
     /// Performed by `atoll run` on Linux.
     Delegated,
 }
 
-use How::{Delegated, Local};
+use How::{Delegated, Local, Quick};
 
 /// (number, name, how).
 pub static TABLE: &[(u64, &str, How)] = &[
@@ -66,7 +69,7 @@ pub static TABLE: &[(u64, &str, How)] = &[
     (32, "dup", Delegated),
     (33, "dup2", Delegated),
     (35, "nanosleep", Local(time::nanosleep)),
-    (39, "getpid", Local(process::getpid)),
+    (39, "getpid", Quick(process::getpid)),
     (56, "clone", Local(process::clone)),
     (60, "exit", Local(process::exit)),
     (62, "kill", Local(signal::kill)),
@@ -78,18 +81,18 @@ pub static TABLE: &[(u64, &str, How)] = &[
     (83, "mkdir", Delegated),
     (87, "unlink", Delegated),
     (89, "readlink", Delegated),
-    (96, "gettimeofday", Local(time::gettimeofday)),
-    (110, "getppid", Local(process::getppid)),
+    (96, "gettimeofday", Quick(time::gettimeofday)),
+    (110, "getppid", Quick(process::getppid)),
     (131, "sigaltstack", Local(signal::sigaltstack)),
     (158, "arch_prctl", Local(process::arch_prctl)),
-    (186, "gettid", Local(process::gettid)),
+    (186, "gettid", Quick(process::gettid)),
     (200, "tkill", Local(signal::tkill)),
     (202, "futex", Local(sync::futex)),
     (203, "sched_setaffinity", Local(system::sched_setaffinity)),
     (204, "sched_getaffinity", Local(system::sched_getaffinity)),
     (217, "getdents64", Delegated),
     (218, "set_tid_address", Local(process::set_tid_address)),
-    (228, "clock_gettime", Local(time::clock_gettime)),
+    (228, "clock_gettime", Quick(time::clock_gettime)),
     (229, "clock_getres", Local(time::clock_getres)),
     (230, "clock_nanosleep", Local(time::clock_nanosleep)),
     (231, "exit_group", Local(process::exit_group)),
@@ -100,7 +103,7 @@ pub static TABLE: &[(u64, &str, How)] = &[
     (273, "set_robust_list", Local(process::set_robust_list)),
     (292, "dup3", Delegated),
     (302, "prlimit64", Local(system::prlimit64)),
-    (309, "getcpu", Local(system::getcpu)),
+    (309, "getcpu", Quick(system::getcpu)),
     (318, "getrandom", Local(system::getrandom)),
     (332, "statx", Delegated),
     (334, "rseq", Local(process::rseq)),
@@ -108,26 +111,41 @@ pub static TABLE: &[(u64, &str, How)] = &[
     (439, "faccessat2", Delegated),
 ];
 
+/// The table indexed by number, built once.
+static BY_NUMBER: spin::Once<alloc::vec::Vec<Option<&'static How>>> = spin::Once::new();
+
 fn lookup(nr: u64) -> Option<&'static How> {
-    TABLE.iter().find(|(n, _, _)| *n == nr).map(|(_, _, h)| h)
+    let index = BY_NUMBER.call_once(|| {
+        let mut v = alloc::vec![None; 512];
+        for (n, _, how) in TABLE {
+            v[*n as usize] = Some(how);
+        }
+        v
+    });
+    index.get(nr as usize).copied().flatten()
 }
 
 /// The system call in `frame` (from ring 3); its result goes in rax.
 pub fn dispatch(frame: &mut TrapFrame) {
-    let thread = sched::current();
-    let Some(user) = thread.user.as_deref() else {
-        panic!("system call from a kernel thread");
-    };
-    let process = &user.process;
-    let nr = frame.rax;
-    let args = [frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9];
-    let ret = match lookup(nr) {
-        Some(Local(handler)) => handler(&mut Call { thread: &thread, user, process, frame, args }),
-        Some(Delegated) => files::delegate(user, nr, args),
-        None => unsupported(user, nr),
-    };
-    frame.rax = ret as u64;
-    crate::process::kill_check(&thread);
+    percpu::with_running(|thread| {
+        let Some(user) = thread.user.as_deref() else {
+            panic!("system call from a kernel thread");
+        };
+        let process = &user.process;
+        let nr = frame.rax;
+        let args = [frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9];
+        let how = lookup(nr);
+        if !matches!(how, Some(Quick(_))) {
+            crate::arch::cpu::enable_interrupts();
+        }
+        let ret = match how {
+            Some(Quick(handler)) | Some(Local(handler)) => handler(&mut Call { thread, user, process, frame, args }),
+            Some(Delegated) => files::delegate(user, nr, args),
+            None => unsupported(user, nr),
+        };
+        frame.rax = ret as u64;
+        crate::process::kill_check(thread);
+    })
 }
 
 /// Not provided: ENOSYS, and the first time `atoll run` says so.
