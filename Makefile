@@ -8,6 +8,8 @@
 #   make bench SMP=<n>       boot with `bench` and print the table
 #   make bench-enclave       enclave benchmarks in the VM (create/destroy,
 #                            channel round trip, OS noise) with a plot
+#   make bench-programs      programs in an enclave vs on Linux (getpid,
+#                            delegated write, threads, STREAM, CG) with a plot
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
 #                            run a shell script in the Debian-kernel test VM,
 #                            exit with its status; the guest gets build/atoll.ko,
@@ -31,7 +33,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps kernel module cli unit systest test selftest crashtest bench bench-enclave demo clean
+.PHONY: all deps kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs demo clean
 
 all: kernel module cli
 
@@ -80,11 +82,16 @@ bench: deps kernel
 bench-enclave: deps kernel module cli
 	python3 bench/enclave_bench.py
 
-# The README's first command: boot the test VM, create an enclave that runs
-# the self-tests, show its console, then the OS-noise comparison.
+bench-programs: deps kernel module cli
+	python3 bench/program_bench.py
+
+# The README's first command: the OS-noise comparison, then the test VM:
+# create an enclave that runs the self-tests, show its console, and end by
+# running a program in the enclave and on Linux side by side.
 demo: deps kernel module cli
-	python3 scripts/vm.py --script scripts/demo.sh
 	python3 bench/enclave_bench.py --noise-only --noise-seconds 5
+	scripts/build-programs.sh build/programs bench
+	python3 scripts/vm.py --script scripts/demo.sh --extra build/programs
 
 clean:
 	rm -rf build $(KERNEL_SRC)/target cli/target abi/target

@@ -1,6 +1,7 @@
 # make demo, inside the test VM: an enclave on two CPUs taken from the
 # running Linux runs the LWK's self-tests; then it is destroyed and Linux
-# has every CPU and byte back.
+# has every CPU and byte back. Then an unmodified Linux program runs on
+# Linux and in an enclave (needs scripts/build-programs.sh's build at /extra).
 show() { echo; echo "# $*"; "$@"; }
 show cat /sys/devices/system/cpu/online
 show grep MemTotal /proc/meminfo
@@ -13,3 +14,25 @@ show atoll ping demo --count 3
 show atoll destroy demo
 show cat /sys/devices/system/cpu/online
 show grep MemTotal /proc/meminfo
+
+# Last, an unmodified Linux program: the same static binary (a conjugate-
+# gradient solve, bench/programs/cg.c, OpenMP) on CPUs 1-3, first as Linux's
+# CPUs, then as an enclave's under `atoll run`. It times itself.
+[ -x /extra/cg ] || { echo "(no /extra/cg: scripts/build-programs.sh DIR bench, then --extra DIR)"; exit 0; }
+echo; echo "# taskset -c 1-3 /extra/cg 128 100 3      (on Linux)"
+taskset -c 1-3 /extra/cg 128 100 3 | tee /tmp/linux.out
+show atoll create --cpus 1-3 --mem 256M --name hpc || exit 1
+show atoll run hpc -- /extra/cg 128 100 3 | tee /tmp/enclave.out
+show atoll destroy hpc
+mean() { sed -n 's/^cg: best=.* mean=\([0-9.]*\) .*/\1/p' "$1"; }
+relres() { sed -n 's/^cg: best=.* relres=\([^ ]*\) .*/\1/p' "$1"; }
+[ -n "$(mean /tmp/enclave.out)" ] || { echo "atoll run did not finish the solve"; exit 1; }
+echo
+awk -v l="$(mean /tmp/linux.out)" -v e="$(mean /tmp/enclave.out)" 'BEGIN {
+    printf "CG solve on 3 CPUs, mean of 3: Linux %.1f ms, enclave %.1f ms (enclave / Linux %.2fx)\n", l * 1000, e * 1000, e / l }'
+if [ "$(relres /tmp/linux.out)" = "$(relres /tmp/enclave.out)" ]; then
+    echo "same residual on both, bit for bit: $(relres /tmp/linux.out)"
+else
+    echo "the residuals differ: Linux $(relres /tmp/linux.out), enclave $(relres /tmp/enclave.out)"
+    exit 1
+fi

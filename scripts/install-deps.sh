@@ -7,6 +7,8 @@ need_apt=()
 command -v qemu-system-x86_64 >/dev/null || need_apt+=(qemu-system-x86)
 command -v readelf >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
+# Static test programs for `atoll run` (scripts/build-programs.sh): a musl build too.
+command -v musl-gcc >/dev/null || need_apt+=(musl-tools)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt packages: ${need_apt[*]}"
     export DEBIAN_FRONTEND=noninteractive

@@ -1,0 +1,280 @@
+#!/usr/bin/env python3
+"""Unmodified Linux programs in an enclave vs on Linux, in one test-VM run:
+the same static binaries (bench/programs, scripts/build-programs.sh) on the
+same vCPUs, first as Linux CPUs (before the enclave exists), then as enclave
+CPUs under `atoll run`, each with Linux idle and with Linux busy:
+  - getpid latency (a local system call in the enclave);
+  - 1-byte writes to /dev/null (a delegated call's round trip) next to a
+    pipe round trip between two Linux CPUs (bench/pipe_rtt.c);
+  - pthread_create + pthread_join;
+  - STREAM triad and a conjugate-gradient solve (OpenMP) on K CPUs, RUNS
+    runs each: mean, spread, worst vs best.
+The measured vCPUs each get a host CPU of their own; QEMU's other threads
+and this driver share the rest, so the host's scheduling does not pose as
+guest noise (K defaults to the host's CPU count minus one, at most 3).
+Writes program-bench.{json,md,png} to --out-dir (default bench/results)."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
+import vm  # noqa: E402
+from enclave_bench import kv, sections  # noqa: E402
+
+RESULTS = os.path.join(HERE, "results")
+GUEST_CPUS = 4
+LOADS = ["idle", "busy"]
+SIDES = ["linux", "enclave"]
+
+
+def build_programs(out_dir):
+    subprocess.run([os.path.join(ROOT, "scripts", "build-programs.sh"), out_dir, "bench"], check=True)
+
+
+def plan_cpus(cores):
+    """(measured guest CPUs, host CPUs for them, host CPUs for the rest)."""
+    host = sorted(os.sched_getaffinity(0))
+    if cores is None:
+        cores = max(1, min(GUEST_CPUS - 1, len(host) - 1))
+    if not 1 <= cores <= GUEST_CPUS - 1:
+        sys.exit(f"program_bench: --cores must be 1..{GUEST_CPUS - 1}")
+    measured = list(range(GUEST_CPUS - cores, GUEST_CPUS))
+    if len(host) < cores + 1:
+        print(f"program_bench: {len(host)} host CPUs for {cores} measured vCPUs and the rest: "
+              "no pinning, figures include the host's scheduling")
+        return measured, None, None
+    alone, shared = host[-cores:], host[:-cores]
+    os.sched_setaffinity(0, shared)
+    print(f"program_bench: guest CPUs {measured} each alone on host CPUs {alone}; "
+          f"the other vCPUs, QEMU and this driver on host CPUs {shared}")
+    return measured, alone, shared
+
+
+def pin_vcpus(proc, measured, alone, shared, stop):
+    """Measured vCPU threads one per host CPU, every other QEMU thread shared."""
+    if alone is None:
+        return
+    owner = {f"CPU {cpu}/TCG": {host} for cpu, host in zip(measured, alone)}
+    seen = set()
+    while not stop.is_set() and proc.poll() is None:
+        try:
+            tids = os.listdir(f"/proc/{proc.pid}/task")
+        except FileNotFoundError:
+            return
+        for tid in tids:
+            if tid in seen:
+                continue
+            try:
+                with open(f"/proc/{proc.pid}/task/{tid}/comm") as f:
+                    name = f.read().strip()
+                os.sched_setaffinity(int(tid), owner.get(name, set(shared)))
+                seen.add(tid)
+            except (FileNotFoundError, ProcessLookupError):
+                pass
+        time.sleep(0.2)
+
+
+def run_vm(args, measured, alone, shared):
+    guest_vars = {
+        "K": len(measured), "MEASURED": f"{measured[0]}-{measured[-1]}", "ONE": measured[-1],
+        "LINUX_ONLY": " ".join(str(c) for c in range(GUEST_CPUS) if c not in measured),
+        "RUNS": args.runs, "REPS": args.reps, "GETPID_CALLS": args.getpid_calls,
+        "DEVNULL_CALLS": args.devnull_calls, "THREADS": args.threads, "STREAM_N": args.stream_n,
+        "STREAM_SWEEPS": args.stream_sweeps, "CG_N": args.cg_n, "CG_ITERS": args.cg_iters,
+        "PIPE_ROUNDS": args.pipe_rounds,
+    }
+    with tempfile.TemporaryDirectory() as extra:
+        print("program_bench: building bench/programs", flush=True)
+        build_programs(extra)
+        script = os.path.join(extra, "run.sh")
+        with open(script, "w") as f:
+            f.writelines(f'{k}="{v}"\n' for k, v in guest_vars.items())
+            with open(os.path.join(HERE, "program_guest.sh")) as g:
+                f.write(g.read())
+        print("program_bench: booting the test VM (progress follows)", flush=True)
+        stop = threading.Event()
+        res = vm.run_vm(script, extra_dir=extra, timeout=args.timeout, echo=not args.quiet,
+                        qemu_args=["-name", "atoll-program-bench,debug-threads=on"],
+                        on_start=lambda proc: threading.Thread(
+                            target=pin_vcpus, args=(proc, measured, alone, shared, stop),
+                            daemon=True).start())
+        stop.set()
+    if res.status != 0 or "=== done" not in res.output:
+        sys.exit(f"program_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
+    return guest_vars, res.output
+
+
+def lines_of(text, prefix):
+    return [kv(l) for l in text.splitlines() if l.startswith(prefix)]
+
+
+def runs_stats(seconds):
+    mean = statistics.mean(seconds)
+    return {"seconds": seconds, "mean": mean, "best": min(seconds), "worst": max(seconds),
+            "spread": (max(seconds) - min(seconds)) / mean, "worst_over_best": max(seconds) / min(seconds)}
+
+
+def parse(output):
+    """{side: {load: {...}}} plus the problems found in the programs' own checks."""
+    s = {name: blocks[0] for name, blocks in sections(output).items()}
+    res, problems = {}, []
+    for side in SIDES:
+        for load in LOADS:
+            case, r = f"{side}_{load}", {}
+            for what, prog in [("getpid", "getpid"), ("devnull", "devnull"), ("threads", "thread_create")]:
+                summary = lines_of(s[f"{side}_{what}_{load}"], f"{prog}: best_ns=")[0]
+                r[f"{what}_ns"] = summary["median_ns"]
+                if summary["wrong"] != 0:
+                    problems.append(f"{case} {prog}: {summary['wrong']} wrong results")
+            if side == "linux":
+                r["pipe_rtt_ns"] = lines_of(s[f"linux_pipe_{load}"], "pipe_rtt:")[0]["median_ns"]
+            st = s[f"{side}_stream_{load}"]
+            r["stream"] = runs_stats([l["seconds"] for l in lines_of(st, "stream: run=")])
+            r["stream"]["mbps"] = statistics.mean(l["mbps"] for l in lines_of(st, "stream: run="))
+            r["stream"]["threads"] = int(lines_of(st, "stream: threads=")[0]["threads"])
+            if "ok" not in st.split():
+                problems.append(f"{case} stream: wrong results")
+            cg = s[f"{side}_cg_{load}"]
+            r["cg"] = runs_stats([l["seconds"] for l in lines_of(cg, "cg: run=")])
+            r["cg"]["relres"] = float(lines_of(cg, "cg: best=")[0]["relres"])
+            r["cg"]["threads"] = int(lines_of(cg, "cg: threads=")[0]["threads"])
+            if "ok" not in cg.split():
+                problems.append(f"{case} cg: wrong results")
+            res.setdefault(side, {})[load] = r
+    # Same thread count, same order of summation: the same residual, bit for bit.
+    relres = {f"{side}_{load}": res[side][load]["cg"]["relres"] for side in SIDES for load in LOADS}
+    if len(set(relres.values())) != 1:
+        problems.append(f"cg: the residuals differ between runs: {relres}")
+    return res, problems
+
+
+def targets(res):
+    L, E = res["linux"], res["enclave"]
+    ratio = lambda a, b: a / b if b else float("inf")
+    return [
+        {"what": "getpid: Linux / enclave (idle)", "value": ratio(L["idle"]["getpid_ns"], E["idle"]["getpid_ns"]),
+         "target": ">= 3", "met": ratio(L["idle"]["getpid_ns"], E["idle"]["getpid_ns"]) >= 3},
+        {"what": "getpid in the enclave: busy / idle", "value": ratio(E["busy"]["getpid_ns"], E["idle"]["getpid_ns"]),
+         "target": "<= 1.05", "met": ratio(E["busy"]["getpid_ns"], E["idle"]["getpid_ns"]) <= 1.05},
+        {"what": "delegated write / pipe round trip (idle)",
+         "value": ratio(E["idle"]["devnull_ns"], L["idle"]["pipe_rtt_ns"]),
+         "target": "<= 1", "met": E["idle"]["devnull_ns"] <= L["idle"]["pipe_rtt_ns"]},
+        {"what": "STREAM in the enclave, Linux busy: worst / best",
+         "value": E["busy"]["stream"]["worst_over_best"], "target": "<= 1.02",
+         "met": E["busy"]["stream"]["worst_over_best"] <= 1.02},
+        {"what": "CG in the enclave, Linux busy: worst / best",
+         "value": E["busy"]["cg"]["worst_over_best"], "target": "<= 1.02",
+         "met": E["busy"]["cg"]["worst_over_best"] <= 1.02},
+    ]
+
+
+def table(res, config):
+    L, E = res["linux"], res["enclave"]
+    us = lambda ns: f"{ns / 1e3:.2f} µs"
+    out = [f"{config['K']} measured vCPU(s) ({config['MEASURED']}); Linux's own CPUs: {config['LINUX_ONLY']}. "
+           "busy = a busy loop on each of Linux's own CPUs + a dd | md5sum pipeline Linux places itself.", "",
+           "| per call (median of reps) | Linux idle | Linux busy | enclave idle | enclave busy | enclave / Linux (idle) |",
+           "|---|---|---|---|---|---|"]
+    for key, label in [("getpid_ns", "getpid (local in the enclave)"),
+                       ("devnull_ns", "1-byte write to /dev/null (delegated)"),
+                       ("threads_ns", "pthread_create + join")]:
+        out.append(f"| {label} | {us(L['idle'][key])} | {us(L['busy'][key])} | {us(E['idle'][key])} | "
+                   f"{us(E['busy'][key])} | {E['idle'][key] / L['idle'][key]:.3f}x |")
+    out.append(f"| pipe round trip, two Linux CPUs | {us(L['idle']['pipe_rtt_ns'])} | "
+               f"{us(L['busy']['pipe_rtt_ns'])} | | | |")
+    for what, label in [("stream", "STREAM triad"), ("cg", "CG solve")]:
+        first = L["idle"][what]
+        out += ["", f"{label}: {len(first['seconds'])} runs, {first['threads']} thread(s)"
+                + (f", relres {first['relres']:.6g}" if what == "cg" else ""), "",
+                "| runs on | Linux | mean | spread (max-min)/mean | worst / best |" +
+                (" MB/s |" if what == "stream" else ""),
+                "|---|---|---|---|---|" + ("---|" if what == "stream" else "")]
+        for side in SIDES:
+            for load in LOADS:
+                r = res[side][load][what]
+                out.append(f"| {'enclave' if side == 'enclave' else 'Linux'} | {load} | {r['mean'] * 1e3:.1f} ms | "
+                           f"{100 * r['spread']:.2f}% | {r['worst_over_best']:.4f} |" +
+                           (f" {r['mbps']:.0f} |" if what == "stream" else ""))
+        out.append(f"\nenclave / Linux, mean time: idle {E['idle'][what]['mean'] / L['idle'][what]['mean']:.3f}x, "
+                   f"busy {E['busy'][what]['mean'] / L['busy'][what]['mean']:.3f}x")
+    out += ["", "| target | value | wanted | met |", "|---|---|---|---|"]
+    for t in targets(res):
+        out.append(f"| {t['what']} | {t['value']:.3f} | {t['target']} | {'yes' if t['met'] else 'NO'} |")
+    return "\n".join(out)
+
+
+def plot(res, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
+    except ImportError:
+        print("program_bench: matplotlib missing, no plot")
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
+    styles = {("linux", "idle"): ("tab:blue", "o--"), ("linux", "busy"): ("tab:red", "o--"),
+              ("enclave", "idle"): ("tab:green", "s-"), ("enclave", "busy"): ("tab:purple", "s-")}
+    for ax, (what, title) in zip(axes, [("stream", "STREAM triad"), ("cg", "CG solve")]):
+        for (side, load), (color, style) in styles.items():
+            secs = res[side][load][what]["seconds"]
+            ax.plot(range(1, len(secs) + 1), [t * 1e3 for t in secs], style, color=color,
+                    label=f"{'in the enclave' if side == 'enclave' else 'on Linux'}, Linux {load}")
+        ax.set_title(f"{title}: time per run")
+        ax.set_xlabel("run")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel("ms")
+        ax.set_ylim(bottom=0)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.suptitle("The same binary on the same vCPUs: as Linux CPUs and as enclave CPUs (atoll run)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"plot: {path}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out-dir", default=RESULTS, help="where program-bench.{json,md,png} go (default bench/results)")
+    ap.add_argument("--cores", type=int, help="vCPUs measured (default: host CPUs - 1, at most 3)")
+    ap.add_argument("--runs", type=int, default=10, help="STREAM and CG runs per case")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions of each per-call measurement")
+    ap.add_argument("--getpid-calls", type=int, default=1_000_000)
+    ap.add_argument("--devnull-calls", type=int, default=20_000)
+    ap.add_argument("--threads", type=int, default=1000, help="threads created per repetition")
+    ap.add_argument("--pipe-rounds", type=int, default=2000)
+    ap.add_argument("--stream-n", type=int, default=4 << 20, help="doubles per STREAM array")
+    ap.add_argument("--stream-sweeps", type=int, default=5, help="triads per timed run")
+    ap.add_argument("--cg-n", type=int, default=256, help="CG grid side (n*n unknowns)")
+    ap.add_argument("--cg-iters", type=int, default=100)
+    ap.add_argument("--timeout", type=int, default=3600, help="seconds for the whole VM run")
+    ap.add_argument("--quiet", action="store_true", help="do not stream the VM's console")
+    args = ap.parse_args()
+
+    measured, alone, shared = plan_cpus(args.cores)
+    config, output = run_vm(args, measured, alone, shared)
+    res, problems = parse(output)
+    text = table(res, config)
+    print("\n" + text)
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "program-bench.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(args.out_dir, "program-bench.json"), "w") as f:
+        json.dump({"config": config, "results": res, "targets": targets(res), "problems": problems}, f, indent=1)
+    plot(res, os.path.join(args.out_dir, "program-bench.png"))
+    for p in problems:
+        print(f"program_bench: WRONG RESULT: {p}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

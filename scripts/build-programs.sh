@@ -1,0 +1,55 @@
+#!/bin/sh
+# Builds the programs `atoll run` is tested and measured with into DIR, as
+# static x86-64 Linux executables (they also run on Linux as they are):
+#   scripts/build-programs.sh DIR [tests|bench|all]
+# tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, mmap_churn, and with
+#   musl-gcc also hello-musl, args-musl, pthreads-musl;
+# bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
+#   thread_create, stream, cg, pipe_rtt.
+# The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
+# test VM.
+set -eu
+
+out=${1:?usage: scripts/build-programs.sh DIR [tests|bench|all]}
+what=${2:-all}
+case $what in tests|bench|all) ;;
+*) echo "build-programs: unknown set '$what' (tests, bench or all)" >&2; exit 2 ;;
+esac
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+T=$ROOT/tests/programs
+B=$ROOT/bench/programs
+CFLAGS="-O2 -Wall -Werror"
+# libgomp.a pulls in a dlopen for offloading that ld warns about when linking
+# statically; it is never called.
+OMP="-fopenmp -Wl,--no-warnings"
+mkdir -p "$out"
+
+cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
+
+case $what in tests|all)
+    for p in hello args fileio segv fpe ill sleep unsupported; do
+        cc "$p" "$T/$p.c"
+    done
+    cc pthreads -pthread "$T/pthreads.c"
+    cc mmap_churn -pthread "$T/mmap_churn.c"
+    cc openmp $OMP "$T/openmp.c"
+    gcc $CFLAGS -static-pie -fPIE -o "$out/hello-pie" "$T/hello.c"
+    if command -v musl-gcc >/dev/null; then
+        for p in hello args pthreads; do
+            musl-gcc $CFLAGS -static -pthread -o "$out/$p-musl" "$T/$p.c"
+        done
+    else
+        echo "build-programs: musl-gcc not found (apt install musl-tools): no musl builds" >&2
+    fi
+esac
+
+case $what in bench|all)
+    for p in getpid devnull thread_create; do
+        cc "$p" -pthread "$B/$p.c"
+    done
+    cc stream $OMP "$B/stream.c"
+    cc cg $OMP "$B/cg.c" -lm
+    cc pipe_rtt "$ROOT/bench/pipe_rtt.c"
+esac
+
