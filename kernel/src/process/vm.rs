@@ -51,6 +51,8 @@ pub struct AddressSpace {
     brk: u64,
     /// The heap is mapped up to here (a 2 MiB boundary past `brk`).
     heap_end: u64,
+    /// Large mappings made so far, for their colour (see `place`).
+    large_mappings: u64,
 }
 
 pub fn page_up(x: u64) -> u64 {
@@ -64,7 +66,7 @@ fn in_user_range(start: u64, len: u64) -> bool {
 impl AddressSpace {
     pub fn new(brk_start: u64) -> Result<Self, i64> {
         let pages = UserPageTable::new(&mut Tables, paging::kernel_root()).ok_or(ENOMEM)?;
-        Ok(AddressSpace { pages, ranges: BTreeMap::new(), brk_start, brk: brk_start, heap_end: brk_start })
+        Ok(AddressSpace { pages, ranges: BTreeMap::new(), brk_start, brk: brk_start, heap_end: brk_start, large_mappings: 0 })
     }
 
     pub fn root(&self) -> u64 {
@@ -151,18 +153,29 @@ impl AddressSpace {
         r
     }
 
-    /// A free range for `len` bytes at or above the mmap base; 2 MiB
-    /// aligned when it can hold 2 MiB pages.
-    fn place(&self, len: u64) -> Option<u64> {
-        let align = if len >= LARGE_PAGE_SIZE { LARGE_PAGE_SIZE } else { PAGE_SIZE };
+    /// A free range for `len` bytes at or above the mmap base. Large
+    /// mappings start a "colour" of 4 KiB pages past a 2 MiB boundary, a
+    /// different one each time, so arrays that are used together (STREAM's
+    /// a[i], b[i], c[i]) do not share the same offset within their 2 MiB
+    /// pages and collide in direct-mapped or set-associative caches and
+    /// TLBs; their inner 2 MiB pages stay 2 MiB pages.
+    fn place(&mut self, len: u64) -> Option<u64> {
+        let (align, colour) = if len >= LARGE_PAGE_SIZE {
+            self.large_mappings += 1;
+            (LARGE_PAGE_SIZE, (self.large_mappings * 37 % 64) * PAGE_SIZE)
+        } else {
+            (PAGE_SIZE, 0)
+        };
+        let fits = |start: u64| start + colour;
         let mut candidate = MMAP_BASE;
         for (&s, &e) in self.ranges.range(MMAP_BASE..) {
-            if s >= candidate + len {
+            if s >= fits(candidate) + len {
                 break;
             }
             candidate = (e + align - 1) & !(align - 1);
         }
-        (candidate + len <= USER_END).then_some(candidate)
+        let at = fits(candidate);
+        (at + len <= USER_END).then_some(at)
     }
 
     /// mmap of anonymous memory; `fixed` maps exactly at `hint`, replacing
