@@ -142,7 +142,12 @@ impl UserPageTable {
         let flags = access.leaf_flags();
         if large {
             debug_assert!(va % LARGE_PAGE_SIZE == 0 && phys % LARGE_PAGE_SIZE == 0);
-            if mem.read(pd, i2) != 0 {
+            let e = mem.read(pd, i2);
+            if e & PRESENT != 0 && e & HUGE == 0 && (0..ENTRIES).all(|i| mem.read(e & ADDR_MASK, i) == 0) {
+                // A table of small pages all unmapped since: make room.
+                mem.write(pd, i2, 0);
+                mem.free_table(e & ADDR_MASK);
+            } else if e != 0 {
                 return Err(MapError::Occupied);
             }
             mem.write(pd, i2, phys | flags | HUGE);

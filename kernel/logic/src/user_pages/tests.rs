@@ -181,3 +181,18 @@ fn emptiness_and_frames_are_seen_per_page() {
     assert!(!pt.is_empty(&m, 0x4060_0000, 0x4080_0000));
     assert!(pt.has_frame(&m, 0x407f_f000));
 }
+
+#[test]
+fn a_large_page_replaces_an_emptied_table_of_small_ones() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x4000_1000, 0x9000, false, RW).unwrap();
+    let tables = m.tables.len();
+    pt.unmap(&mut m, 0x4000_1000, 0x4000_2000, |_, _| {}).unwrap();
+    pt.map(&mut m, 0x4000_0000, 0x20_0000, true, RW).unwrap();
+    assert_eq!(m.tables.len(), tables - 1, "the empty table was freed");
+    assert_eq!(pt.translate(&m, 0x4000_1000).unwrap().phys, 0x20_1000);
+    // A table that still maps something is not replaced.
+    pt.map(&mut m, 0x4040_3000, 0xa000, false, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4040_0000, 0x40_0000, true, RW), Err(MapError::Occupied));
+}
