@@ -28,7 +28,7 @@ import vm  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 HELPERS = ["selfish", "hotplug", "pipe_rtt"]
-MEASURED_VCPU = "CPU 3/TCG"
+MEASURED_CPU = 3
 
 
 def build_helpers(out_dir):
@@ -49,11 +49,11 @@ def split_host_cpus():
     return alone, shared
 
 
-def pin_vcpus(proc, cpus, stop):
-    """Measured vCPU alone on its host CPU, all other QEMU threads shared."""
-    if cpus is None:
+def pin_vcpus(proc, measured, alone, shared, stop):
+    """Measured vCPU threads one per host CPU, every other QEMU thread shared."""
+    if alone is None:
         return
-    alone, shared = cpus
+    owner = {f"CPU {cpu}/TCG": {host} for cpu, host in zip(measured, alone)}
     seen = set()
     while not stop.is_set() and proc.poll() is None:
         try:
@@ -66,7 +66,7 @@ def pin_vcpus(proc, cpus, stop):
             try:
                 with open(f"/proc/{proc.pid}/task/{tid}/comm") as f:
                     name = f.read().strip()
-                os.sched_setaffinity(int(tid), alone if name == MEASURED_VCPU else shared)
+                os.sched_setaffinity(int(tid), owner.get(name, set(shared)))
                 seen.add(tid)
             except (FileNotFoundError, ProcessLookupError):
                 pass
@@ -230,10 +230,12 @@ def run(noise_seconds, threshold_ns, rounds, parts, echo):
                 f.write(g.read())
         stop = threading.Event()
         cpus = split_host_cpus()
+        alone, shared = (sorted(cpus[0]), cpus[1]) if cpus else (None, None)
         res = vm.run_vm(script, extra_dir=extra, timeout=1800, echo=echo,
                         qemu_args=["-name", "atoll-bench,debug-threads=on"],
                         on_start=lambda proc: threading.Thread(
-                            target=pin_vcpus, args=(proc, cpus, stop), daemon=True).start())
+                            target=pin_vcpus, args=(proc, [MEASURED_CPU], alone, shared, stop),
+                            daemon=True).start())
         stop.set()
     if res.status != 0 or "=== done" not in res.output:
         sys.exit(f"enclave_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")

@@ -28,7 +28,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 import vm  # noqa: E402
-from enclave_bench import kv, sections  # noqa: E402
+from enclave_bench import kv, pin_vcpus, sections  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 GUEST_CPUS = 4
@@ -57,30 +57,6 @@ def plan_cpus(cores):
     print(f"program_bench: guest CPUs {measured} each alone on host CPUs {alone}; "
           f"the other vCPUs, QEMU and this driver on host CPUs {shared}")
     return measured, alone, shared
-
-
-def pin_vcpus(proc, measured, alone, shared, stop):
-    """Measured vCPU threads one per host CPU, every other QEMU thread shared."""
-    if alone is None:
-        return
-    owner = {f"CPU {cpu}/TCG": {host} for cpu, host in zip(measured, alone)}
-    seen = set()
-    while not stop.is_set() and proc.poll() is None:
-        try:
-            tids = os.listdir(f"/proc/{proc.pid}/task")
-        except FileNotFoundError:
-            return
-        for tid in tids:
-            if tid in seen:
-                continue
-            try:
-                with open(f"/proc/{proc.pid}/task/{tid}/comm") as f:
-                    name = f.read().strip()
-                os.sched_setaffinity(int(tid), owner.get(name, set(shared)))
-                seen.add(tid)
-            except (FileNotFoundError, ProcessLookupError):
-                pass
-        time.sleep(0.2)
 
 
 def run_vm(args, measured, alone, shared):

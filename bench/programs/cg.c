@@ -17,20 +17,13 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "timing.h"
 
 #define PAD 8	/* partial sums a cache line apart */
 
 static long n, N;
 static double *x, *r, *p, *q, *part;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* q = A v on rows [lo, hi): 4 v[i] minus the four neighbours inside the grid. */
 static void matvec(double *out, const double *v, long lo, long hi)
@@ -150,7 +143,7 @@ int main(int argc, char **argv)
 	       iterations, runs);
 	fflush(stdout);
 	for (int k = 0; k < runs; k++) {
-		double carried, t0 = now(), res = solve(iterations, &carried), t = now() - t0;
+		double carried, t0 = now_s(), res = solve(iterations, &carried), t = now_s() - t0;
 
 		if (first < 0)
 			first = res;

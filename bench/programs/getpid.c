@@ -9,23 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 int main(int argc, char **argv)
 {
@@ -45,7 +31,7 @@ int main(int argc, char **argv)
 		printf("getpid: rep=%d calls=%ld ns_per_call=%.1f\n", r, calls, ns[r]);
 		fflush(stdout);
 	}
-	qsort(ns, reps, sizeof(ns[0]), cmp);
+	sort_times(ns, reps);
 	printf("getpid: best_ns=%.1f median_ns=%.1f wrong=%ld\n", ns[0], ns[reps / 2], bad);
 	return bad != 0;
 }

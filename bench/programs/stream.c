@@ -11,15 +11,8 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "timing.h"
 
 static void triad(double *a, const double *b, const double *c, double s, long n)
 {
@@ -50,11 +43,11 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	triad(a, b, c, 3.0, n);
 	for (int r = 0; r < runs; r++) {
-		double t0 = now(), t;
+		double t0 = now_s(), t;
 
 		for (int k = 0; k < sweeps; k++)
 			triad(a, b, c, 3.0, n);
-		t = now() - t0;
+		t = now_s() - t0;
 		best = t < best ? t : best;
 		worst = t > worst ? t : worst;
 		sum += t;

@@ -7,22 +7,8 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
+#include "timing.h"
 
 static void *nothing(void *arg)
 {
@@ -54,7 +40,7 @@ int main(int argc, char **argv)
 		printf("thread_create: rep=%d threads=%ld ns_per_thread=%.1f\n", r, count, ns[r]);
 		fflush(stdout);
 	}
-	qsort(ns, reps, sizeof(ns[0]), cmp);
+	sort_times(ns, reps);
 	printf("thread_create: best_ns=%.1f median_ns=%.1f wrong=%ld\n", ns[0], ns[reps / 2], bad);
 	return bad != 0;
 }
