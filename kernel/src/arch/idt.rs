@@ -7,7 +7,7 @@ use x86_64::instructions::tables::lidt;
 use x86_64::structures::DescriptorTablePointer;
 use x86_64::VirtAddr;
 
-core::arch::global_asm!(include_str!("isr.S"), options(att_syntax));
+core::arch::global_asm!(include_str!("trapframe.S"), include_str!("isr.S"), options(att_syntax));
 
 extern "C" {
     static isr_stubs: u8;
@@ -15,7 +15,7 @@ extern "C" {
 
 /// The registers of an interrupted context, as isr.S saved them.
 #[repr(C)]
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct TrapFrame {
     pub r15: u64,
     pub r14: u64,

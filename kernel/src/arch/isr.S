@@ -27,39 +27,11 @@ isr_common:
     jz 1f
     swapgs
 1:
-    push %rax
-    push %rbx
-    push %rcx
-    push %rdx
-    push %rsi
-    push %rdi
-    push %rbp
-    push %r8
-    push %r9
-    push %r10
-    push %r11
-    push %r12
-    push %r13
-    push %r14
-    push %r15
+    push_general_registers
     cld
     mov %rsp, %rdi
     call trap_entry
-    pop %r15
-    pop %r14
-    pop %r13
-    pop %r12
-    pop %r11
-    pop %r10
-    pop %r9
-    pop %r8
-    pop %rbp
-    pop %rdi
-    pop %rsi
-    pop %rdx
-    pop %rcx
-    pop %rbx
-    pop %rax
+    pop_general_registers
     add $16, %rsp
     testb $3, 8(%rsp)
     jz 2f

@@ -27,6 +27,7 @@ const EFER_SCE: u64 = 1 << 0;
 const SYSCALL_FMASK: u64 = (1 << 9) | (1 << 8) | (1 << 10) | (1 << 18);
 
 core::arch::global_asm!(
+    include_str!("trapframe.S"),
     r#"
 .global atoll_syscall_entry
 atoll_syscall_entry:
@@ -40,40 +41,12 @@ atoll_syscall_entry:
     push %rcx
     pushq $0
     pushq ${mark}
-    push %rax
-    push %rbx
-    push %rcx
-    push %rdx
-    push %rsi
-    push %rdi
-    push %rbp
-    push %r8
-    push %r9
-    push %r10
-    push %r11
-    push %r12
-    push %r13
-    push %r14
-    push %r15
+    push_general_registers
     cld
     mov %rsp, %rdi
     call syscall_from_user
 atoll_sysret_from_frame:
-    pop %r15
-    pop %r14
-    pop %r13
-    pop %r12
-    pop %r11
-    pop %r10
-    pop %r9
-    pop %r8
-    pop %rbp
-    pop %rdi
-    pop %rsi
-    pop %rdx
-    pop %rcx
-    pop %rbx
-    pop %rax
+    pop_general_registers
     add $16, %rsp
     pop %rcx
     add $8, %rsp

@@ -61,10 +61,13 @@ pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), i64> {
     write_bytes(p, va, &b)
 }
 
+/// Reads consecutive u64 words (a C struct of longs) in one copy.
 pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], i64> {
+    let mut b = alloc::vec![0u8; N * 8];
+    read_bytes(p, va, &mut b)?;
     let mut out = [0u64; N];
-    for (i, w) in out.iter_mut().enumerate() {
-        *w = read_u64(p, va + 8 * i as u64)?;
+    for (w, chunk) in out.iter_mut().zip(b.chunks_exact(8)) {
+        *w = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
     }
     Ok(out)
 }

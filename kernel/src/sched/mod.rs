@@ -234,7 +234,13 @@ pub fn preempt_point() {
     if !me.need_resched.load(Ordering::Relaxed) {
         return;
     }
-    let allowed = me.current.lock().as_ref().map_or(false, |t| t.preemptive || t.is_idle);
+    // A thread that has marked itself blocked is on its way into schedule()
+    // and may not be registered with its waker (or timer) yet: leave it be.
+    let allowed = me
+        .current
+        .lock()
+        .as_ref()
+        .map_or(false, |t| t.is_idle || (t.preemptive && t.state() == State::Running));
     if allowed {
         schedule();
     }

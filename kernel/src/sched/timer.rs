@@ -45,17 +45,8 @@ pub fn interrupts_on(cpu: usize) -> u64 {
 }
 
 pub fn sleep_until(deadline: u64) {
-    let irqs = cpu::save_and_disable_interrupts();
-    {
-        let me = current();
-        let mut s = mine().sleepers.lock();
-        let pos = s.partition_point(|(d, _)| *d <= deadline);
-        me.mark_blocked();
-        s.insert(pos, (deadline, me));
-    }
-    rearm();
-    super::schedule();
-    cpu::restore_interrupts(irqs);
+    current().mark_blocked();
+    block_until(Some(deadline));
 }
 
 /// Blocks the current thread, which the caller has already marked blocked

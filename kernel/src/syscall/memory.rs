@@ -51,10 +51,11 @@ pub fn mmap(c: &mut Call) -> i64 {
     }
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().mmap(addr, len, access(prot), flags & MAP_FIXED != 0, flags & MAP_FIXED_NOREPLACE != 0, &mut freed);
-    if !freed.is_empty() {
+    if freed.is_empty() {
+        crate::channel::report_memory();
+    } else {
         retire(c, freed);
     }
-    crate::channel::report_memory();
     match r {
         Ok(at) => at as i64,
         Err(e) => e,

@@ -57,7 +57,7 @@ fn new_thread(c: &mut Call, flags: u64, stack: u64, parent_tid: u64, child_tid: 
         crate::println!("program {}: clone flags {:#x} (a new process) are not supported", c.process.pid, flags);
         return ENOSYS;
     }
-    let mut frame = copy_frame(c);
+    let mut frame = *c.frame;
     frame.rax = 0;
     if stack != 0 {
         frame.rsp = stack;
@@ -75,11 +75,6 @@ fn new_thread(c: &mut Call, flags: u64, stack: u64, parent_tid: u64, child_tid: 
         return e;
     }
     tid as i64
-}
-
-fn copy_frame(c: &Call) -> crate::arch::idt::TrapFrame {
-    let f = &*c.frame;
-    crate::arch::idt::TrapFrame { ..*f }
 }
 
 /// clone(flags, stack, parent_tid, child_tid, tls) (x86-64 order).
