@@ -1,8 +1,12 @@
 # Atoll: one entry point for building, testing and benchmarking.
 #   make demo                boot the test VM, create an enclave, show its
 #                            console, then the OS-noise comparison
-#   make test                install what is missing, build, run every test
-#   make kernel module cli   build the LWK, atoll.ko and the atoll CLI into build/
+#   make test                install what is missing, check style, build, run every test
+#   make lint                style: rustfmt and clippy -D warnings on every Rust
+#                            workspace, checkpatch.pl --strict on host/
+#   make kernel module cli   build the LWK (build/atoll-kernel, and the test image
+#                            build/atoll-kernel-test with self-tests and benchmarks),
+#                            atoll.ko and the atoll CLI into build/
 #   make selftest SMP=<n>    boot the LWK standalone with `selftest`
 #   make crashtest           boot with `crashtest` (must report a fault, exit non-zero)
 #   make bench SMP=<n>       boot with `bench` and print the table
@@ -21,6 +25,7 @@ SMP ?= 4
 MEM ?= 512
 TIMEOUT ?= 300
 KERNEL := build/atoll-kernel
+KERNEL_TEST := build/atoll-kernel-test
 MODULE := build/atoll.ko
 CLI := build/atoll
 # The module builds against the Debian kernel the test VM boots.
@@ -31,9 +36,9 @@ CARGO_CLI := cd cli && cargo build --release
 KERNEL_SRC := kernel
 CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
-RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
+RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs demo clean
+.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs demo clean
 
 all: kernel module cli
 
@@ -41,11 +46,16 @@ deps:
 	@scripts/install-deps.sh
 	@scripts/debian-kernel.sh --install >/dev/null
 
+# Both images come out of the same target directory, so each is copied
+# out right after its build.
 kernel:
-	$(CARGO_KERNEL)
 	@mkdir -p build
+	$(CARGO_KERNEL)
 	cp $(KERNEL_SRC)/target/x86_64-unknown-none/release/atoll-kernel $(KERNEL)
+	$(CARGO_KERNEL) --features testing
+	cp $(KERNEL_SRC)/target/x86_64-unknown-none/release/atoll-kernel $(KERNEL_TEST)
 	@scripts/check-kernel-image.sh $(KERNEL)
+	@scripts/check-kernel-image.sh $(KERNEL_TEST)
 
 module:
 	$(MAKE) -C host KDIR=$(KDIR)
@@ -57,6 +67,20 @@ cli:
 	@mkdir -p build
 	cp cli/target/x86_64-unknown-linux-gnu/release/atoll $(CLI)
 
+# Style, checked in CI before anything is built. The kernel crates are
+# linted as both images (with and without the test code).
+CLIPPY_LWK := cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml --release \
+	--target x86_64-unknown-none -p atoll-kernel -p atoll-hal
+lint:
+	cd $(KERNEL_SRC) && cargo fmt --check
+	cd abi && cargo fmt --check
+	cd cli && cargo fmt --check
+	$(CLIPPY_LWK) -- -D warnings
+	$(CLIPPY_LWK) --features testing -- -D warnings
+	cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic --all-targets -- -D warnings
+	cargo clippy --manifest-path abi/Cargo.toml --all-targets -- -D warnings
+	cd cli && cargo clippy --all-targets -- -D warnings
+
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic
 	cargo test --manifest-path abi/Cargo.toml
@@ -66,6 +90,7 @@ systest: kernel module cli
 	python3 -m pytest -v tests
 
 test: deps
+	$(MAKE) lint
 	$(MAKE) kernel module cli
 	$(MAKE) unit
 	$(MAKE) systest
@@ -77,7 +102,7 @@ crashtest: deps kernel
 	$(RUN_LWK) --cmdline "crashtest"
 
 bench: deps kernel
-	python3 bench/lwk_bench.py --kernel $(KERNEL) --smp $(SMP)
+	python3 bench/lwk_bench.py --kernel $(KERNEL_TEST) --smp $(SMP)
 
 bench-enclave: deps kernel module cli
 	python3 bench/enclave_bench.py

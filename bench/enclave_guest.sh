@@ -40,7 +40,7 @@ busy_off
 
 for load in idle busy; do
     [ $load = busy ] && busy_on 0 1 2
-    atoll create --cpus 3-3 --mem 128M --name noise --cmdline "noise=$NOISE_SECONDS noise_threshold=$NOISE_THRESHOLD_NS" > /dev/null
+    atoll create --cpus 3-3 --mem 128M --name noise --kernel /lib/atoll/atoll-kernel-test --cmdline "noise=$NOISE_SECONDS noise_threshold=$NOISE_THRESHOLD_NS" > /dev/null
     until atoll console noise | grep -q "^noise: end"; do sleep 0.5; done
     section noise_lwk_$load
     atoll console noise | sed -n '/^noise: os=/,/^noise: end/p'

@@ -92,7 +92,7 @@ def replot(out):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernel", default="build/atoll-kernel")
+    ap.add_argument("--kernel", default="build/atoll-kernel-test")
     ap.add_argument("--smp", type=int, default=4)
     ap.add_argument("--cmdline", default="bench", help="kernel command line (add pmt_tau=N to tune)")
     ap.add_argument("--out", default=os.path.join(HERE, "results"))

@@ -5,7 +5,7 @@
 show() { echo; echo "# $*"; "$@"; }
 show cat /sys/devices/system/cpu/online
 show grep MemTotal /proc/meminfo
-show atoll create --cpus 2 --mem 256M --name demo --cmdline selftest || exit 1
+show atoll create --cpus 2 --mem 256M --name demo --kernel /lib/atoll/atoll-kernel-test --cmdline selftest || exit 1
 until atoll console demo | grep -q "passed, [0-9]* failed"; do sleep 0.5; done
 show atoll list
 show cat /sys/devices/system/cpu/online

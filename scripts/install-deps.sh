@@ -25,6 +25,14 @@ if ! rustup target list --installed | grep -qx x86_64-unknown-none; then
     rustup target add x86_64-unknown-none
 fi
 
+# `make lint` checks style with these.
+for component in rustfmt clippy; do
+    if ! rustup component list --installed | grep -q "^$component"; then
+        echo "install-deps: rust component $component"
+        rustup component add "$component"
+    fi
+done
+
 if ! python3 -c "import pytest" 2>/dev/null; then
     echo "install-deps: pytest"
     python3 -m pip install -q pytest

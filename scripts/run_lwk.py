@@ -64,7 +64,7 @@ def run(kernel, smp=4, mem_mb=512, cmdline="", timeout=120, cpu=None,
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--kernel", default="build/atoll-kernel")
+    ap.add_argument("--kernel", default="build/atoll-kernel-test")
     ap.add_argument("--smp", type=int, default=4)
     ap.add_argument("--mem", type=int, default=512, help="MiB")
     ap.add_argument("--cmdline", default="")

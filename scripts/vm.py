@@ -32,6 +32,8 @@ DEFAULT_FILES = {
     "/atoll.ko": os.path.join(ROOT, "build", "atoll.ko"),
     "/bin/atoll": os.path.join(ROOT, "build", "atoll"),
     "/lib/atoll/atoll-kernel": os.path.join(ROOT, "build", "atoll-kernel"),
+    # The same LWK with its self-tests, benchmarks and crash/hang tests.
+    "/lib/atoll/atoll-kernel-test": os.path.join(ROOT, "build", "atoll-kernel-test"),
 }
 
 # The top 1536 MiB of guest RAM goes to ZONE_MOVABLE: twelve 128 MiB memory

@@ -10,13 +10,14 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import run_lwk  # noqa: E402
 
-KERNEL = os.path.join(ROOT, "build", "atoll-kernel")
+# The test image: the LWK built with its self-tests and benchmarks.
+KERNEL = os.path.join(ROOT, "build", "atoll-kernel-test")
 
 
 @pytest.fixture(scope="session")
 def kernel():
     if not os.path.exists(KERNEL):
-        pytest.fail("build/atoll-kernel is missing: run `make kernel` first")
+        pytest.fail("build/atoll-kernel-test is missing: run `make kernel` first")
     return KERNEL
 
 

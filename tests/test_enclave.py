@@ -10,7 +10,7 @@ import lwk_images
 from conftest import KERNEL
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NEEDED = ["build/atoll.ko", "build/atoll", "build/atoll-kernel"]
+NEEDED = ["build/atoll.ko", "build/atoll", "build/atoll-kernel", "build/atoll-kernel-test"]
 
 # Prints Linux's resources in one line, to compare before and after.
 RESOURCES = r'''
@@ -41,7 +41,11 @@ def assert_nothing_lost(res):
 def test_create_selftest_ping_destroy(vm):
     res = vm(RESOURCES + r'''
 resources
-atoll create --cpus 2 --mem 256M --name st --cmdline selftest || exit 10
+# The production image carries no tests: it says so and stays up.
+atoll create --cpus 1 --mem 128M --name prod --cmdline selftest || exit 9
+atoll console prod
+atoll destroy prod || exit 9
+atoll create --cpus 2 --mem 256M --name st --kernel /lib/atoll/atoll-kernel-test --cmdline selftest || exit 10
 i=0
 until atoll console st | grep -q "passed, [0-9]* failed"; do
     i=$((i + 1)); [ $i -gt 600 ] && { atoll console st; exit 11; }
@@ -58,7 +62,8 @@ resources
     assert res.status == 0, res.output
     out = res.output
     assert re.search(r"created enclave st \(id \d+\): CPUs \S+, memory 256 MiB in 2 blocks", out), out
-    assert "enclave 1 booted on 2 CPUs" in out
+    assert '"selftest" needs the test image' in out, out
+    assert "enclave 2 booted on 2 CPUs" in out
     assert "15 passed, 0 failed" in out
     assert re.search(r"^\s*\d+\s+st\s+running\s", out, re.M), out
     assert len(re.findall(r"ping st: [\d.]+ us", out)) >= 5
@@ -159,7 +164,7 @@ atoll list
 def test_crash_and_hang_are_contained(vm):
     res = vm(RESOURCES + r'''
 resources
-atoll create --cpus 1 --mem 128M --name boom --cmdline crashtest || exit 10
+atoll create --cpus 1 --mem 128M --name boom --kernel /lib/atoll/atoll-kernel-test --cmdline crashtest || exit 10
 i=0
 until atoll status boom | grep -q "state: crashed"; do
     i=$((i + 1)); [ $i -gt 100 ] && exit 11
@@ -169,7 +174,7 @@ atoll console boom
 atoll ping boom && exit 12
 atoll destroy boom || exit 13
 resources
-atoll create --cpus 1 --mem 128M --name deaf --cmdline hangtest || exit 14
+atoll create --cpus 1 --mem 128M --name deaf --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest || exit 14
 atoll destroy deaf && exit 15
 atoll destroy deaf --force || exit 16
 # Linux still works and the enclave machinery too.

@@ -44,7 +44,9 @@ impl Header {
 
     /// True when this header announces a `T` of this ABI version.
     pub fn is_valid<T>(&self, magic: u32) -> bool {
-        self.magic == magic && self.version == ABI_VERSION && self.size as usize == core::mem::size_of::<T>()
+        self.magic == magic
+            && self.version == ABI_VERSION
+            && self.size as usize == core::mem::size_of::<T>()
     }
 }
 
@@ -389,6 +391,8 @@ pub struct Kill {
 macro_rules! zeroed_with_header {
     ($($ty:ident => $magic:ident),* $(,)?) => {$(
         impl $ty {
+            // No Default: new() fills in the header, which must not be zero.
+            #[allow(clippy::new_without_default)]
             pub fn new() -> Self {
                 // SAFETY: the struct is plain integers and byte arrays, for
                 // which all-zero is a valid value.

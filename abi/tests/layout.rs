@@ -16,7 +16,7 @@ fn expectations() -> Vec<(String, u64)> {
             v.push((format!("sizeof(struct {})", $c), size_of::<$rs>() as u64));
             $(
                 v.push((format!("offsetof(struct {}, {})", $c, $cf), offset_of!($rs, $rf) as u64));
-                // SAFETY (test only): all-zero is a valid value of these plain structs.
+                // SAFETY: all-zero is a valid value of these plain structs (test only).
                 let z: $rs = unsafe { std::mem::zeroed() };
                 v.push((format!("sizeof(((struct {} *)0)->{})", $c, $cf), std::mem::size_of_val(&z.$rf) as u64));
             )*
@@ -191,7 +191,9 @@ fn expectations() -> Vec<(String, u64)> {
 fn c_values(exprs: &[String]) -> Vec<u64> {
     let dir = std::env::temp_dir().join(format!("atoll-abi-layout-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut src = String::from("#include <stdio.h>\n#include <stddef.h>\n#include \"atoll_abi.h\"\nint main(void)\n{\n");
+    let mut src = String::from(
+        "#include <stdio.h>\n#include <stddef.h>\n#include \"atoll_abi.h\"\nint main(void)\n{\n",
+    );
     for e in exprs {
         writeln!(src, "\tprintf(\"%llu\\n\", (unsigned long long)({}));", e).unwrap();
     }
@@ -232,10 +234,10 @@ fn c_and_rust_agree_on_every_size_offset_and_constant() {
 fn shared_structs_fit_their_regions() {
     assert!(size_of::<BootParams>() as u64 <= CHANNEL_OFFSET - BOOT_PARAMS_OFFSET);
     assert!(size_of::<Channel>() as u64 <= CHANNEL_SIZE);
-    assert!(CHANNEL_OFFSET + CHANNEL_SIZE <= CONSOLE_OFFSET);
-    assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= PROC_OFFSET);
+    const { assert!(CHANNEL_OFFSET + CHANNEL_SIZE <= CONSOLE_OFFSET) };
+    const { assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= PROC_OFFSET) };
     assert!(size_of::<Proc>() as u64 <= PROC_SIZE);
-    assert!(PROC_OFFSET + PROC_SIZE <= SHARED_SIZE);
+    const { assert!(PROC_OFFSET + PROC_SIZE <= SHARED_SIZE) };
     // ioctl sizes have 14 bits.
     assert!(size_of::<Create>() < 1 << 14);
 }

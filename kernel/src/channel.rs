@@ -4,16 +4,16 @@
 //! interrupt on the boot CPU, so a ping is answered whatever the LWK runs.
 
 use atoll_abi::{
-    Channel, Msg, Ring, HOST_VECTOR, LWK_CRASHED, LWK_RUNNING, LWK_STOPPED, LWK_VECTOR,
-    MSG_BOOTED, MSG_PANIC, MSG_PING, MSG_PONG, MSG_PROC_CREATE, MSG_PROC_KILL, MSG_PROC_RELEASE,
+    Channel, Msg, Ring, HOST_VECTOR, LWK_CRASHED, LWK_RUNNING, LWK_STOPPED, LWK_VECTOR, MSG_BOOTED,
+    MSG_PANIC, MSG_PING, MSG_PONG, MSG_PROC_CREATE, MSG_PROC_KILL, MSG_PROC_RELEASE,
     MSG_PROC_START, MSG_SHUTDOWN, MSG_STOPPED, RING_SLOTS,
 };
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicUsize, Ordering};
 use spin::Once;
 
-use crate::arch::{apic, cpu, shared::SharedRegion, tsc};
 use crate::sync::SpinLock;
+use hal::{apic, cpu, shared::SharedRegion, tsc};
 
 static REGION: Once<SharedRegion> = Once::new();
 /// Serializes senders (any enclave CPU may send).
@@ -38,8 +38,8 @@ fn region() -> Option<&'static SharedRegion> {
 /// Attaches to the channel and starts listening for the host.
 pub fn init(phys: u64) {
     REGION.call_once(|| SharedRegion::new(phys, size_of::<Channel>()));
-    crate::ipi::register(LWK_VECTOR, |_| on_host_message());
-    crate::ipi::register(STOP_VECTOR, |_| stop_this_cpu());
+    hal::irq::register(LWK_VECTOR, |_| on_host_message());
+    hal::irq::register(STOP_VECTOR, |_| stop_this_cpu());
 }
 
 fn set_state(state: u32) {
@@ -80,7 +80,7 @@ pub fn send(kind: u32, arg: [u64; 3]) {
 /// Publishes how much LWK memory is free (the host shows it).
 pub fn report_memory() {
     let Some(r) = region() else { return };
-    let (free, total) = crate::mem::frame_counts();
+    let (free, total) = hal::mem::frame_counts();
     r.atomic_u64(offset_of!(Channel, free_bytes)).store(free * 4096, Ordering::Relaxed);
     r.atomic_u64(offset_of!(Channel, total_bytes)).store(total * 4096, Ordering::Relaxed);
 }
@@ -138,9 +138,9 @@ fn stop_this_cpu() -> ! {
 /// them back to Linux). Runs on the boot CPU, in the channel interrupt.
 fn shutdown() -> ! {
     let others: alloc::vec::Vec<usize> =
-        crate::smp::online_cpus().filter(|&c| c != crate::arch::percpu::cpu_index()).collect();
+        hal::smp::online_cpus().filter(|&c| c != hal::cpu_index()).collect();
     for &c in &others {
-        crate::ipi::send(c, STOP_VECTOR);
+        hal::irq::send(c, STOP_VECTOR);
     }
     let deadline = cpu::rdtsc() + tsc::ns_to_cycles(100_000_000);
     while STOPPED_CPUS.load(Ordering::Acquire) < others.len() && cpu::rdtsc() < deadline {
@@ -148,7 +148,8 @@ fn shutdown() -> ! {
     }
     crate::println!(
         "Atoll LWK: shutting down ({} of {} other CPUs stopped)",
-        STOPPED_CPUS.load(Ordering::Acquire), others.len()
+        STOPPED_CPUS.load(Ordering::Acquire),
+        others.len()
     );
     set_state(LWK_STOPPED);
     send(MSG_STOPPED, [0; 3]);

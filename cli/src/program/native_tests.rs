@@ -81,41 +81,45 @@ fn run_natively(data: &[u8], plan: &Plan) -> (i32, String) {
 /// Only in a freshly forked child: it maps over addresses the test process
 /// does not use (MAP_FIXED_NOREPLACE checks) and leaves Rust for good.
 unsafe fn start_program(data: &[u8], plan: &Plan, stdout: i32) -> ! {
-    libc::dup2(stdout, 1);
-    libc::alarm(20);
-    for r in &plan.layout.regions {
-        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE;
-        let at = libc::mmap(r.start as *mut _, r.size as usize, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0);
-        if at != r.start as *mut _ {
-            libc::_exit(SETUP_FAILED);
-        }
-    }
-    for p in &plan.placements {
-        let bytes = &data[p.range.clone()];
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.addr as *mut u8, bytes.len());
-    }
-    let stack = &plan.stack;
-    std::ptr::copy_nonoverlapping(stack.bytes.as_ptr(), stack.sp as *mut u8, stack.bytes.len());
-    for r in &plan.layout.regions {
-        let mut prot = 0;
-        for (ours, linux) in
-            [(PROT_READ, libc::PROT_READ), (PROT_WRITE, libc::PROT_WRITE), (PROT_EXEC, libc::PROT_EXEC)]
-        {
-            if r.prot & ours != 0 {
-                prot |= linux;
+    // SAFETY: see the function's contract; every address written to was
+    // just mapped by this child, and the jump leaves Rust for good.
+    unsafe {
+        libc::dup2(stdout, 1);
+        libc::alarm(20);
+        for r in &plan.layout.regions {
+            let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE;
+            let at = libc::mmap(r.start as *mut _, r.size as usize, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0);
+            if at != r.start as *mut _ {
+                libc::_exit(SETUP_FAILED);
             }
         }
-        libc::mprotect(r.start as *mut _, r.size as usize, prot);
+        for p in &plan.placements {
+            let bytes = &data[p.range.clone()];
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.addr as *mut u8, bytes.len());
+        }
+        let stack = &plan.stack;
+        std::ptr::copy_nonoverlapping(stack.bytes.as_ptr(), stack.sp as *mut u8, stack.bytes.len());
+        for r in &plan.layout.regions {
+            let mut prot = 0;
+            for (ours, linux) in
+                [(PROT_READ, libc::PROT_READ), (PROT_WRITE, libc::PROT_WRITE), (PROT_EXEC, libc::PROT_EXEC)]
+            {
+                if r.prot & ours != 0 {
+                    prot |= linux;
+                }
+            }
+            libc::mprotect(r.start as *mut _, r.size as usize, prot);
+        }
+        core::arch::asm!(
+            "mov rsp, rdi",
+            "xor edi, edi",
+            "xor edx, edx",
+            "jmp rax",
+            in("rdi") stack.sp,
+            in("rax") plan.entry,
+            options(noreturn)
+        );
     }
-    core::arch::asm!(
-        "mov rsp, rdi",
-        "xor edi, edi",
-        "xor edx, edx",
-        "jmp rax",
-        in("rdi") stack.sp,
-        in("rax") plan.entry,
-        options(noreturn)
-    );
 }
 
 fn check_probe(program: Option<Compiled>) {

@@ -115,22 +115,14 @@ fn parse_rsdp(mem: &impl PhysRead, phys: u64) -> Result<Rsdp, AcpiError> {
     let revision = b[15];
     let rsdt = u32_at(&b, 16);
     if revision < 2 {
-        return Ok(Rsdp {
-            revision,
-            rsdt,
-            xsdt: 0,
-        });
+        return Ok(Rsdp { revision, rsdt, xsdt: 0 });
     }
     mem.read(phys, &mut b);
     let length = u64::from(u32_at(&b, 20));
     if length < RSDP_V2_LEN as u64 || !checksum_ok(mem, phys, length) {
         return Err(AcpiError::BadChecksum("RSDP"));
     }
-    Ok(Rsdp {
-        revision,
-        rsdt,
-        xsdt: u64_at(&b, 24),
-    })
+    Ok(Rsdp { revision, rsdt, xsdt: u64_at(&b, 24) })
 }
 
 /// Scans each `[start, end)` window on 16-byte boundaries (where the spec
@@ -241,19 +233,13 @@ fn parse_madt(
         if let Some((apic_id, flags)) = cpu {
             if flags & (FLAG_ENABLED | FLAG_ONLINE_CAPABLE) != 0 {
                 let slot = cpus.get_mut(count).ok_or(AcpiError::TooManyCpus)?;
-                *slot = MadtCpu {
-                    apic_id,
-                    enabled: flags & FLAG_ENABLED != 0,
-                };
+                *slot = MadtCpu { apic_id, enabled: flags & FLAG_ENABLED != 0 };
                 count += 1;
             }
         }
         offset += len;
     }
-    Ok(MadtInfo {
-        lapic_phys,
-        cpu_count: count,
-    })
+    Ok(MadtInfo { lapic_phys, cpu_count: count })
 }
 
 #[cfg(test)]
@@ -326,10 +312,7 @@ mod tests {
         let body: Vec<u8> = if sig == b"XSDT" {
             tables.iter().flat_map(|t| t.to_le_bytes()).collect()
         } else {
-            tables
-                .iter()
-                .flat_map(|&t| (t as u32).to_le_bytes())
-                .collect()
+            tables.iter().flat_map(|&t| (t as u32).to_le_bytes()).collect()
         };
         sdt(sig, &body)
     }
@@ -349,9 +332,7 @@ mod tests {
 
     fn x2apic(id: u32, flags: u32, uid: u32) -> Vec<u8> {
         let mut e = vec![9, 16, 0, 0];
-        [id, flags, uid]
-            .iter()
-            .for_each(|v| e.extend_from_slice(&v.to_le_bytes()));
+        [id, flags, uid].iter().for_each(|v| e.extend_from_slice(&v.to_le_bytes()));
         e
     }
 
@@ -463,30 +444,15 @@ mod tests {
     #[test]
     fn reads_madt_through_rsdt() {
         let (info, cpus) = read(&acpi1(), 8).unwrap();
-        assert_eq!(
-            info,
-            MadtInfo {
-                lapic_phys: 0xfee0_0000,
-                cpu_count: 4
-            }
-        );
+        assert_eq!(info, MadtInfo { lapic_phys: 0xfee0_0000, cpu_count: 4 });
         // apic 6 is neither enabled nor online-capable: skipped.
-        assert_eq!(
-            cpus,
-            [cpu(0, true), cpu(2, true), cpu(4, false), cpu(8, true)]
-        );
+        assert_eq!(cpus, [cpu(0, true), cpu(2, true), cpu(4, false), cpu(8, true)]);
     }
 
     #[test]
     fn prefers_xsdt_and_applies_override() {
         let (info, cpus) = read(&acpi2(XSDT_AT), 8).unwrap();
-        assert_eq!(
-            info,
-            MadtInfo {
-                lapic_phys: 0x1_fee0_0000,
-                cpu_count: 3
-            }
-        );
+        assert_eq!(info, MadtInfo { lapic_phys: 0x1_fee0_0000, cpu_count: 3 });
         assert_eq!(cpus, [cpu(0x100, true), cpu(3, true), cpu(0x101, false)]);
     }
 
@@ -530,11 +496,7 @@ mod tests {
 
         let mut m = acpi1();
         m.put(RSDT_AT, sdt(b"FACP", &[]));
-        assert_eq!(
-            read(&m, 8),
-            Err(AcpiError::NoMadt),
-            "root pointer leads to a non-root table"
-        );
+        assert_eq!(read(&m, 8), Err(AcpiError::NoMadt), "root pointer leads to a non-root table");
 
         let m = Mem::default();
         assert_eq!(read(&m, 8), Err(AcpiError::NoRsdp));

@@ -8,11 +8,7 @@ const BITS: u64 = 64;
 
 /// Mask of the bits `[lo, hi)` inside one word (`lo < hi <= 64`).
 fn word_mask(lo: u64, hi: u64) -> u64 {
-    let upper = if hi >= BITS {
-        u64::MAX
-    } else {
-        (1u64 << hi) - 1
-    };
+    let upper = if hi >= BITS { u64::MAX } else { (1u64 << hi) - 1 };
     let lower = !((1u64 << lo) - 1);
     upper & lower
 }
@@ -62,9 +58,7 @@ pub(crate) fn first_clear(words: &[u64], from: u64, to: u64) -> Option<u64> {
 /// Number of set bits in `[from, to)`.
 pub(crate) fn count_set(words: &[u64], from: u64, to: u64) -> u64 {
     let mut n = 0;
-    for_each_word(from, to, |w, mask| {
-        n += u64::from((words[w] & mask).count_ones())
-    });
+    for_each_word(from, to, |w, mask| n += u64::from((words[w] & mask).count_ones()));
     n
 }
 

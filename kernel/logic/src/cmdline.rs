@@ -65,10 +65,7 @@ mod tests {
         assert!(!c.has("self"));
         assert!(!c.has("bench"), "key=value is not a flag");
         assert!(!c.has("pmt_tau=123".split('=').next().unwrap()));
-        assert_eq!(
-            c.words().collect::<Vec<_>>(),
-            ["selftest", "quiet", "pmt_tau=123", "bench=1"]
-        );
+        assert_eq!(c.words().collect::<Vec<_>>(), ["selftest", "quiet", "pmt_tau=123", "bench=1"]);
     }
 
     #[test]
@@ -84,7 +81,10 @@ mod tests {
 
     #[test]
     fn numeric_values() {
-        let c = Cmdline::new("dec=1024 hex=0x1F HEX=0XfF bad=12z neg=-1 big=18446744073709551615 over=0x1_0000_0000_0000_0000 e=");
+        let c = Cmdline::new(concat!(
+            "dec=1024 hex=0x1F HEX=0XfF bad=12z neg=-1 big=18446744073709551615 ",
+            "over=0x1_0000_0000_0000_0000 e="
+        ));
         assert_eq!(c.value_u64("dec"), Some(1024));
         assert_eq!(c.value_u64("hex"), Some(0x1f));
         assert_eq!(c.value_u64("HEX"), Some(0xff));

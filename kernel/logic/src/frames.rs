@@ -88,10 +88,7 @@ impl Default for FrameAllocator {
 impl FrameAllocator {
     /// An allocator with no memory.
     pub const fn new() -> Self {
-        Self {
-            regions: [const { None }; MAX_REGIONS],
-            count: 0,
-        }
+        Self { regions: [const { None }; MAX_REGIONS], count: 0 }
     }
 
     fn iter(&self) -> impl Iterator<Item = &Region> + '_ {
@@ -139,12 +136,7 @@ impl FrameAllocator {
 
         let at = self.iter().take_while(|r| r.base < base).count();
         self.regions[at..=self.count].rotate_right(1);
-        self.regions[at] = Some(Region {
-            base,
-            frames,
-            free: frames,
-            bitmap,
-        });
+        self.regions[at] = Some(Region { base, frames, free: frames, bitmap });
         self.count += 1;
         Ok(())
     }
@@ -177,10 +169,7 @@ impl FrameAllocator {
     /// First fit by address. `align_frames` must be a power of two; a
     /// request for zero frames returns `None`.
     pub fn alloc(&mut self, frames: u64, align_frames: u64) -> Option<u64> {
-        assert!(
-            align_frames.is_power_of_two(),
-            "alignment must be a power of two"
-        );
+        assert!(align_frames.is_power_of_two(), "alignment must be a power of two");
         if frames == 0 {
             return None;
         }
@@ -206,14 +195,9 @@ impl FrameAllocator {
         if frames == 0 {
             return;
         }
-        assert!(
-            phys.is_multiple_of(FRAME_SIZE),
-            "freeing unaligned address {phys:#x}"
-        );
+        assert!(phys.is_multiple_of(FRAME_SIZE), "freeing unaligned address {phys:#x}");
         let end = phys.checked_add(frames.saturating_mul(FRAME_SIZE));
-        let region = self
-            .iter_mut()
-            .find(|r| r.base <= phys && end.is_some_and(|e| e <= r.end()));
+        let region = self.iter_mut().find(|r| r.base <= phys && end.is_some_and(|e| e <= r.end()));
         let Some(r) = region else {
             panic!("freeing {frames} frames at {phys:#x} outside any region");
         };
@@ -309,11 +293,7 @@ mod tests {
         assert_eq!(regions, [(0x1000, 4), (0x40_0000, 2), (0x800_0000, 8)]);
         assert_eq!(a.total_frames(), 14);
         assert_eq!(a.alloc(3, 1), Some(0x1000));
-        assert_eq!(
-            a.alloc(3, 1),
-            Some(0x800_0000),
-            "no region before fits 3 frames"
-        );
+        assert_eq!(a.alloc(3, 1), Some(0x800_0000), "no region before fits 3 frames");
         assert_eq!(a.alloc(2, 1), Some(0x40_0000));
         assert_eq!(a.alloc(1, 1), Some(0x4000));
         assert_eq!(a.alloc(6, 1), None, "runs never span regions");
@@ -325,38 +305,16 @@ mod tests {
     #[test]
     fn add_region_errors() {
         let mut a = with_regions(&[(0x10_0000, 16)]);
-        assert_eq!(
-            a.add_region(0x10_0800, 1, leak_bitmap(1)),
-            Err(FrameError::Misaligned)
-        );
-        assert_eq!(
-            a.add_region(0x10_f000, 2, leak_bitmap(2)),
-            Err(FrameError::Overlap)
-        );
-        assert_eq!(
-            a.add_region(0xf_f000, 2, leak_bitmap(2)),
-            Err(FrameError::Overlap)
-        );
-        assert_eq!(
-            a.add_region(0x20_0000, 65, leak_bitmap(64)),
-            Err(FrameError::BitmapTooSmall)
-        );
-        assert_eq!(
-            a.add_region(u64::MAX - 0xfff, 2, leak_bitmap(2)),
-            Err(FrameError::Misaligned)
-        );
-        assert_eq!(
-            a.add_region(0xf_f000, 1, leak_bitmap(1)),
-            Ok(()),
-            "adjacent is fine"
-        );
+        assert_eq!(a.add_region(0x10_0800, 1, leak_bitmap(1)), Err(FrameError::Misaligned));
+        assert_eq!(a.add_region(0x10_f000, 2, leak_bitmap(2)), Err(FrameError::Overlap));
+        assert_eq!(a.add_region(0xf_f000, 2, leak_bitmap(2)), Err(FrameError::Overlap));
+        assert_eq!(a.add_region(0x20_0000, 65, leak_bitmap(64)), Err(FrameError::BitmapTooSmall));
+        assert_eq!(a.add_region(u64::MAX - 0xfff, 2, leak_bitmap(2)), Err(FrameError::Misaligned));
+        assert_eq!(a.add_region(0xf_f000, 1, leak_bitmap(1)), Ok(()), "adjacent is fine");
         for i in 2..MAX_REGIONS as u64 {
             a.add_region(i << 30, 1, leak_bitmap(1)).unwrap();
         }
-        assert_eq!(
-            a.add_region(1 << 50, 1, leak_bitmap(1)),
-            Err(FrameError::TooManyRegions)
-        );
+        assert_eq!(a.add_region(1 << 50, 1, leak_bitmap(1)), Err(FrameError::TooManyRegions));
         assert_eq!(a.regions().count(), MAX_REGIONS);
     }
 
@@ -444,28 +402,16 @@ mod tests {
         }
 
         fn free(&self) -> u64 {
-            self.regions
-                .iter()
-                .map(|(_, u)| u.iter().filter(|x| !**x).count() as u64)
-                .sum()
+            self.regions.iter().map(|(_, u)| u.iter().filter(|x| !**x).count() as u64).sum()
         }
     }
 
     #[test]
     fn randomized_against_model() {
-        let layout = [
-            (0x3000, 300),
-            (0x20_0000, 1500),
-            (0x100_0000, 70),
-            (0x400_0000, 1024),
-        ];
+        let layout = [(0x3000, 300), (0x20_0000, 1500), (0x100_0000, 70), (0x400_0000, 1024)];
         let mut a = with_regions(&layout);
-        let mut model = Model {
-            regions: layout
-                .iter()
-                .map(|&(b, n)| (b, vec![false; n as usize]))
-                .collect(),
-        };
+        let mut model =
+            Model { regions: layout.iter().map(|&(b, n)| (b, vec![false; n as usize])).collect() };
         let mut rng = XorShift(0x9e37_79b9_7f4a_7c15);
         let mut live: Vec<(u64, u64)> = Vec::new();
         for step in 0..20_000 {

@@ -2,17 +2,18 @@
 //!
 //! Everything here is plain computation over memory the caller hands in:
 //! lock algorithms, the physical frame allocator, page-table planning, boot
-//! memory-map arithmetic, command-line parsing, benchmark statistics and ACPI
+//! memory-map arithmetic, command-line parsing, Linux error numbers, benchmark statistics and ACPI
 //! table parsing. Keeping it free of hardware access lets the same code run in
 //! the kernel (`no_std`, no allocator) and under `cargo test` on the host.
 
 #![cfg_attr(not(test), no_std)]
-#![deny(unsafe_code)]
+#![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod acpi;
 mod bitmap;
 pub mod cmdline;
+pub mod errno;
 pub mod frames;
 pub mod locks;
 pub mod memmap;

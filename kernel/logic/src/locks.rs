@@ -44,9 +44,7 @@ pub(crate) mod test_support {
     /// many that a FIFO lock spends the test waiting on preempted waiters
     /// (the very problem pmtlock addresses) on a small CI machine.
     pub(crate) fn contention_threads() -> usize {
-        std::thread::available_parallelism()
-            .map_or(2, |n| n.get())
-            .clamp(2, 4)
+        std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(2, 4)
     }
 
     /// Runs `threads × iters` critical sections and checks that none overlap
@@ -113,10 +111,7 @@ pub(crate) mod test_support {
     pub(crate) fn wait_until(cond: impl Fn() -> bool) {
         let start = Instant::now();
         while !cond() {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "timed out waiting"
-            );
+            assert!(start.elapsed() < Duration::from_secs(10), "timed out waiting");
             std::thread::sleep(Duration::from_micros(200));
         }
     }

@@ -46,10 +46,7 @@ impl Default for RangeSet {
 impl RangeSet {
     /// The empty set.
     pub const fn new() -> Self {
-        Self {
-            ranges: [Range::EMPTY; MAX_RANGES],
-            len: 0,
-        }
+        Self { ranges: [Range::EMPTY; MAX_RANGES], len: 0 }
     }
 
     /// Adds `[start, end)`, merging with overlapping or adjacent ranges.
@@ -60,11 +57,7 @@ impl RangeSet {
         }
         // Ranges [first, past) touch the new one and merge into it.
         let first = self.ranges().iter().take_while(|r| r.end < start).count();
-        let past = first
-            + self.ranges()[first..]
-                .iter()
-                .take_while(|r| r.start <= end)
-                .count();
+        let past = first + self.ranges()[first..].iter().take_while(|r| r.start <= end).count();
         let mut merged = Range { start, end };
         if first < past {
             merged.start = merged.start.min(self.ranges[first].start);
@@ -80,11 +73,7 @@ impl RangeSet {
         }
         // Ranges [first, past) overlap the removed one.
         let first = self.ranges().iter().take_while(|r| r.end <= start).count();
-        let past = first
-            + self.ranges()[first..]
-                .iter()
-                .take_while(|r| r.start < end)
-                .count();
+        let past = first + self.ranges()[first..].iter().take_while(|r| r.start < end).count();
         if first == past {
             return Ok(());
         }
@@ -92,17 +81,11 @@ impl RangeSet {
         let mut kept = 0;
         let (lo, hi) = (self.ranges[first], self.ranges[past - 1]);
         if lo.start < start {
-            keep[kept] = Range {
-                start: lo.start,
-                end: start,
-            };
+            keep[kept] = Range { start: lo.start, end: start };
             kept += 1;
         }
         if hi.end > end {
-            keep[kept] = Range {
-                start: end,
-                end: hi.end,
-            };
+            keep[kept] = Range { start: end, end: hi.end };
             kept += 1;
         }
         self.splice(first, past, &keep[..kept])
@@ -233,12 +216,8 @@ mod tests {
 
     #[test]
     fn align_inward_shrinks_and_drops() {
-        let mut s = set(&[
-            (0x500, 0x3800),
-            (0x4100, 0x4f00),
-            (0x6000, 0x8000),
-            (u64::MAX - 5, u64::MAX),
-        ]);
+        let mut s =
+            set(&[(0x500, 0x3800), (0x4100, 0x4f00), (0x6000, 0x8000), (u64::MAX - 5, u64::MAX)]);
         s.align_inward(0x1000);
         assert_eq!(pairs(&s), [(0x1000, 0x3000), (0x6000, 0x8000)]);
     }

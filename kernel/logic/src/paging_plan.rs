@@ -89,12 +89,7 @@ pub fn plan(phys_start: u64, phys_end: u64, virt_offset: u64, allow_1g: bool) ->
     let end = phys_end
         .checked_add(small - 1)
         .map_or(align_down(u64::MAX, small), |e| align_down(e, small));
-    Plan {
-        next: align_down(phys_start, small),
-        end,
-        virt_offset,
-        allow_1g,
-    }
+    Plan { next: align_down(phys_start, small), end, virt_offset, allow_1g }
 }
 
 /// `[pml4, pdpt, pd, pt]` table indices of a virtual address.
@@ -157,14 +152,7 @@ mod tests {
         let chunks: Vec<_> = plan(0x9f000, end, HIGH_HALF, true).collect();
         let counts = check_tiling(&chunks, 0x9f000, end, HIGH_HALF);
         assert_eq!(counts, ((0x20_0000 - 0x9f000) / 4096 + 1, 511 + 1, 1));
-        assert_eq!(
-            chunks
-                .iter()
-                .find(|c| c.size == PageSize::Size1G)
-                .unwrap()
-                .phys,
-            GIB
-        );
+        assert_eq!(chunks.iter().find(|c| c.size == PageSize::Size1G).unwrap().phys, GIB);
     }
 
     #[test]
@@ -178,10 +166,7 @@ mod tests {
     fn virtual_alignment_limits_page_size() {
         // Physically 1G-aligned but shifted by 4 KiB virtually: 4K only.
         let chunks: Vec<_> = plan(GIB, GIB + 4 * MIB2, 0x1000, true).collect();
-        assert_eq!(
-            check_tiling(&chunks, GIB, GIB + 4 * MIB2, 0x1000),
-            (2048, 0, 0)
-        );
+        assert_eq!(check_tiling(&chunks, GIB, GIB + 4 * MIB2, 0x1000), (2048, 0, 0));
         // Shifted by 2 MiB: 2M pages but never 1G.
         let chunks: Vec<_> = plan(0, 2 * GIB, MIB2, true).collect();
         assert_eq!(check_tiling(&chunks, 0, 2 * GIB, MIB2), (0, 1024, 0));
@@ -190,10 +175,7 @@ mod tests {
     #[test]
     fn end_near_top_of_address_space() {
         let chunks: Vec<_> = plan(u64::MAX - 0x2fff, u64::MAX, 0, true).collect();
-        assert_eq!(
-            check_tiling(&chunks, u64::MAX - 0x2fff, u64::MAX - 0xfff, 0),
-            (2, 0, 0)
-        );
+        assert_eq!(check_tiling(&chunks, u64::MAX - 0x2fff, u64::MAX - 0xfff, 0), (2, 0, 0));
     }
 
     #[test]

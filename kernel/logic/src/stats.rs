@@ -36,13 +36,7 @@ pub struct Summary {
 pub fn summarize(xs: &mut [u64]) -> Summary {
     let n = xs.len();
     if n == 0 {
-        return Summary {
-            n: 0,
-            min: 0,
-            max: 0,
-            mean: 0.0,
-            median: 0,
-        };
+        return Summary { n: 0, min: 0, max: 0, mean: 0.0, median: 0 };
     }
     xs.sort_unstable();
     let sum: u128 = xs.iter().map(|&x| u128::from(x)).sum();
@@ -52,13 +46,7 @@ pub fn summarize(xs: &mut [u64]) -> Summary {
         let (a, b) = (xs[n / 2 - 1], xs[n / 2]);
         a + (b - a) / 2
     };
-    Summary {
-        n,
-        min: xs[0],
-        max: xs[n - 1],
-        mean: sum as f64 / n as f64,
-        median,
-    }
+    Summary { n, min: xs[0], max: xs[n - 1], mean: sum as f64 / n as f64, median }
 }
 
 #[cfg(test)]
@@ -86,28 +74,10 @@ mod tests {
         let mut xs = [9, 1, 5, 3, 7];
         let s = summarize(&mut xs);
         assert_eq!(xs, [1, 3, 5, 7, 9], "sorted in place");
-        assert_eq!(
-            s,
-            Summary {
-                n: 5,
-                min: 1,
-                max: 9,
-                mean: 5.0,
-                median: 5
-            }
-        );
+        assert_eq!(s, Summary { n: 5, min: 1, max: 9, mean: 5.0, median: 5 });
 
         let mut xs = [4, 1, 2, 10];
-        assert_eq!(
-            summarize(&mut xs),
-            Summary {
-                n: 4,
-                min: 1,
-                max: 10,
-                mean: 4.25,
-                median: 3
-            }
-        );
+        assert_eq!(summarize(&mut xs), Summary { n: 4, min: 1, max: 10, mean: 4.25, median: 3 });
 
         let mut xs = [u64::MAX, u64::MAX - 1];
         let s = summarize(&mut xs);
@@ -117,16 +87,7 @@ mod tests {
 
     #[test]
     fn summary_of_nothing() {
-        assert_eq!(
-            summarize(&mut []),
-            Summary {
-                n: 0,
-                min: 0,
-                max: 0,
-                mean: 0.0,
-                median: 0
-            }
-        );
+        assert_eq!(summarize(&mut []), Summary { n: 0, min: 0, max: 0, mean: 0.0, median: 0 });
         assert_eq!(summarize(&mut [7]).median, 7);
     }
 }

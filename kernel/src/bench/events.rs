@@ -6,10 +6,11 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
 use super::{other_cpu, report_latency};
-use crate::arch::{cpu, tsc};
+use crate::println;
 use crate::sched::{self, Spawn, State};
 use crate::sync::{CondVar, SpinLock};
-use crate::{ipi, println};
+use hal::irq as ipi;
+use hal::{cpu, tsc};
 
 const WAKEUPS: u64 = 200;
 const IPI_ROUNDS: usize = 1000;
@@ -79,7 +80,9 @@ pub fn wakeup_latency() {
     let nokick = report_latency("wakeup_condvar_no_kick", &mut wakeups(target, false));
     println!(
         "    condvar wake-up on another core: median {} ns with IPI kick, {} ns without ({:.1}x)",
-        kick.median, nokick.median, nokick.median as f64 / kick.median.max(1) as f64
+        kick.median,
+        nokick.median,
+        nokick.median as f64 / kick.median.max(1) as f64
     );
 }
 

@@ -10,8 +10,8 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use lwk_logic::locks::{default_tau, RawLock, RawPmtLock, RawTicketLock};
 use lwk_logic::stats::jain_index;
 
-use crate::arch::{cpu, tsc};
 use crate::{println, sched};
+use hal::{cpu, tsc};
 
 const RUN_MS: u64 = 2000;
 /// Work inside and outside the critical section, in loop iterations.
@@ -27,7 +27,7 @@ fn busy(iterations: u64) -> u64 {
 }
 
 fn run<L: RawLock + Send + Sync + 'static>(name: &str, lock: L) -> (f64, f64) {
-    let cpus: Vec<usize> = crate::smp::online_cpus().collect();
+    let cpus: Vec<usize> = hal::smp::online_cpus().collect();
     let shared = Arc::new((lock, AtomicU64::new(0), AtomicBool::new(false), AtomicU64::new(0)));
     let handles: Vec<_> = cpus
         .iter()
@@ -66,7 +66,11 @@ fn run<L: RawLock + Send + Sync + 'static>(name: &str, lock: L) -> (f64, f64) {
     let jain = jain_index(&counts);
     println!(
         "result lock_{} unit=acq/s throughput={:.0} jain={:.3} threads={} per_thread={:?}",
-        name, throughput, jain, counts.len(), counts
+        name,
+        throughput,
+        jain,
+        counts.len(),
+        counts
     );
     (throughput, jain)
 }
@@ -96,11 +100,23 @@ pub fn fairbench() {
     let (ticket, ticket_jain) = run("ticket", RawTicketLock::new());
     for tau in TAUS {
         let (t, j) = run(&alloc::format!("pmtlock_tau{}", tau), PmtWithTau(RawPmtLock::new(), tau));
-        println!("    tau {:>4}: pmtlock/ticket throughput {:.2}x, Jain {:.3}", tau, t / ticket.max(1.0), j);
+        println!(
+            "    tau {:>4}: pmtlock/ticket throughput {:.2}x, Jain {:.3}",
+            tau,
+            t / ticket.max(1.0),
+            j
+        );
     }
     let (pmt, pmt_jain) = run("pmtlock", RawPmtLock::new());
     println!(
-        "    fairbench, {} ms: pmtlock (default tau {}) {:.0} acq/s (Jain {:.3}), ticket {:.0} acq/s (Jain {:.3}): {:.2}x",
-        RUN_MS, default_tau(), pmt, pmt_jain, ticket, ticket_jain, pmt / ticket.max(1.0)
+        "    fairbench, {} ms: pmtlock (default tau {}) {:.0} acq/s (Jain {:.3}), \
+         ticket {:.0} acq/s (Jain {:.3}): {:.2}x",
+        RUN_MS,
+        default_tau(),
+        pmt,
+        pmt_jain,
+        ticket,
+        ticket_jain,
+        pmt / ticket.max(1.0)
     );
 }

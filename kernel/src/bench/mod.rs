@@ -10,11 +10,11 @@ mod threads;
 use alloc::vec::Vec;
 use lwk_logic::stats::{summarize, Summary};
 
-use crate::arch::tsc;
 use crate::println;
+use hal::tsc;
 
 pub fn run_all() {
-    println!("bench: {} CPUs online, TSC {} MHz", crate::smp::online_count(), tsc::hz() / 1_000_000);
+    println!("bench: {} CPUs online, TSC {} MHz", hal::smp::online_count(), tsc::hz() / 1_000_000);
     threads::create_join();
     events::wakeup_latency();
     events::ipi_round_trip();
@@ -23,7 +23,7 @@ pub fn run_all() {
 }
 
 /// Prints a latency result from TSC-cycle samples, in nanoseconds.
-fn report_latency(name: &str, cycles: &mut Vec<u64>) -> Summary {
+fn report_latency(name: &str, cycles: &mut [u64]) -> Summary {
     let mut ns: Vec<u64> = cycles.iter().map(|&c| tsc::cycles_to_ns(c)).collect();
     let s = summarize(&mut ns);
     println!(
@@ -35,6 +35,6 @@ fn report_latency(name: &str, cycles: &mut Vec<u64>) -> Summary {
 
 /// Second CPU for cross-core measurements: the last online one.
 fn other_cpu() -> Option<usize> {
-    let last = crate::smp::online_cpus().last()?;
-    (last != crate::arch::percpu::cpu_index()).then_some(last)
+    let last = hal::smp::online_cpus().last()?;
+    (last != hal::cpu_index()).then_some(last)
 }

@@ -5,8 +5,8 @@
 
 use alloc::vec::Vec;
 
-use crate::arch::{cpu, tsc};
 use crate::println;
+use hal::{cpu, tsc};
 
 /// Detours listed one by one (all are counted).
 const MAX_LISTED: usize = 4000;
@@ -34,8 +34,15 @@ pub fn selfish_detour(seconds: u64, threshold_ns: u64) {
     }
     let ns = tsc::cycles_to_ns;
     println!(
-        "noise: os=lwk cpu={} duration_ns={} threshold_ns={} loops={} detours={} total_ns={} max_ns={}",
-        crate::arch::percpu::cpu_index(), ns(last - start), threshold_ns, loops, count, ns(total), ns(max)
+        "noise: os=lwk cpu={} duration_ns={} threshold_ns={} loops={} detours={} \
+         total_ns={} max_ns={}",
+        hal::cpu_index(),
+        ns(last - start),
+        threshold_ns,
+        loops,
+        count,
+        ns(total),
+        ns(max)
     );
     for (at, gap) in listed {
         println!("detour {} {}", ns(at), ns(gap));

@@ -3,8 +3,8 @@
 use alloc::vec::Vec;
 
 use super::{other_cpu, report_latency};
-use crate::arch::{cpu, percpu};
 use crate::sched;
+use hal::{cpu, percpu};
 
 const ROUNDS: usize = 500;
 

@@ -7,7 +7,7 @@ use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU32, Ordering};
 use spin::Once;
 
-use crate::arch::shared::SharedRegion;
+use hal::shared::SharedRegion;
 
 static AREA: Once<SharedRegion> = Once::new();
 
@@ -57,7 +57,11 @@ pub fn set_created(pid: u32, cr3: u64) {
 /// (entry, stack pointer, Linux's CLOCK_REALTIME) for START.
 pub fn start_request() -> (u64, u64, u64) {
     let a = area();
-    (a.read(offset_of!(Proc, entry)), a.read(offset_of!(Proc, stack_pointer)), a.read(offset_of!(Proc, realtime_ns)))
+    (
+        a.read(offset_of!(Proc, entry)),
+        a.read(offset_of!(Proc, stack_pointer)),
+        a.read(offset_of!(Proc, realtime_ns)),
+    )
 }
 
 pub fn set_exited(status: u32) {

@@ -8,9 +8,9 @@ use atoll_abi::{Slot, DONE_VECTOR, MAX_SLOTS, SLOT_DONE, SLOT_IDLE, SLOT_REQUEST
 use core::sync::atomic::Ordering;
 
 use super::{area, UserThread};
-use crate::arch::{cpu, percpu, tsc};
 use crate::sync::WaitQueue;
-use crate::syscall::errno::EINTR;
+use hal::{cpu, percpu, tsc};
+use lwk_logic::errno::{Errno, EINTR};
 
 static WAITERS: [WaitQueue; MAX_SLOTS] = [const { WaitQueue::new() }; MAX_SLOTS];
 
@@ -19,7 +19,7 @@ static WAITERS: [WaitQueue; MAX_SLOTS] = [const { WaitQueue::new() }; MAX_SLOTS]
 const SPIN_NS: u64 = 50_000;
 
 pub fn init() {
-    crate::ipi::register(DONE_VECTOR, |_| {
+    hal::irq::register(DONE_VECTOR, |_| {
         for (i, w) in WAITERS.iter().enumerate() {
             if area::slot_state(i).load(Ordering::Acquire) == SLOT_DONE {
                 w.wake_all(true);
@@ -28,19 +28,23 @@ pub fn init() {
     });
 }
 
-/// Has the host performed `nr(args)` (kind `kind`); returns its result.
-pub fn call(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> i64 {
+/// Has the host performed `nr(args)` (kind `kind`); returns its raw
+/// result, or EINTR if the program ends first.
+pub fn call(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Result<i64, Errno> {
     let i = u.slot;
-    area::fill_slot(i, Slot {
-        state: SLOT_IDLE,
-        cpu: percpu::cpu_index() as u32,
-        kind,
-        tid: u.tid,
-        nr,
-        args,
-        ret: 0,
-        pad0: [0; 6],
-    });
+    area::fill_slot(
+        i,
+        Slot {
+            state: SLOT_IDLE,
+            cpu: percpu::cpu_index() as u32,
+            kind,
+            tid: u.tid,
+            nr,
+            args,
+            ret: 0,
+            pad0: [0; 6],
+        },
+    );
     let state = area::slot_state(i);
     state.store(SLOT_REQUEST, Ordering::Release);
     area::bump_doorbell();
@@ -53,9 +57,9 @@ pub fn call(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> i64 {
     let p = &u.process;
     WAITERS[i].wait_until(|| state.load(Ordering::Acquire) == SLOT_DONE || p.is_exiting());
     if state.load(Ordering::Acquire) != SLOT_DONE {
-        return EINTR;
+        return Err(EINTR);
     }
     let ret = area::slot_ret(i);
     state.store(SLOT_IDLE, Ordering::Release);
-    ret
+    Ok(ret)
 }

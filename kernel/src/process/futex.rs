@@ -9,7 +9,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use super::{uaccess, Process};
 use crate::sched::{self, timer, Thread};
 use crate::sync::SpinLock;
-use crate::syscall::errno::*;
+use lwk_logic::errno::*;
 
 struct Waiter {
     thread: Arc<Thread>,
@@ -62,20 +62,29 @@ impl FutexTable {
 
     /// FUTEX_WAIT(_BITSET): sleeps while `*uaddr == val`, until woken,
     /// the deadline (TSC) or the program's end.
-    pub fn wait(&self, p: &Process, uaddr: u64, val: u32, deadline: Option<u64>, bitset: u32) -> i64 {
+    pub fn wait(
+        &self,
+        p: &Process,
+        uaddr: u64,
+        val: u32,
+        deadline: Option<u64>,
+        bitset: u32,
+    ) -> SysResult {
         if bitset == 0 {
-            return EINVAL;
+            return Err(EINVAL);
         }
-        let word = match uaccess::futex_word(p, uaddr) {
-            Ok(w) => w,
-            Err(e) => return e,
-        };
+        let word = uaccess::futex_word(p, uaddr)?;
         let me = sched::current();
-        let w = Arc::new(Waiter { thread: me.clone(), bitset, woken: AtomicBool::new(false), key: AtomicU64::new(uaddr) });
+        let w = Arc::new(Waiter {
+            thread: me.clone(),
+            bitset,
+            woken: AtomicBool::new(false),
+            key: AtomicU64::new(uaddr),
+        });
         {
             let mut q = self.queues.lock();
             if word.load(Ordering::SeqCst) != val {
-                return EAGAIN;
+                return Err(EAGAIN);
             }
             me.mark_blocked();
             q.entry(uaddr).or_default().push_back(w.clone());
@@ -84,11 +93,11 @@ impl FutexTable {
             let timed_out = timer::block_until(deadline);
             let mut q = self.queues.lock();
             if w.woken.load(Ordering::Acquire) {
-                return 0;
+                return Ok(0);
             }
             if timed_out || p.is_exiting() {
                 remove_locked(&mut q, &w);
-                return if timed_out { ETIMEDOUT } else { EINTR };
+                return Err(if timed_out { ETIMEDOUT } else { EINTR });
             }
             // A wake-up meant for something else: sleep on.
             me.mark_blocked();
@@ -96,25 +105,30 @@ impl FutexTable {
     }
 
     /// FUTEX_WAKE(_BITSET): wakes up to `n` waiters; returns how many.
-    pub fn wake(&self, _p: &Process, uaddr: u64, n: u32, bitset: u32) -> i64 {
+    pub fn wake(&self, _p: &Process, uaddr: u64, n: u32, bitset: u32) -> SysResult {
         if bitset == 0 {
-            return EINVAL;
+            return Err(EINVAL);
         }
-        wake_locked(&mut self.queues.lock(), uaddr, n, bitset) as i64
+        Ok(wake_locked(&mut self.queues.lock(), uaddr, n, bitset).into())
     }
 
     /// FUTEX_(CMP_)REQUEUE: wakes `n` waiters of `uaddr`, moves up to
     /// `requeue` more to `uaddr2`; with `expect`, only if `*uaddr` still
     /// holds it.
-    pub fn requeue(&self, p: &Process, uaddr: u64, n: u32, uaddr2: u64, requeue: u32, expect: Option<u32>) -> i64 {
-        let word = match uaccess::futex_word(p, uaddr) {
-            Ok(w) => w,
-            Err(e) => return e,
-        };
+    pub fn requeue(
+        &self,
+        p: &Process,
+        uaddr: u64,
+        n: u32,
+        uaddr2: u64,
+        requeue: u32,
+        expect: Option<u32>,
+    ) -> SysResult {
+        let word = uaccess::futex_word(p, uaddr)?;
         let mut q = self.queues.lock();
         if let Some(v) = expect {
             if word.load(Ordering::SeqCst) != v {
-                return EAGAIN;
+                return Err(EAGAIN);
             }
         }
         let woken = wake_locked(&mut q, uaddr, n, u32::MAX);
@@ -133,17 +147,22 @@ impl FutexTable {
                 }
             }
         }
-        (woken + if expect.is_some() { moved } else { 0 }) as i64
+        Ok((woken + if expect.is_some() { moved } else { 0 }).into())
     }
 
     /// FUTEX_WAKE_OP: changes `*uaddr2` by the encoded operation, wakes
     /// `n` waiters of `uaddr` and, if the old value passes the encoded
     /// comparison, `n2` waiters of `uaddr2`.
-    pub fn wake_op(&self, p: &Process, uaddr: u64, n: u32, uaddr2: u64, n2: u32, encoded: u32) -> i64 {
-        let word = match uaccess::futex_word(p, uaddr2) {
-            Ok(w) => w,
-            Err(e) => return e,
-        };
+    pub fn wake_op(
+        &self,
+        p: &Process,
+        uaddr: u64,
+        n: u32,
+        uaddr2: u64,
+        n2: u32,
+        encoded: u32,
+    ) -> SysResult {
+        let word = uaccess::futex_word(p, uaddr2)?;
         let op = (encoded >> 28) & 7;
         let cmp = (encoded >> 24) & 15;
         let mut oparg = ((encoded << 8) as i32 >> 20) as u32;
@@ -161,7 +180,7 @@ impl FutexTable {
             _ => None,
         };
         if op > 4 || cmp > 5 {
-            return ENOSYS;
+            return Err(ENOSYS);
         }
         let old = word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, apply).unwrap_or(0);
         let (o, c) = (old as i32, cmparg as i32);
@@ -177,6 +196,6 @@ impl FutexTable {
         if pass {
             woken += wake_locked(&mut q, uaddr2, n2, u32::MAX);
         }
-        woken as i64
+        Ok(woken.into())
     }
 }

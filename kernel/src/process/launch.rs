@@ -9,11 +9,11 @@ use core::sync::atomic::Ordering;
 use lwk_logic::user_pages::Access;
 
 use super::{area, thread, vm::AddressSpace, Process};
-use crate::arch::user;
 use crate::channel;
 use crate::sched;
 use crate::sync::{SpinLock, WaitQueue};
-use crate::syscall::errno::*;
+use hal::user;
+use lwk_logic::errno::*;
 
 static REQUESTS: SpinLock<VecDeque<(u32, u64)>> = SpinLock::new(VecDeque::new());
 static ARRIVED: WaitQueue = WaitQueue::new();
@@ -49,10 +49,10 @@ fn handle(kind: u32, arg: u64) {
                 Ok(pid) => (0, pid),
                 Err(e) => {
                     area::set_state(PROC_FREE);
-                    (e, 0)
+                    (e.to_return(), 0)
                 }
             };
-            channel::send(MSG_PROC_CREATED, [result as u64, pid as u64, 0]);
+            channel::send(MSG_PROC_CREATED, [result, pid.into(), 0]);
         }
         MSG_PROC_START => start(),
         MSG_PROC_KILL => kill(arg as u32),
@@ -62,24 +62,37 @@ fn handle(kind: u32, arg: u64) {
 }
 
 fn access(prot: u32) -> Access {
-    Access { read: prot & PROT_READ != 0, write: prot & PROT_WRITE != 0, exec: prot & PROT_EXEC != 0 }
+    Access {
+        read: prot & PROT_READ != 0,
+        write: prot & PROT_WRITE != 0,
+        exec: prot & PROT_EXEC != 0,
+    }
 }
 
-fn create() -> Result<u32, i64> {
+fn create() -> Result<u32, Errno> {
     if CURRENT.lock().is_some() {
         crate::println!("program: refused: a program is still in the enclave");
         return Err(EBUSY);
     }
     let req = area::create_request();
-    let online: Vec<usize> = crate::smp::online_cpus().collect();
+    let online: Vec<usize> = hal::smp::online_cpus().collect();
     let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
-    if want > online.len() || req.brk_start % 4096 != 0 || req.brk_start < USER_START || req.brk_start >= USER_END {
+    if want > online.len()
+        || !req.brk_start.is_multiple_of(4096)
+        || req.brk_start < USER_START
+        || req.brk_start >= USER_END
+    {
         return Err(EINVAL);
     }
     let mut vm = AddressSpace::new(req.brk_start)?;
     for r in &req.regions {
         if let Err(e) = vm.map_fixed(r.start, r.size, access(r.prot)) {
-            crate::println!("program: cannot map {:#x}+{:#x}: error {}", r.start, r.size, e);
+            crate::println!(
+                "program: cannot map {:#x}+{:#x}: error {}",
+                r.start,
+                r.size,
+                -i64::from(e.number())
+            );
             vm.release();
             return Err(e);
         }
@@ -159,7 +172,7 @@ fn free(p: &Arc<Process>) {
         *cur = None;
     }
     // Every thread left these page tables on its way out; this core too.
-    crate::arch::paging::switch_root(crate::arch::paging::kernel_root());
+    hal::paging::switch_root(hal::paging::kernel_root());
     p.vm.lock().release();
     area::set_state(PROC_FREE);
     channel::report_memory();

@@ -15,9 +15,9 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
-use crate::arch::user::UserCpuState;
 use crate::sched::Thread;
 use crate::sync::SpinLock;
+use hal::user::UserCpuState;
 pub use thread::{exit_current_thread, kill_check, new_tid, spawn_user_thread, user_fault};
 
 /// The host's mirror of the program's memory must drop what it cached.
@@ -107,13 +107,13 @@ impl Process {
         }
         self.wait_status.store(status, Ordering::Release);
         let threads: Vec<Arc<Thread>> = self.threads.lock().clone();
-        let me = crate::arch::percpu::cpu_index();
+        let me = hal::cpu_index();
         for t in &threads {
             // Blocked threads wake and see `exiting`; running ones get an
             // interrupt and leave on their way back to user mode.
             crate::sched::wake(t, true);
             if t.cpu() != me {
-                crate::ipi::send(t.cpu(), crate::ipi::RESCHED_VECTOR);
+                hal::irq::send(t.cpu(), crate::sched::RESCHED_VECTOR);
             }
         }
     }
@@ -153,7 +153,7 @@ impl Process {
 
     /// CLOCK_MONOTONIC in ns: the TSC since the LWK booted.
     pub fn monotonic_ns() -> u64 {
-        crate::arch::tsc::cycles_to_ns(crate::arch::cpu::rdtsc())
+        hal::tsc::cycles_to_ns(hal::cpu::rdtsc())
     }
 
     pub fn realtime_ns(&self) -> i64 {
@@ -172,7 +172,7 @@ pub fn switch_threads(prev: &Thread, next: &Thread) {
         if u.left.load(Ordering::Acquire) {
             return;
         }
-        crate::arch::paging::switch_root(u.process.root);
-        u.process.ran_on.fetch_or(1 << crate::arch::percpu::cpu_index(), Ordering::Relaxed);
+        hal::paging::switch_root(u.process.root);
+        u.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
     }
 }

@@ -6,10 +6,11 @@ use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{launch, Process, UserThread};
-use crate::arch::idt::TrapFrame;
-use crate::arch::user::{self, UserCpuState};
 use crate::sched::{self, Thread};
 use crate::sync::SpinLock;
+use hal::idt::TrapFrame;
+use hal::user::{self, UserCpuState};
+use lwk_logic::errno::{Errno, EAGAIN};
 
 /// A fresh thread id (process ids come from the same numbers).
 pub fn new_tid() -> u32 {
@@ -18,8 +19,14 @@ pub fn new_tid() -> u32 {
 
 /// Starts thread `tid` of `p`, entering user mode with `frame` on the next
 /// of the program's cores.
-pub fn spawn_user_thread(p: &Arc<Process>, frame: TrapFrame, fs_base: u64, clear_child_tid: u64, tid: u32) -> Result<(), i64> {
-    let slot = p.take_slot().ok_or(crate::syscall::errno::EAGAIN)?;
+pub fn spawn_user_thread(
+    p: &Arc<Process>,
+    frame: TrapFrame,
+    fs_base: u64,
+    clear_child_tid: u64,
+    tid: u32,
+) -> Result<(), Errno> {
+    let slot = p.take_slot().ok_or(EAGAIN)?;
     let cpu = p.pick_cpu();
     let process = p.clone();
     let t = Thread::new_user(
@@ -47,7 +54,7 @@ pub fn spawn_user_thread(p: &Arc<Process>, frame: TrapFrame, fs_base: u64, clear
         let mut threads = p.threads.lock();
         if p.is_exiting() {
             p.put_slot(slot);
-            return Err(crate::syscall::errno::EAGAIN);
+            return Err(EAGAIN);
         }
         threads.push(t.clone());
     }
@@ -63,13 +70,13 @@ pub fn exit_current_thread() -> ! {
     // CLONE_CHILD_CLEARTID: tell a joiner (pthread_join waits on this word).
     let ctid = u.clear_child_tid.load(Ordering::Relaxed);
     if ctid != 0 && !p.is_exiting() && super::uaccess::write_u32(&p, ctid, 0).is_ok() {
-        p.futexes.wake(&p, ctid, 1, u32::MAX);
+        let _ = p.futexes.wake(&p, ctid, 1, u32::MAX); // fails only for an empty bitset
     }
     p.put_slot(u.slot);
     // Off this address space before it can be freed, for good: an interrupt
     // may still switch away from this thread and back before it is gone.
     u.left.store(true, Ordering::Release);
-    crate::arch::paging::switch_root(crate::arch::paging::kernel_root());
+    hal::paging::switch_root(hal::paging::kernel_root());
     let last = {
         let mut threads = p.threads.lock();
         threads.retain(|t| !Arc::ptr_eq(t, &me));
@@ -109,7 +116,14 @@ pub fn user_fault(frame: &TrapFrame, cr2: u64) -> ! {
     };
     crate::println!(
         "program {} thread {}: {} (vector {}) at rip {:#x}, address {:#x}, error {:#x}: signal {}",
-        u.process.pid, u.tid, name, frame.vector, frame.rip, cr2, frame.error_code, signal
+        u.process.pid,
+        u.tid,
+        name,
+        frame.vector,
+        frame.rip,
+        cr2,
+        frame.error_code,
+        signal
     );
     u.process.begin_exit(signal);
     drop(t);

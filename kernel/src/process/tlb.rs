@@ -5,7 +5,10 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::Process;
-use crate::arch::{cpu, paging, percpu::{self, MAX_CPUS}};
+use hal::{
+    cpu, paging,
+    percpu::{self, MAX_CPUS},
+};
 
 pub const SHOOTDOWN_VECTOR: u8 = 0xf5;
 
@@ -14,7 +17,7 @@ static REQUESTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS
 static DONE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 
 pub fn init() {
-    crate::ipi::register(SHOOTDOWN_VECTOR, |_| {
+    hal::irq::register(SHOOTDOWN_VECTOR, |_| {
         let me = percpu::cpu_index();
         let upto = REQUESTED[me].load(Ordering::Acquire);
         paging::flush_user_tlb();
@@ -33,7 +36,7 @@ pub fn shootdown(p: &Process) {
     let mut tickets = [0u64; MAX_CPUS];
     for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
         tickets[c] = REQUESTED[c].fetch_add(1, Ordering::AcqRel) + 1;
-        crate::ipi::send(c, SHOOTDOWN_VECTOR);
+        hal::irq::send(c, SHOOTDOWN_VECTOR);
     }
     for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
         while DONE[c].load(Ordering::Acquire) < tickets[c] {

@@ -6,11 +6,11 @@
 use core::sync::atomic::AtomicU32;
 
 use super::Process;
-use crate::arch::physmem;
-use crate::syscall::errno::EFAULT;
+use hal::physmem;
+use lwk_logic::errno::{Errno, EFAULT, EINVAL};
 
 /// Copies `buf.len()` bytes from the program's `va`.
-pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), i64> {
+pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
     let vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
@@ -23,7 +23,7 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), i64> {
 }
 
 /// Copies `buf` to the program's `va`; the pages must be writable.
-pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), i64> {
+pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
     let vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
@@ -38,22 +38,22 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), i64> {
     Ok(())
 }
 
-pub fn read_u64(p: &Process, va: u64) -> Result<u64, i64> {
+pub fn read_u64(p: &Process, va: u64) -> Result<u64, Errno> {
     let mut b = [0u8; 8];
     read_bytes(p, va, &mut b)?;
     Ok(u64::from_le_bytes(b))
 }
 
-pub fn write_u64(p: &Process, va: u64, v: u64) -> Result<(), i64> {
+pub fn write_u64(p: &Process, va: u64, v: u64) -> Result<(), Errno> {
     write_bytes(p, va, &v.to_le_bytes())
 }
 
-pub fn write_u32(p: &Process, va: u64, v: u32) -> Result<(), i64> {
+pub fn write_u32(p: &Process, va: u64, v: u32) -> Result<(), Errno> {
     write_bytes(p, va, &v.to_le_bytes())
 }
 
 /// Writes consecutive u64 words (a C struct of longs).
-pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), i64> {
+pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), Errno> {
     let mut b = alloc::vec::Vec::with_capacity(words.len() * 8);
     for w in words {
         b.extend_from_slice(&w.to_le_bytes());
@@ -62,7 +62,7 @@ pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), i64> {
 }
 
 /// Reads consecutive u64 words (a C struct of longs) in one copy.
-pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], i64> {
+pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errno> {
     let mut b = alloc::vec![0u8; N * 8];
     read_bytes(p, va, &mut b)?;
     let mut out = [0u64; N];
@@ -73,9 +73,9 @@ pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], i64>
 }
 
 /// A futex word, for atomic access (4-byte aligned, mapped).
-pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, i64> {
-    if va % 4 != 0 {
-        return Err(crate::syscall::errno::EINVAL);
+pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
+    if !va.is_multiple_of(4) {
+        return Err(EINVAL);
     }
     let t = p.vm.lock().translate(va).ok_or(EFAULT)?;
     Ok(physmem::atomic_u32(t.phys))

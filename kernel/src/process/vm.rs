@@ -7,31 +7,15 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
-use lwk_logic::user_pages::{Access, MapError, TableMemory, Translation, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE};
+use lwk_logic::user_pages::{
+    Access, MapError, Translation, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE,
+};
 
-use crate::arch::{paging, physmem};
-use crate::mem;
-use crate::syscall::errno::*;
+// The program's page tables live in frames from the frame allocator.
+use hal::paging::UserTables as Tables;
+use hal::{mem, paging, physmem};
 
-/// Page tables in frames from the kernel's allocator, via the direct map.
-pub struct Tables;
-
-impl TableMemory for Tables {
-    fn read(&self, table: u64, index: usize) -> u64 {
-        physmem::read_u64(table + 8 * index as u64)
-    }
-    fn write(&mut self, table: u64, index: usize, value: u64) {
-        physmem::write_u64(table + 8 * index as u64, value)
-    }
-    fn new_table(&mut self) -> Option<u64> {
-        let f = mem::alloc_frames(1, 1)?;
-        physmem::zero_owned(f, PAGE_SIZE as usize);
-        Some(f)
-    }
-    fn free_table(&mut self, table: u64) {
-        mem::free_frames(table, 1)
-    }
-}
+use lwk_logic::errno::*;
 
 /// Frames to give back once no CPU can still reach them (after a TLB
 /// shootdown): (physical address, bytes).
@@ -64,9 +48,16 @@ fn in_user_range(start: u64, len: u64) -> bool {
 }
 
 impl AddressSpace {
-    pub fn new(brk_start: u64) -> Result<Self, i64> {
+    pub fn new(brk_start: u64) -> Result<Self, Errno> {
         let pages = UserPageTable::new(&mut Tables, paging::kernel_root()).ok_or(ENOMEM)?;
-        Ok(AddressSpace { pages, ranges: BTreeMap::new(), brk_start, brk: brk_start, heap_end: brk_start, large_mappings: 0 })
+        Ok(AddressSpace {
+            pages,
+            ranges: BTreeMap::new(),
+            brk_start,
+            brk: brk_start,
+            heap_end: brk_start,
+            large_mappings: 0,
+        })
     }
 
     pub fn root(&self) -> u64 {
@@ -79,7 +70,7 @@ impl AddressSpace {
 
     fn is_free(&self, start: u64, end: u64) -> bool {
         // The last range starting below `end` must end at or before `start`.
-        self.ranges.range(..end).next_back().map_or(true, |(_, &e)| e <= start)
+        self.ranges.range(..end).next_back().is_none_or(|(_, &e)| e <= start)
     }
 
     fn reserve(&mut self, start: u64, end: u64) {
@@ -89,7 +80,8 @@ impl AddressSpace {
     /// Removes [start, end) from the reserved ranges, splitting any range
     /// it cuts.
     fn unreserve(&mut self, start: u64, end: u64) {
-        let cut: Vec<(u64, u64)> = self.ranges.range(..end).filter(|(_, &e)| e > start).map(|(&s, &e)| (s, e)).collect();
+        let cut: Vec<(u64, u64)> =
+            self.ranges.range(..end).filter(|(_, &e)| e > start).map(|(&s, &e)| (s, e)).collect();
         for (s, e) in cut {
             self.ranges.remove(&s);
             if s < start {
@@ -102,12 +94,14 @@ impl AddressSpace {
     }
 
     /// Gives [start, end) memory wherever it has none, with `access`.
-    fn populate(&mut self, start: u64, end: u64, access: Access) -> Result<(), i64> {
+    fn populate(&mut self, start: u64, end: u64, access: Access) -> Result<(), Errno> {
         let mut va = start;
         while va < end {
-            let whole_large = va % LARGE_PAGE_SIZE == 0 && end - va >= LARGE_PAGE_SIZE;
+            let whole_large = va.is_multiple_of(LARGE_PAGE_SIZE) && end - va >= LARGE_PAGE_SIZE;
             if whole_large && self.pages.is_empty(&Tables, va, va + LARGE_PAGE_SIZE) {
-                if let Some(f) = mem::alloc_frames(LARGE_PAGE_SIZE / PAGE_SIZE, LARGE_PAGE_SIZE / PAGE_SIZE) {
+                if let Some(f) =
+                    mem::alloc_frames(LARGE_PAGE_SIZE / PAGE_SIZE, LARGE_PAGE_SIZE / PAGE_SIZE)
+                {
                     physmem::zero_owned(f, LARGE_PAGE_SIZE as usize);
                     self.map_or_free(va, f, true, access)?;
                     va += LARGE_PAGE_SIZE;
@@ -124,7 +118,13 @@ impl AddressSpace {
         Ok(())
     }
 
-    fn map_or_free(&mut self, va: u64, frame: u64, large: bool, access: Access) -> Result<(), i64> {
+    fn map_or_free(
+        &mut self,
+        va: u64,
+        frame: u64,
+        large: bool,
+        access: Access,
+    ) -> Result<(), Errno> {
         match self.pages.map(&mut Tables, va, frame, large, access) {
             Ok(()) => Ok(()),
             Err(e) => {
@@ -135,8 +135,8 @@ impl AddressSpace {
     }
 
     /// Maps [start, start+len) with memory (a launch region, or mmap).
-    pub fn map_fixed(&mut self, start: u64, len: u64, access: Access) -> Result<(), i64> {
-        if !in_user_range(start, len) || start % PAGE_SIZE != 0 || len == 0 {
+    pub fn map_fixed(&mut self, start: u64, len: u64, access: Access) -> Result<(), Errno> {
+        if !in_user_range(start, len) || !start.is_multiple_of(PAGE_SIZE) || len == 0 {
             return Err(EINVAL);
         }
         let end = start + page_up(len);
@@ -180,13 +180,21 @@ impl AddressSpace {
 
     /// mmap of anonymous memory; `fixed` maps exactly at `hint`, replacing
     /// what is there (its frames go to `freed`).
-    pub fn mmap(&mut self, hint: u64, len: u64, access: Access, fixed: bool, noreplace: bool, freed: &mut Freed) -> Result<u64, i64> {
+    pub fn mmap(
+        &mut self,
+        hint: u64,
+        len: u64,
+        access: Access,
+        fixed: bool,
+        noreplace: bool,
+        freed: &mut Freed,
+    ) -> Result<u64, Errno> {
         let len = page_up(len);
         if len == 0 {
             return Err(EINVAL);
         }
         let at = if fixed || noreplace {
-            if hint % PAGE_SIZE != 0 || !in_user_range(hint, len) {
+            if !hint.is_multiple_of(PAGE_SIZE) || !in_user_range(hint, len) {
                 return Err(if fixed { EINVAL } else { ENOMEM });
             }
             if !self.is_free(hint, hint + len) {
@@ -196,7 +204,11 @@ impl AddressSpace {
                 self.unmap(hint, len, freed);
             }
             hint
-        } else if hint != 0 && hint % PAGE_SIZE == 0 && in_user_range(hint, len) && self.is_free(hint, hint + len) {
+        } else if hint != 0
+            && hint.is_multiple_of(PAGE_SIZE)
+            && in_user_range(hint, len)
+            && self.is_free(hint, hint + len)
+        {
             hint
         } else {
             self.place(len).ok_or(ENOMEM)?
@@ -213,15 +225,18 @@ impl AddressSpace {
         // 2 MiB page; then the whole 2 MiB goes (still inside the range's
         // reservation rules, as the split only happens at its edges).
         if self.pages.unmap(&mut Tables, start, end, |p, s| freed.push((p, s))).is_err() {
-            let (a, b) = (start & !(LARGE_PAGE_SIZE - 1), (end + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1));
+            let (a, b) = (
+                start & !(LARGE_PAGE_SIZE - 1),
+                (end + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1),
+            );
             let _ = self.pages.unmap(&mut Tables, a, b, |p, s| freed.push((p, s)));
         }
     }
 
     /// mprotect: memory that becomes accessible is populated first.
-    pub fn protect(&mut self, start: u64, len: u64, access: Access) -> Result<(), i64> {
+    pub fn protect(&mut self, start: u64, len: u64, access: Access) -> Result<(), Errno> {
         let end = start.checked_add(page_up(len)).ok_or(ENOMEM)?;
-        if start % PAGE_SIZE != 0 || !in_user_range(start, end - start) {
+        if !start.is_multiple_of(PAGE_SIZE) || !in_user_range(start, end - start) {
             return Err(EINVAL);
         }
         if !self.is_covered(start, end) {
@@ -287,9 +302,19 @@ impl AddressSpace {
 
     /// mremap without MREMAP_FIXED: shrink in place, grow in place when the
     /// space after is free, else move (with MREMAP_MAYMOVE) by copying.
-    pub fn mremap(&mut self, old: u64, old_len: u64, new_len: u64, may_move: bool, freed: &mut Freed) -> Result<u64, i64> {
+    pub fn mremap(
+        &mut self,
+        old: u64,
+        old_len: u64,
+        new_len: u64,
+        may_move: bool,
+        freed: &mut Freed,
+    ) -> Result<u64, Errno> {
         let (old_len, new_len) = (page_up(old_len), page_up(new_len));
-        if old % PAGE_SIZE != 0 || new_len == 0 || !in_user_range(old, old_len.max(new_len)) {
+        if !old.is_multiple_of(PAGE_SIZE)
+            || new_len == 0
+            || !in_user_range(old, old_len.max(new_len))
+        {
             return Err(EINVAL);
         }
         if !self.is_covered(old, old + old_len) {
@@ -325,7 +350,8 @@ impl AddressSpace {
     fn copy(&self, from: u64, to: u64, len: u64) {
         let mut done = 0;
         while done < len {
-            let (Some(a), Some(b)) = (self.translate(from + done), self.translate(to + done)) else {
+            let (Some(a), Some(b)) = (self.translate(from + done), self.translate(to + done))
+            else {
                 done += PAGE_SIZE;
                 continue;
             };

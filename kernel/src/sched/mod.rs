@@ -2,6 +2,10 @@
 //! threads never migrate. Cross-core wake-ups put the thread on its core's
 //! queue and (by default) kick that core with an IPI.
 
+// Fork/join, sleeping and condition variables are kernel services that only
+// the self-tests and benchmarks use so far; the production image drops them.
+#![cfg_attr(not(feature = "testing"), allow(dead_code, unused_imports))]
+
 mod thread;
 pub mod timer;
 
@@ -9,21 +13,20 @@ use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use hal::task::Switcher;
+use hal::{cpu, MAX_CPUS};
 use spin::Once;
 
-use crate::arch::{self, cpu, percpu::MAX_CPUS};
 use crate::sync::SpinLock;
 pub use thread::{State, Thread, ThreadId};
 
+/// Asks the target core's scheduler to look at its run queue now.
+pub const RESCHED_VECTOR: u8 = 0xf1;
+
 pub struct CpuSched {
     ready: SpinLock<VecDeque<Arc<Thread>>>,
-    current: SpinLock<Option<Arc<Thread>>>,
     idle: Once<Arc<Thread>>,
-    /// A thread that died and whose stack we are leaving; freed after the switch.
-    zombie: SpinLock<Option<Arc<Thread>>>,
-    /// A thread moving to another core; queued there once off this stack.
-    migrating: SpinLock<Option<Arc<Thread>>>,
-    pub(crate) need_resched: AtomicBool,
+    need_resched: AtomicBool,
     pub context_switches: AtomicU64,
 }
 
@@ -31,10 +34,7 @@ impl CpuSched {
     const fn new() -> Self {
         CpuSched {
             ready: SpinLock::new(VecDeque::new()),
-            current: SpinLock::new(None),
             idle: Once::new(),
-            zombie: SpinLock::new(None),
-            migrating: SpinLock::new(None),
             need_resched: AtomicBool::new(false),
             context_switches: AtomicU64::new(0),
         }
@@ -46,9 +46,22 @@ impl CpuSched {
 }
 
 static CPUS: [CpuSched; MAX_CPUS] = [const { CpuSched::new() }; MAX_CPUS];
+/// Each core's running thread, and the switch between threads.
+static SWITCHER: Once<Switcher<Thread>> = Once::new();
+
+fn switcher() -> &'static Switcher<Thread> {
+    SWITCHER.call_once(Switcher::claim)
+}
 
 pub fn this_cpu() -> &'static CpuSched {
-    &CPUS[arch::percpu::cpu_index()]
+    &CPUS[hal::cpu_index()]
+}
+
+/// The timer and reschedule interrupts.
+pub fn init() {
+    switcher();
+    hal::irq::register(hal::apic::TIMER_VECTOR, |_| timer::on_interrupt());
+    hal::irq::register(RESCHED_VECTOR, |_| request_resched());
 }
 
 /// Makes the running boot context a thread of this CPU. On the boot CPU it is
@@ -58,14 +71,11 @@ pub fn init_cpu(index: usize, boot_context_is_idle: bool) {
     let me = &CPUS[index];
     if boot_context_is_idle {
         let idle = Thread::adopt_running("idle", index, true);
-        arch::percpu::set_running(&idle);
         me.idle.call_once(|| idle.clone());
-        *me.current.lock() = Some(idle);
+        switcher().adopt(idle);
     } else {
-        let main = Thread::adopt_running("main", index, false);
-        arch::percpu::set_running(&main);
-        *me.current.lock() = Some(main);
-        me.idle.call_once(|| Thread::new("idle", index, false, Box::new(|| { idle_loop(); })));
+        switcher().adopt(Thread::adopt_running("main", index, false));
+        me.idle.call_once(|| Thread::new("idle", index, false, Box::new(|| idle_loop())));
     }
 }
 
@@ -83,14 +93,27 @@ pub fn idle_loop() -> ! {
 }
 
 pub fn current() -> Arc<Thread> {
-    this_cpu().current.lock().clone().expect("scheduler not initialised on this CPU")
+    switcher().running()
 }
 
-/// (id, name) of the current thread, for fault reports; never blocks.
-pub fn describe_current() -> (ThreadId, alloc::string::String) {
-    match this_cpu().current.try_lock() {
-        Some(g) => g.as_ref().map_or((0, "none".into()), |t| (t.id, t.name.clone())),
-        None => (0, "?".into()),
+/// Runs `f` with the thread running here, without a lock or a reference
+/// count (the system-call fast path).
+pub fn with_current<R>(f: impl FnOnce(&Thread) -> R) -> R {
+    switcher().with_running(f)
+}
+
+/// Runs `f` with the current thread's id and name, for fault reports:
+/// never blocks or allocates, and works before the scheduler does.
+pub fn describe_current<R>(f: impl FnOnce(ThreadId, &str) -> R) -> R {
+    let mut f = Some(f);
+    let described = SWITCHER
+        .get()
+        .and_then(|s| s.try_with_running(|t| f.take().map(|f| f(t.id, &t.name))))
+        .flatten();
+    match (described, f) {
+        (Some(r), _) => r,
+        (None, Some(f)) => f(0, "boot"),
+        (None, None) => unreachable!("the description ran but gave nothing"),
     }
 }
 
@@ -104,7 +127,7 @@ pub fn schedule() {
     let next = me.ready.lock().pop_front();
     let next = match next {
         Some(t) => t,
-        None if prev.state() == State::Running && prev.cpu() == arch::percpu::cpu_index() => {
+        None if prev.state() == State::Running && prev.cpu() == hal::cpu_index() => {
             cpu::restore_interrupts(irqs);
             return;
         }
@@ -115,51 +138,21 @@ pub fn schedule() {
         cpu::restore_interrupts(irqs);
         return;
     }
+    // A thread moving to another core is queued there once off this one
+    // (Thread::left_cpu); a dead one is freed then.
     if prev.state() == State::Running {
         prev.set_state(State::Ready);
-        if prev.cpu() != arch::percpu::cpu_index() {
-            *me.migrating.lock() = Some(prev.clone());
-        } else if !prev.is_idle {
+        if prev.cpu() == hal::cpu_index() && !prev.is_idle {
             me.ready.lock().push_back(prev.clone());
         }
     }
-    if prev.state() == State::Dead {
-        *me.zombie.lock() = Some(prev.clone());
-    }
     next.set_state(State::Running);
-    arch::percpu::set_running(&next);
-    *me.current.lock() = Some(next.clone());
     me.context_switches.fetch_add(1, Ordering::Relaxed);
-    timer::rearm();
+    timer::rearm_for(&next);
     crate::process::switch_threads(&prev, &next);
-    switch(prev, next);
-    finish_switch();
-    cpu::restore_interrupts(irqs);
-}
-
-/// Switches stacks. Both threads stay referenced elsewhere (run queue, wait
-/// queue, `current` or `zombie`), so the Arcs can be dropped first: a dead
-/// thread never returns here to drop them.
-#[allow(unsafe_code)]
-fn switch(prev: Arc<Thread>, next: Arc<Thread>) {
-    let (p, n) = (Arc::as_ptr(&prev), Arc::as_ptr(&next));
     drop(prev);
-    drop(next);
-    // SAFETY: both threads are kept alive by the scheduler's own references
-    // (see above) until `prev` is resumed or reaped by finish_switch();
-    // interrupts are off, and `next` is a suspended context of this CPU.
-    unsafe { arch::context::switch(&(*p).context, &(*n).context) };
-}
-
-/// Runs on the new thread right after a switch: frees a dead predecessor
-/// and hands a migrating one to its new core.
-fn finish_switch() {
-    let zombie = this_cpu().zombie.lock().take();
-    drop(zombie);
-    let moving = this_cpu().migrating.lock().take();
-    if let Some(t) = moving {
-        enqueue(&t, true);
-    }
+    switcher().switch_to(next);
+    cpu::restore_interrupts(irqs);
 }
 
 /// Moves the running thread to `cpu`; returns running there.
@@ -168,7 +161,7 @@ pub fn migrate_current(cpu: usize) {
     if me.cpu() == cpu || me.is_idle {
         return;
     }
-    assert!(crate::smp::is_online(cpu), "CPU {} is not online", cpu);
+    assert!(hal::smp::is_online(cpu), "CPU {} is not online", cpu);
     me.set_cpu(cpu);
     drop(me);
     schedule();
@@ -177,16 +170,15 @@ pub fn migrate_current(cpu: usize) {
 fn enqueue(t: &Arc<Thread>, kick: bool) {
     let cpu = t.cpu();
     CPUS[cpu].ready.lock().push_back(t.clone());
-    if cpu == arch::percpu::cpu_index() {
+    if cpu == hal::cpu_index() {
         timer::rearm();
     } else if kick {
-        crate::ipi::send(cpu, crate::ipi::RESCHED_VECTOR);
+        hal::irq::send(cpu, RESCHED_VECTOR);
     }
 }
 
-/// First Rust code of every new thread.
-pub fn thread_start() -> ! {
-    finish_switch();
+/// First code of every new thread, once the switch to it is complete.
+fn thread_start() -> ! {
     cpu::enable_interrupts();
     let me = current();
     if let Some(entry) = me.take_entry() {
@@ -236,11 +228,7 @@ pub fn preempt_point() {
     }
     // A thread that has marked itself blocked is on its way into schedule()
     // and may not be registered with its waker (or timer) yet: leave it be.
-    let allowed = me
-        .current
-        .lock()
-        .as_ref()
-        .map_or(false, |t| t.is_idle || (t.preemptive && t.state() == State::Running));
+    let allowed = with_current(|t| t.is_idle || (t.preemptive && t.state() == State::Running));
     if allowed {
         schedule();
     }
@@ -286,13 +274,18 @@ impl<'a> Spawn<'a> {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        assert!(crate::smp::is_online(self.cpu), "CPU {} is not online", self.cpu);
+        assert!(hal::smp::is_online(self.cpu), "CPU {} is not online", self.cpu);
         let result = Arc::new(SpinLock::new(None));
         let slot = result.clone();
-        let thread = Thread::new(self.name, self.cpu, self.preemptive, Box::new(move || {
-            let v = f();
-            *slot.lock() = Some(v);
-        }));
+        let thread = Thread::new(
+            self.name,
+            self.cpu,
+            self.preemptive,
+            Box::new(move || {
+                let v = f();
+                *slot.lock() = Some(v);
+            }),
+        );
         thread.mark_blocked();
         let handle = JoinHandle { thread: thread.clone(), result };
         wake(&thread, true);
@@ -311,6 +304,11 @@ where
 
 /// Sleeps the current thread for at least `ns` nanoseconds.
 pub fn sleep_ns(ns: u64) {
-    let deadline = cpu::rdtsc() + arch::tsc::ns_to_cycles(ns);
+    let deadline = cpu::rdtsc() + hal::tsc::ns_to_cycles(ns);
     timer::sleep_until(deadline);
+}
+
+/// Asks this core to reschedule on its way out of the interrupt.
+pub(crate) fn request_resched() {
+    this_cpu().need_resched.store(true, Ordering::Relaxed);
 }

@@ -3,10 +3,10 @@
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
-use alloc::vec;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
-use crate::arch::context::Context;
+use hal::task::Context;
+
 use crate::sync::{SpinLock, WaitQueue};
 
 pub type ThreadId = u64;
@@ -33,8 +33,7 @@ pub struct Thread {
     pub preemptive: bool,
     pub(super) is_idle: bool,
     state: AtomicU8,
-    pub(super) context: Context,
-    _stack: Option<Box<[u8]>>,
+    context: Context,
     entry: SpinLock<Option<Entry>>,
     finished: AtomicBool,
     pub(super) joiners: WaitQueue,
@@ -66,9 +65,8 @@ impl Thread {
         entry: Entry,
         user: impl FnOnce(u64) -> Option<Box<crate::process::UserThread>>,
     ) -> Arc<Thread> {
-        let mut stack = vec![0u8; STACK_SIZE].into_boxed_slice();
-        let context = Context::new_thread(&mut stack);
-        let top = (stack.as_ptr() as u64 + STACK_SIZE as u64) & !15;
+        let context = Context::new(STACK_SIZE, super::thread_start);
+        let top = context.stack_top().expect("a new context has its own stack");
         Arc::new(Thread {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.into(),
@@ -77,7 +75,6 @@ impl Thread {
             is_idle: false,
             state: AtomicU8::new(State::Ready as u8),
             context,
-            _stack: Some(stack),
             entry: SpinLock::new(Some(entry)),
             finished: AtomicBool::new(false),
             joiners: WaitQueue::new(),
@@ -95,7 +92,6 @@ impl Thread {
             is_idle,
             state: AtomicU8::new(State::Running as u8),
             context: Context::running(),
-            _stack: None,
             entry: SpinLock::new(None),
             finished: AtomicBool::new(false),
             joiners: WaitQueue::new(),
@@ -127,7 +123,12 @@ impl Thread {
     /// Blocked -> Ready; false if someone else already woke it.
     pub(super) fn try_unblock(&self) -> bool {
         self.state
-            .compare_exchange(State::Blocked as u8, State::Ready as u8, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(
+                State::Blocked as u8,
+                State::Ready as u8,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
             .is_ok()
     }
 
@@ -145,5 +146,18 @@ impl Thread {
 
     pub(super) fn mark_finished(&self) {
         self.finished.store(true, Ordering::Release);
+    }
+}
+
+impl hal::task::Task for Thread {
+    fn context(&self) -> &Context {
+        &self.context
+    }
+
+    /// A thread that moved to another core is queued there once off this one.
+    fn left_cpu(thread: &Arc<Thread>) {
+        if thread.state() == State::Ready && thread.cpu() != hal::cpu_index() {
+            super::enqueue(thread, true);
+        }
     }
 }

@@ -7,8 +7,9 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{current, this_cpu, wake, State, Thread};
-use crate::arch::{apic, cpu, percpu::MAX_CPUS, tsc};
+use hal::{apic, cpu, tsc, MAX_CPUS};
+
+use super::{current, this_cpu, wake, with_current, State, Thread};
 use crate::sync::SpinLock;
 
 /// Time slice for preemptive threads.
@@ -36,7 +37,7 @@ impl CpuTimers {
 static TIMERS: [CpuTimers; MAX_CPUS] = [const { CpuTimers::new() }; MAX_CPUS];
 
 fn mine() -> &'static CpuTimers {
-    &TIMERS[crate::arch::percpu::cpu_index()]
+    &TIMERS[hal::cpu_index()]
 }
 
 /// Timer interrupts this CPU has taken.
@@ -72,15 +73,16 @@ pub fn block_until(deadline: Option<u64>) -> bool {
 
 /// Programs this CPU's timer for the next thing that needs it, or stops it.
 pub fn rearm() {
+    with_current(rearm_for);
+}
+
+/// As `rearm`, for `running`, the thread that runs (or is about to).
+pub fn rearm_for(running: &Thread) {
     let irqs = cpu::save_and_disable_interrupts();
     let t = mine();
     let mut next = t.sleepers.lock().first().map(|(d, _)| *d);
-    let slice_needed = this_cpu()
-        .current
-        .lock()
-        .as_ref()
-        .map_or(false, |c| c.preemptive && c.state() == State::Running)
-        && this_cpu().ready_len() > 0;
+    let slice_needed =
+        running.preemptive && running.state() == State::Running && this_cpu().ready_len() > 0;
     if slice_needed {
         let slice_end = cpu::rdtsc() + tsc::ns_to_cycles(QUANTUM_NS);
         next = Some(next.map_or(slice_end, |d| d.min(slice_end)));
@@ -116,6 +118,6 @@ pub fn on_interrupt() {
     for th in &expired {
         wake(th, false);
     }
-    this_cpu().need_resched.store(true, Ordering::Relaxed);
+    super::request_resched();
     rearm();
 }

@@ -4,9 +4,10 @@ use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{online_cpus, wait_for, TestResult};
-use crate::arch::percpu::{self, MAX_CPUS};
 use crate::sync::{CondVar, SpinLock};
-use crate::{ensure, ipi, sched};
+use crate::{ensure, sched};
+use hal::irq as ipi;
+use hal::percpu::{self, MAX_CPUS};
 
 static HITS: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 
@@ -72,10 +73,8 @@ fn spawn_flag_waiter(cpu: usize, state: &Arc<Flag>) -> sched::JoinHandle<()> {
 pub fn condvar_broadcast() -> TestResult {
     // Two waiters on every core; one broadcast must wake all of them.
     let state = new_flag();
-    let waiters: alloc::vec::Vec<_> = online_cpus()
-        .flat_map(|c| [c, c])
-        .map(|c| spawn_flag_waiter(c, &state))
-        .collect();
+    let waiters: alloc::vec::Vec<_> =
+        online_cpus().flat_map(|c| [c, c]).map(|c| spawn_flag_waiter(c, &state)).collect();
     let n = waiters.len() as u64;
     ensure!(wait_for(1000, || state.2.load(Ordering::SeqCst) == n), "not every waiter started");
     let woken = {
@@ -99,12 +98,17 @@ pub fn cross_core_wakeup() -> TestResult {
         for _ in 0..20 {
             let state = new_flag();
             let waiter = spawn_flag_waiter(c, &state);
-            ensure!(wait_for(1000, || state.2.load(Ordering::SeqCst) == 1), "waiter on CPU {} never started", c);
+            ensure!(
+                wait_for(1000, || state.2.load(Ordering::SeqCst) == 1),
+                "waiter on CPU {} never started",
+                c
+            );
             *state.0.lock() = true;
             state.1.signal();
             ensure!(
                 wait_for(1000, || waiter.thread().is_finished()),
-                "waiter on CPU {} was not woken", c
+                "waiter on CPU {} was not woken",
+                c
             );
             waiter.join();
         }

@@ -5,8 +5,9 @@ use alloc::vec::Vec;
 use lwk_logic::paging_plan::PageSize;
 
 use super::TestResult;
-use crate::arch::{paging, physmem};
-use crate::{ensure, mem};
+use crate::ensure;
+use hal::mem;
+use hal::{paging, physmem};
 
 pub fn frame_allocator() -> TestResult {
     let (free0, _) = mem::frame_counts();
@@ -18,7 +19,10 @@ pub fn frame_allocator() -> TestResult {
     sorted.sort();
     sorted.dedup();
     ensure!(sorted.len() == 64, "a frame was handed out twice");
-    ensure!(small.iter().all(|&f| f + 4096 <= big || f >= big + (2 << 20)), "overlap with the 2 MiB run");
+    ensure!(
+        small.iter().all(|&f| f + 4096 <= big || f >= big + (2 << 20)),
+        "overlap with the 2 MiB run"
+    );
     let (free1, _) = mem::frame_counts();
     ensure!(free1 == free0 - 512 - 64, "free count {} after allocating 576 of {}", free1, free0);
     mem::free_frames(big, 512);
@@ -30,14 +34,14 @@ pub fn frame_allocator() -> TestResult {
 }
 
 pub fn kernel_heap() -> TestResult {
-    let (used0, _) = crate::arch::heap::usage();
+    let (used0, _) = hal::heap::usage();
     {
         let big: Vec<u64> = (0..(1 << 17)).collect();
         ensure!(big.iter().sum::<u64>() == (1u64 << 17) * ((1 << 17) - 1) / 2, "bad sum");
         let boxes: Vec<Box<[u8; 200]>> = (0..1000).map(|i| Box::new([i as u8; 200])).collect();
         ensure!(boxes.iter().enumerate().all(|(i, b)| b[199] == i as u8), "box contents");
     }
-    let (used1, _) = crate::arch::heap::usage();
+    let (used1, _) = hal::heap::usage();
     ensure!(used1 == used0, "heap use went from {} to {} bytes", used0, used1);
     Ok(())
 }
@@ -49,10 +53,15 @@ pub fn direct_map() -> TestResult {
     // Small pages belong only at ragged edges: standalone 1 MiB (usable RAM
     // starts there), in an enclave the borrowed trampoline page. The image
     // and the heap are inside large-page territory.
-    let ragged = if crate::boot::enclave().is_some() { crate::boot::info().trampoline.phys } else { 0x10_0000 };
+    let ragged = if crate::boot::enclave().is_some() {
+        crate::boot::info().trampoline.phys
+    } else {
+        0x10_0000
+    };
     for (phys, large) in [(img, true), (physmem::virt_to_phys(heap_virt), true), (ragged, false)] {
         let virt = physmem::phys_to_virt(phys);
-        let (got, size) = paging::translate(virt).ok_or(alloc::format!("{:#x} not mapped", virt))?;
+        let (got, size) =
+            paging::translate(virt).ok_or(alloc::format!("{:#x} not mapped", virt))?;
         ensure!(got == phys, "{:#x} maps to {:#x}, not {:#x}", virt, got, phys);
         ensure!(!large || size != PageSize::Size4K, "RAM at {:#x} mapped with 4 KiB pages", phys);
     }

@@ -10,9 +10,9 @@ mod threads;
 
 use alloc::string::String;
 
-use crate::arch::{cpu, tsc};
 use crate::println;
-pub use crate::smp::online_cpus;
+pub use hal::smp::online_cpus;
+use hal::{cpu, tsc};
 
 pub type TestResult = Result<(), String>;
 
@@ -26,7 +26,10 @@ macro_rules! ensure {
     };
 }
 
-const TESTS: &[(&str, fn() -> TestResult)] = &[
+/// (name, test)
+type Test = (&'static str, fn() -> TestResult);
+
+const TESTS: &[Test] = &[
     ("frame_allocator", memory::frame_allocator),
     ("kernel_heap", memory::kernel_heap),
     ("direct_map_page_tables", memory::direct_map),
@@ -46,7 +49,7 @@ const TESTS: &[(&str, fn() -> TestResult)] = &[
 
 /// Runs every test; true when all passed.
 pub fn run_all() -> bool {
-    println!("selftest: {} tests on {} CPUs", TESTS.len(), crate::smp::online_count());
+    println!("selftest: {} tests on {} CPUs", TESTS.len(), hal::smp::online_count());
     let (mut passed, mut failed) = (0, 0);
     for (name, test) in TESTS {
         println!("[ RUN  ] {}", name);

@@ -5,22 +5,34 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{last_cpu, online_cpus, TestResult};
-use crate::arch::{apic, cpu, percpu, tsc};
 use crate::sched::{self, timer, Spawn};
 use crate::sync::SpinLock;
-use crate::{ensure, println, smp};
+use crate::{ensure, println};
+use hal::smp;
+use hal::{apic, cpu, percpu, tsc};
 
 pub fn on_every_core() -> TestResult {
     let handles: Vec<_> = online_cpus()
         .map(|c| {
-            (c, sched::spawn(c, "where-am-i", move || (percpu::cpu_index(), apic::id(), sched::current().id)))
+            (
+                c,
+                sched::spawn(c, "where-am-i", move || {
+                    (percpu::cpu_index(), apic::id(), sched::current().id)
+                }),
+            )
         })
         .collect();
     for (c, h) in handles {
         let (ran_on, apic_id, tid) = h.join();
         println!("    cpu {}: thread {} ran here (APIC id {})", ran_on, tid, apic_id);
         ensure!(ran_on == c, "thread for CPU {} ran on CPU {}", c, ran_on);
-        ensure!(apic_id == smp::apic_id_of(c), "CPU {} has APIC id {}, MADT said {}", c, apic_id, smp::apic_id_of(c));
+        ensure!(
+            apic_id == smp::apic_id_of(c),
+            "CPU {} has APIC id {}, MADT said {}",
+            c,
+            apic_id,
+            smp::apic_id_of(c)
+        );
     }
     Ok(())
 }

@@ -1,13 +1,14 @@
-//! Synchronization: the pmtlock-based SpinLock, wait queues and condition
-//! variables whose cross-core wake-ups kick the target core with an IPI.
+//! Synchronization: the pmtlock-based SpinLock (from the hardware layer, as
+//! it masks interrupts), wait queues and condition variables whose
+//! cross-core wake-ups kick the target core with an IPI.
+
+// Fork/join, sleeping and condition variables are kernel services that only
+// the self-tests and benchmarks use so far; the production image drops them.
+#![cfg_attr(not(feature = "testing"), allow(dead_code, unused_imports))]
 
 mod condvar;
 mod waitqueue;
 
 pub use condvar::CondVar;
+pub use hal::{SpinLock, SpinLockGuard};
 pub use waitqueue::WaitQueue;
-
-/// The kernel's spinlock: pmtlock (compact-static) with interrupts masked
-/// while held.
-pub type SpinLock<T> = lock_api::Mutex<crate::arch::lock::IrqPmtLock, T>;
-pub type SpinLockGuard<'a, T> = lock_api::MutexGuard<'a, crate::arch::lock::IrqPmtLock, T>;

@@ -2,7 +2,8 @@
 
 use lwk_logic::user_pages::Access;
 
-use super::errno::*;
+use lwk_logic::errno::*;
+
 use super::Call;
 use crate::process::{tlb, vm};
 
@@ -18,7 +19,11 @@ const MREMAP_MAYMOVE: u64 = 1;
 const MADV_DONTNEED: u64 = 4;
 
 fn access(prot: u64) -> Access {
-    Access { read: prot & PROT_READ != 0, write: prot & PROT_WRITE != 0, exec: prot & PROT_EXEC != 0 }
+    Access {
+        read: prot & PROT_READ != 0,
+        write: prot & PROT_WRITE != 0,
+        exec: prot & PROT_EXEC != 0,
+    }
 }
 
 /// After mappings shrank: no core may still see them (TLB), the host's
@@ -30,88 +35,87 @@ fn retire(c: &Call, freed: vm::Freed) {
     crate::channel::report_memory();
 }
 
-pub fn brk(c: &mut Call) -> i64 {
+pub fn brk(c: &mut Call) -> SysResult {
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().brk(c.args[0], &mut freed);
     if !freed.is_empty() {
         retire(c, freed);
     }
-    r as i64
+    Ok(r)
 }
 
-pub fn mmap(c: &mut Call) -> i64 {
-    let [addr, len, prot, flags, fd, offset] = c.args;
+pub fn mmap(c: &mut Call) -> SysResult {
+    let [addr, len, prot, flags, _fd, _offset] = c.args;
     if flags & MAP_ANONYMOUS == 0 {
         // File mappings would need the file's pages in the enclave.
-        let _ = (fd, offset);
-        return ENODEV;
+        return Err(ENODEV);
     }
-    if flags & (MAP_SHARED | MAP_PRIVATE) == 0 || prot & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0 {
-        return EINVAL;
+    if flags & (MAP_SHARED | MAP_PRIVATE) == 0 || prot & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0
+    {
+        return Err(EINVAL);
     }
     let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().mmap(addr, len, access(prot), flags & MAP_FIXED != 0, flags & MAP_FIXED_NOREPLACE != 0, &mut freed);
+    let r = c.process.vm.lock().mmap(
+        addr,
+        len,
+        access(prot),
+        flags & MAP_FIXED != 0,
+        flags & MAP_FIXED_NOREPLACE != 0,
+        &mut freed,
+    );
     if freed.is_empty() {
         crate::channel::report_memory();
     } else {
         retire(c, freed);
     }
-    match r {
-        Ok(at) => at as i64,
-        Err(e) => e,
-    }
+    r
 }
 
-pub fn munmap(c: &mut Call) -> i64 {
+pub fn munmap(c: &mut Call) -> SysResult {
     let [addr, len, ..] = c.args;
     if addr % 4096 != 0 || len == 0 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     let mut freed = vm::Freed::new();
     c.process.vm.lock().unmap(addr, len, &mut freed);
     retire(c, freed);
-    0
+    Ok(0)
 }
 
-pub fn mprotect(c: &mut Call) -> i64 {
+pub fn mprotect(c: &mut Call) -> SysResult {
     let [addr, len, prot, ..] = c.args;
     if len == 0 {
-        return 0;
+        return Ok(0);
     }
     let r = c.process.vm.lock().protect(addr, len, access(prot));
     // Taking access away must reach every core and the host's mirror.
     if r.is_ok() && prot & PROT_WRITE == 0 {
         retire(c, vm::Freed::new());
     }
-    match r {
-        Ok(()) => 0,
-        Err(e) => e,
-    }
+    r.map(|()| 0)
 }
 
-pub fn mremap(c: &mut Call) -> i64 {
+pub fn mremap(c: &mut Call) -> SysResult {
     let [old, old_len, new_len, flags, ..] = c.args;
     if flags & !MREMAP_MAYMOVE != 0 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
+    let r =
+        c.process.vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
     retire(c, freed);
-    match r {
-        Ok(at) => at as i64,
-        Err(e) => e,
-    }
+    r
 }
 
-pub fn madvise(c: &mut Call) -> i64 {
+pub fn madvise(c: &mut Call) -> SysResult {
     let [addr, len, advice, ..] = c.args;
     if addr % 4096 != 0 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     // DONTNEED'ed anonymous memory reads as zero afterwards (glibc's
     // malloc relies on it); other advice changes nothing here.
     if advice == MADV_DONTNEED {
         c.process.vm.lock().zero(addr, len);
     }
-    0
+    Ok(0)
 }

@@ -3,7 +3,6 @@
 //! Linux; anything not in the table returns ENOSYS and is reported once.
 //! One file per family.
 
-pub mod errno;
 mod files;
 mod memory;
 mod process;
@@ -13,8 +12,9 @@ mod system;
 mod time;
 
 use alloc::sync::Arc;
+use hal::TrapFrame;
+use lwk_logic::errno::{self, SysResult, ENOSYS};
 
-use crate::arch::{idt::TrapFrame, percpu};
 use crate::process::{delegate, Process, UserThread};
 use crate::sched::Thread;
 
@@ -27,7 +27,7 @@ pub struct Call<'a> {
     pub args: [u64; 6],
 }
 
-type Handler = fn(&mut Call) -> i64;
+type Handler = fn(&mut Call) -> SysResult;
 
 pub enum How {
     /// Answered in the LWK at once, with interrupts still masked (a few
@@ -125,9 +125,14 @@ fn lookup(nr: u64) -> Option<&'static How> {
     index.get(nr as usize).copied().flatten()
 }
 
+/// Registers the system-call handler with the hardware layer.
+pub fn init() {
+    hal::user::set_syscall_handler(dispatch);
+}
+
 /// The system call in `frame` (from ring 3); its result goes in rax.
-pub fn dispatch(frame: &mut TrapFrame) {
-    percpu::with_running(|thread| {
+fn dispatch(frame: &mut TrapFrame) {
+    crate::sched::with_current(|thread| {
         let Some(user) = thread.user.as_deref() else {
             panic!("system call from a kernel thread");
         };
@@ -136,23 +141,30 @@ pub fn dispatch(frame: &mut TrapFrame) {
         let args = [frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9];
         let how = lookup(nr);
         if !matches!(how, Some(Quick(_))) {
-            crate::arch::cpu::enable_interrupts();
+            hal::cpu::enable_interrupts();
         }
         let ret = match how {
-            Some(Quick(handler)) | Some(Local(handler)) => handler(&mut Call { thread, user, process, frame, args }),
+            Some(Quick(handler)) | Some(Local(handler)) => {
+                handler(&mut Call { thread, user, process, frame, args })
+            }
             Some(Delegated) => files::delegate(user, nr, args),
             None => unsupported(user, nr),
         };
-        frame.rax = ret as u64;
+        frame.rax = errno::to_return(ret);
         crate::process::kill_check(thread);
     })
 }
 
 /// Not provided: ENOSYS, and the first time `atoll run` says so.
-fn unsupported(user: &UserThread, nr: u64) -> i64 {
+fn unsupported(user: &UserThread, nr: u64) -> SysResult {
     if user.process.first_report(nr) {
-        crate::println!("program {}: system call {} is not supported: ENOSYS", user.process.pid, nr);
-        delegate::call(user, atoll_abi::CALL_UNSUPPORTED, nr, [0; 6]);
+        crate::println!(
+            "program {}: system call {} is not supported: ENOSYS",
+            user.process.pid,
+            nr
+        );
+        // Only for `atoll run` to print; the answer does not matter.
+        let _ = delegate::call(user, atoll_abi::CALL_UNSUPPORTED, nr, [0; 6]);
     }
-    errno::ENOSYS
+    Err(ENOSYS)
 }

@@ -3,7 +3,8 @@
 
 use core::sync::atomic::Ordering;
 
-use super::errno::*;
+use lwk_logic::errno::*;
+
 use super::Call;
 use crate::process::{self, uaccess};
 
@@ -19,43 +20,61 @@ const CLONE_CHILD_CLEARTID: u64 = 0x200000;
 const CLONE_DETACHED: u64 = 0x400000;
 const CLONE_CHILD_SETTID: u64 = 0x1000000;
 const THREAD_FLAGS: u64 = CLONE_VM | CLONE_THREAD | CLONE_SIGHAND;
-const SUPPORTED: u64 = THREAD_FLAGS | CLONE_FS | CLONE_FILES | CLONE_SYSVSEM | CLONE_SETTLS
-    | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_DETACHED | CLONE_CHILD_SETTID;
+const SUPPORTED: u64 = THREAD_FLAGS
+    | CLONE_FS
+    | CLONE_FILES
+    | CLONE_SYSVSEM
+    | CLONE_SETTLS
+    | CLONE_PARENT_SETTID
+    | CLONE_CHILD_CLEARTID
+    | CLONE_DETACHED
+    | CLONE_CHILD_SETTID;
 
 const ARCH_SET_FS: u64 = 0x1002;
 const ARCH_GET_FS: u64 = 0x1003;
 
-pub fn getpid(c: &mut Call) -> i64 {
-    c.process.pid as i64
+pub fn getpid(c: &mut Call) -> SysResult {
+    Ok(c.process.pid.into())
 }
 
-pub fn gettid(c: &mut Call) -> i64 {
-    c.user.tid as i64
+pub fn gettid(c: &mut Call) -> SysResult {
+    Ok(c.user.tid.into())
 }
 
 /// The program's parent is `atoll run`, which lives on Linux.
-pub fn getppid(_c: &mut Call) -> i64 {
-    1
+pub fn getppid(_c: &mut Call) -> SysResult {
+    Ok(1)
 }
 
 /// Ends the calling thread; the program's status is the last thread's.
-pub fn exit(c: &mut Call) -> i64 {
+pub fn exit(c: &mut Call) -> SysResult {
     if c.process.thread_count() == 1 {
         c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
     }
     process::exit_current_thread()
 }
 
-pub fn exit_group(c: &mut Call) -> i64 {
+pub fn exit_group(c: &mut Call) -> SysResult {
     c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
     process::exit_current_thread()
 }
 
 /// A new thread of this program (fork-like clones are not supported).
-fn new_thread(c: &mut Call, flags: u64, stack: u64, parent_tid: u64, child_tid: u64, tls: u64) -> i64 {
+fn new_thread(
+    c: &mut Call,
+    flags: u64,
+    stack: u64,
+    parent_tid: u64,
+    child_tid: u64,
+    tls: u64,
+) -> SysResult {
     if flags & THREAD_FLAGS != THREAD_FLAGS || flags & !SUPPORTED & !0xff != 0 {
-        crate::println!("program {}: clone flags {:#x} (a new process) are not supported", c.process.pid, flags);
-        return ENOSYS;
+        crate::println!(
+            "program {}: clone flags {:#x} (a new process) are not supported",
+            c.process.pid,
+            flags
+        );
+        return Err(ENOSYS);
     }
     let mut frame = *c.frame;
     frame.rax = 0;
@@ -66,72 +85,66 @@ fn new_thread(c: &mut Call, flags: u64, stack: u64, parent_tid: u64, child_tid: 
     // The tid words are written before the thread can run, as Linux does.
     let tid = process::new_tid();
     for (flag, at) in [(CLONE_PARENT_SETTID, parent_tid), (CLONE_CHILD_SETTID, child_tid)] {
-        if flags & flag != 0 && uaccess::write_u32(c.process, at, tid).is_err() {
-            return EFAULT;
+        if flags & flag != 0 {
+            uaccess::write_u32(c.process, at, tid)?;
         }
     }
     let clear = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
-    if let Err(e) = process::spawn_user_thread(c.process, frame, fs, clear, tid) {
-        return e;
-    }
-    tid as i64
+    process::spawn_user_thread(c.process, frame, fs, clear, tid)?;
+    Ok(tid.into())
 }
 
 /// clone(flags, stack, parent_tid, child_tid, tls) (x86-64 order).
-pub fn clone(c: &mut Call) -> i64 {
+pub fn clone(c: &mut Call) -> SysResult {
     let [flags, stack, parent_tid, child_tid, tls, _] = c.args;
     new_thread(c, flags, stack, parent_tid, child_tid, tls)
 }
 
 /// clone3(struct clone_args *, size).
-pub fn clone3(c: &mut Call) -> i64 {
+pub fn clone3(c: &mut Call) -> SysResult {
     let [args, size, ..] = c.args;
     if size < 64 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     // flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls
-    let a: [u64; 8] = match uaccess::read_words(c.process, args) {
-        Ok(a) => a,
-        Err(e) => return e,
-    };
+    let a: [u64; 8] = uaccess::read_words(c.process, args)?;
     let stack = if a[5] != 0 { a[5] + a[6] } else { 0 };
     new_thread(c, a[0], stack, a[3], a[2], a[7])
 }
 
-pub fn set_tid_address(c: &mut Call) -> i64 {
+pub fn set_tid_address(c: &mut Call) -> SysResult {
     c.user.clear_child_tid.store(c.args[0], Ordering::Relaxed);
-    c.user.tid as i64
+    Ok(c.user.tid.into())
 }
 
 /// Kept for the record: robust futexes matter only when a thread dies
 /// holding a robust mutex, and a dying thread here ends the program.
-pub fn set_robust_list(c: &mut Call) -> i64 {
+pub fn set_robust_list(c: &mut Call) -> SysResult {
     if c.args[1] != 24 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     c.user.robust_list.store(c.args[0], Ordering::Relaxed);
-    0
+    Ok(0)
 }
 
-pub fn arch_prctl(c: &mut Call) -> i64 {
+pub fn arch_prctl(c: &mut Call) -> SysResult {
     match c.args[0] {
         ARCH_SET_FS => {
             if c.args[1] >= 0x0000_8000_0000_0000 {
-                return EPERM;
+                return Err(EPERM);
             }
             c.user.cpu_state.set_fs_base(c.args[1]);
-            0
+            Ok(0)
         }
-        ARCH_GET_FS => match uaccess::write_u64(c.process, c.args[1], c.user.cpu_state.fs_base()) {
-            Ok(()) => 0,
-            Err(e) => e,
-        },
-        _ => EINVAL,
+        ARCH_GET_FS => {
+            uaccess::write_u64(c.process, c.args[1], c.user.cpu_state.fs_base()).map(|()| 0)
+        }
+        _ => Err(EINVAL),
     }
 }
 
 /// Restartable sequences are not provided; glibc and musl check for that
 /// and carry on, so this is not reported as unsupported.
-pub fn rseq(_c: &mut Call) -> i64 {
-    ENOSYS
+pub fn rseq(_c: &mut Call) -> SysResult {
+    Err(ENOSYS)
 }

@@ -1,6 +1,7 @@
 //! futex: wait, wake, requeue, wake_op and the bitset variants.
 
-use super::errno::*;
+use lwk_logic::errno::*;
+
 use super::time::{deadline_after, deadline_at, read_timespec};
 use super::Call;
 
@@ -14,7 +15,7 @@ const FUTEX_WAKE_BITSET: u64 = 10;
 const FUTEX_PRIVATE: u64 = 128;
 const FUTEX_CLOCK_REALTIME: u64 = 256;
 
-pub fn futex(c: &mut Call) -> i64 {
+pub fn futex(c: &mut Call) -> SysResult {
     let [uaddr, op, val, timeout, uaddr2, val3] = c.args;
     let cmd = op & !(FUTEX_PRIVATE | FUTEX_CLOCK_REALTIME);
     let p = c.process;
@@ -24,13 +25,14 @@ pub fn futex(c: &mut Call) -> i64 {
             let deadline = if timeout == 0 {
                 None
             } else {
-                let ts = match read_timespec(p, timeout) {
-                    Ok(ts) => ts,
-                    Err(e) => return e,
-                };
+                let ts = read_timespec(p, timeout)?;
                 // FUTEX_WAIT times out after a span; the bitset variant at
                 // a point on the monotonic (or realtime) clock.
-                Some(if cmd == FUTEX_WAIT { deadline_after(ts) } else { deadline_at(p, ts, op & FUTEX_CLOCK_REALTIME != 0) })
+                Some(if cmd == FUTEX_WAIT {
+                    deadline_after(ts)
+                } else {
+                    deadline_at(p, ts, op & FUTEX_CLOCK_REALTIME != 0)
+                })
             };
             let bitset = if cmd == FUTEX_WAIT { u32::MAX } else { val3 as u32 };
             t.wait(p, uaddr, val as u32, deadline, bitset)
@@ -38,8 +40,10 @@ pub fn futex(c: &mut Call) -> i64 {
         FUTEX_WAKE => t.wake(p, uaddr, val as u32, u32::MAX),
         FUTEX_WAKE_BITSET => t.wake(p, uaddr, val as u32, val3 as u32),
         FUTEX_REQUEUE => t.requeue(p, uaddr, val as u32, uaddr2, timeout as u32, None),
-        FUTEX_CMP_REQUEUE => t.requeue(p, uaddr, val as u32, uaddr2, timeout as u32, Some(val3 as u32)),
+        FUTEX_CMP_REQUEUE => {
+            t.requeue(p, uaddr, val as u32, uaddr2, timeout as u32, Some(val3 as u32))
+        }
         FUTEX_WAKE_OP => t.wake_op(p, uaddr, val as u32, uaddr2, timeout as u32, val3 as u32),
-        _ => ENOSYS,
+        _ => Err(ENOSYS),
     }
 }

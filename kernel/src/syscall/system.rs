@@ -3,17 +3,18 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::errno::*;
+use lwk_logic::errno::*;
+
 use super::Call;
-use crate::arch::{cpu, percpu};
 use crate::process::uaccess;
 use crate::sched;
+use hal::cpu;
 
 const RLIMIT_STACK: u64 = 3;
 const RLIMIT_NOFILE: u64 = 7;
 const RLIM_INFINITY: u64 = u64::MAX;
 
-pub fn uname(c: &mut Call) -> i64 {
+pub fn uname(c: &mut Call) -> SysResult {
     let enclave = crate::boot::enclave().map_or(0, |e| e.id);
     let fields = [
         alloc::string::String::from("Linux"),
@@ -28,10 +29,7 @@ pub fn uname(c: &mut Call) -> i64 {
         let n = f.len().min(64);
         buf[65 * i..65 * i + n].copy_from_slice(&f.as_bytes()[..n]);
     }
-    match uaccess::write_bytes(c.process, c.args[0], &buf) {
-        Ok(()) => 0,
-        Err(e) => e,
-    }
+    uaccess::write_bytes(c.process, c.args[0], &buf).map(|()| 0)
 }
 
 static RANDOM_STATE: AtomicU64 = AtomicU64::new(0x9e37_79b9_7f4a_7c15);
@@ -45,7 +43,7 @@ fn next_random() -> u64 {
     z ^ (z >> 31)
 }
 
-pub fn getrandom(c: &mut Call) -> i64 {
+pub fn getrandom(c: &mut Call) -> SysResult {
     let [buf, len, ..] = c.args;
     let len = len.min(1 << 20) as usize;
     let mut bytes = alloc::vec![0u8; len];
@@ -53,21 +51,18 @@ pub fn getrandom(c: &mut Call) -> i64 {
         let r = next_random().to_le_bytes();
         chunk.copy_from_slice(&r[..chunk.len()]);
     }
-    match uaccess::write_bytes(c.process, buf, &bytes) {
-        Ok(()) => len as i64,
-        Err(e) => e,
-    }
+    uaccess::write_bytes(c.process, buf, &bytes).map(|()| len as u64)
 }
 
 /// prlimit64(pid, resource, new, old): limits read as Linux's defaults;
 /// setting them is accepted (nothing here enforces them).
-pub fn prlimit64(c: &mut Call) -> i64 {
+pub fn prlimit64(c: &mut Call) -> SysResult {
     let [pid, resource, _new, old, ..] = c.args;
     if pid != 0 && pid as u32 != c.process.pid {
-        return ESRCH;
+        return Err(ESRCH);
     }
     if resource >= 16 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     let limit = match resource {
         RLIMIT_STACK => [atoll_abi::STACK_SIZE, RLIM_INFINITY],
@@ -75,28 +70,26 @@ pub fn prlimit64(c: &mut Call) -> i64 {
         _ => [RLIM_INFINITY, RLIM_INFINITY],
     };
     if old != 0 {
-        if let Err(e) = uaccess::write_words(c.process, old, &limit) {
-            return e;
-        }
+        uaccess::write_words(c.process, old, &limit)?;
     }
-    0
+    Ok(0)
 }
 
-pub fn getcpu(c: &mut Call) -> i64 {
+pub fn getcpu(c: &mut Call) -> SysResult {
     let [cpu_at, node_at, ..] = c.args;
-    let me = percpu::cpu_index() as u32;
-    if cpu_at != 0 && uaccess::write_u32(c.process, cpu_at, me).is_err() {
-        return EFAULT;
+    let me = hal::cpu_index() as u32;
+    if cpu_at != 0 {
+        uaccess::write_u32(c.process, cpu_at, me)?;
     }
-    if node_at != 0 && uaccess::write_u32(c.process, node_at, 0).is_err() {
-        return EFAULT;
+    if node_at != 0 {
+        uaccess::write_u32(c.process, node_at, 0)?;
     }
-    0
+    Ok(0)
 }
 
-pub fn sched_yield(_c: &mut Call) -> i64 {
+pub fn sched_yield(_c: &mut Call) -> SysResult {
     sched::yield_now();
-    0
+    Ok(0)
 }
 
 /// The program's cores as a CPU mask.
@@ -108,40 +101,34 @@ fn targets_this_program(c: &Call, pid: u64) -> bool {
     pid == 0 || pid as u32 == c.process.pid || pid as u32 == c.user.tid
 }
 
-pub fn sched_getaffinity(c: &mut Call) -> i64 {
+pub fn sched_getaffinity(c: &mut Call) -> SysResult {
     let [pid, len, mask, ..] = c.args;
     if !targets_this_program(c, pid) {
-        return ESRCH;
+        return Err(ESRCH);
     }
     if len < 8 || len % 8 != 0 {
-        return EINVAL;
+        return Err(EINVAL);
     }
-    match uaccess::write_u64(c.process, mask, program_mask(c)) {
-        Ok(()) => 8,
-        Err(e) => e,
-    }
+    uaccess::write_u64(c.process, mask, program_mask(c)).map(|()| 8)
 }
 
 /// Moves the calling thread to the first of its program's cores in the
 /// mask (threads of other tids keep their core).
-pub fn sched_setaffinity(c: &mut Call) -> i64 {
+pub fn sched_setaffinity(c: &mut Call) -> SysResult {
     let [pid, len, mask, ..] = c.args;
     if !targets_this_program(c, pid) {
-        return ESRCH;
+        return Err(ESRCH);
     }
     if len < 8 {
-        return EINVAL;
+        return Err(EINVAL);
     }
-    let want = match uaccess::read_u64(c.process, mask) {
-        Ok(m) => m & program_mask(c),
-        Err(e) => return e,
-    };
+    let want = uaccess::read_u64(c.process, mask)? & program_mask(c);
     if want == 0 {
-        return EINVAL;
+        return Err(EINVAL);
     }
     let here = c.thread.cpu();
     if (pid == 0 || pid as u32 == c.user.tid) && want & (1 << here) == 0 {
         sched::migrate_current(want.trailing_zeros() as usize);
     }
-    0
+    Ok(0)
 }

@@ -3,11 +3,12 @@
 //! adds the offset Linux gave at start. CPU-time clocks read as elapsed
 //! time (a thread here has its core to itself).
 
-use super::errno::*;
+use lwk_logic::errno::*;
+
 use super::Call;
-use crate::arch::{cpu, tsc};
 use crate::process::{uaccess, Process};
 use crate::sched::{self, timer};
+use hal::{cpu, tsc};
 
 const CLOCK_REALTIME: u64 = 0;
 const CLOCK_REALTIME_COARSE: u64 = 5;
@@ -31,7 +32,7 @@ fn now_ns(p: &Process, clock: u64) -> i64 {
     }
 }
 
-pub fn read_timespec(p: &Process, at: u64) -> Result<i64, i64> {
+pub fn read_timespec(p: &Process, at: u64) -> Result<i64, Errno> {
     let [sec, nsec] = uaccess::read_words::<2>(p, at)?;
     let (sec, nsec) = (sec as i64, nsec as i64);
     if sec < 0 || !(0..NS).contains(&nsec) {
@@ -40,7 +41,7 @@ pub fn read_timespec(p: &Process, at: u64) -> Result<i64, i64> {
     Ok(sec.saturating_mul(NS).saturating_add(nsec))
 }
 
-fn write_timespec(p: &Process, at: u64, ns: i64) -> Result<(), i64> {
+fn write_timespec(p: &Process, at: u64, ns: i64) -> Result<(), Errno> {
     uaccess::write_words(p, at, &[ns.div_euclid(NS) as u64, ns.rem_euclid(NS) as u64])
 }
 
@@ -55,77 +56,65 @@ pub fn deadline_at(p: &Process, at: i64, realtime: bool) -> u64 {
     deadline_after(at.saturating_sub(now))
 }
 
-pub fn clock_gettime(c: &mut Call) -> i64 {
+pub fn clock_gettime(c: &mut Call) -> SysResult {
     let [clock, tp, ..] = c.args;
     if !known_clock(clock) {
-        return EINVAL;
+        return Err(EINVAL);
     }
-    match write_timespec(c.process, tp, now_ns(c.process, clock)) {
-        Ok(()) => 0,
-        Err(e) => e,
-    }
+    write_timespec(c.process, tp, now_ns(c.process, clock)).map(|()| 0)
 }
 
-pub fn clock_getres(c: &mut Call) -> i64 {
+pub fn clock_getres(c: &mut Call) -> SysResult {
     let [clock, res, ..] = c.args;
     if !known_clock(clock) {
-        return EINVAL;
+        return Err(EINVAL);
     }
     if res == 0 {
-        return 0;
+        return Ok(0);
     }
-    match write_timespec(c.process, res, 1) {
-        Ok(()) => 0,
-        Err(e) => e,
-    }
+    write_timespec(c.process, res, 1).map(|()| 0)
 }
 
-pub fn gettimeofday(c: &mut Call) -> i64 {
+pub fn gettimeofday(c: &mut Call) -> SysResult {
     let [tv, ..] = c.args;
     if tv == 0 {
-        return 0;
+        return Ok(0);
     }
     let ns = c.process.realtime_ns();
-    match uaccess::write_words(c.process, tv, &[ns.div_euclid(NS) as u64, (ns.rem_euclid(NS) / 1000) as u64]) {
-        Ok(()) => 0,
-        Err(e) => e,
-    }
+    let timeval = [ns.div_euclid(NS) as u64, (ns.rem_euclid(NS) / 1000) as u64];
+    uaccess::write_words(c.process, tv, &timeval).map(|()| 0)
 }
 
 /// Sleeps until the TSC deadline; EINTR if the program is ending.
-fn sleep_until(p: &Process, deadline: u64) -> i64 {
+fn sleep_until(p: &Process, deadline: u64) -> Result<(), Errno> {
     while cpu::rdtsc() < deadline {
         if p.is_exiting() {
-            return EINTR;
+            return Err(EINTR);
         }
         sched::current().mark_blocked();
         timer::block_until(Some(deadline));
     }
-    0
+    Ok(())
 }
 
-pub fn nanosleep(c: &mut Call) -> i64 {
+pub fn nanosleep(c: &mut Call) -> SysResult {
     let [req, ..] = c.args;
-    match read_timespec(c.process, req) {
-        Ok(span) => sleep_until(c.process, deadline_after(span)),
-        Err(e) => e,
-    }
+    let span = read_timespec(c.process, req)?;
+    sleep_until(c.process, deadline_after(span)).map(|()| 0)
 }
 
-pub fn clock_nanosleep(c: &mut Call) -> i64 {
+pub fn clock_nanosleep(c: &mut Call) -> SysResult {
     let [clock, flags, req, ..] = c.args;
     if !known_clock(clock) {
-        return EINVAL;
+        return Err(EINVAL);
     }
-    let t = match read_timespec(c.process, req) {
-        Ok(t) => t,
-        Err(e) => return e,
-    };
+    let t = read_timespec(c.process, req)?;
     let deadline = if flags & TIMER_ABSTIME != 0 {
         deadline_at(c.process, t, is_realtime(clock))
     } else {
         deadline_after(t)
     };
-    // clock_nanosleep returns the error number itself, not -1/errno.
-    -sleep_until(c.process, deadline)
+    // Like every system call it returns -errno (the C library's wrapper
+    // turns that into the positive number clock_nanosleep(3) returns).
+    sleep_until(c.process, deadline).map(|()| 0)
 }

@@ -65,10 +65,7 @@ impl RawPmtLock {
 
     /// A lock whose counters start at arbitrary values (wrap-around tests).
     pub(crate) const fn with_counters(head: u16, tail: u16) -> Self {
-        Self {
-            head: AtomicU16::new(head),
-            tail: AtomicU16::new(tail),
-        }
+        Self { head: AtomicU16::new(head), tail: AtomicU16::new(tail) }
     }
 
     /// Acquires the lock, allowing out-of-order entry after `tau` spins per
@@ -99,9 +96,7 @@ impl RawPmtLock {
 
     /// Tries to move `head` from the free value `head` to held.
     fn take(&self, head: u16) -> bool {
-        self.head
-            .compare_exchange(head, head | HELD, Acquire, Relaxed)
-            .is_ok()
+        self.head.compare_exchange(head, head | HELD, Acquire, Relaxed).is_ok()
     }
 }
 
@@ -222,12 +217,8 @@ mod tests {
     #[test]
     fn fifo_when_nobody_is_slow() {
         let lock = RawPmtLock::new();
-        let order = arrival_order(
-            &lock,
-            8,
-            |l| l.lock_with_tau(u32::MAX),
-            |l| l.tickets_outstanding(),
-        );
+        let order =
+            arrival_order(&lock, 8, |l| l.lock_with_tau(u32::MAX), |l| l.tickets_outstanding());
         assert_eq!(order, (0..8).collect::<Vec<_>>());
     }
 
@@ -264,10 +255,7 @@ mod tests {
             });
             wait_until(|| lock.tickets_outstanding() == 2);
             std::thread::sleep(Duration::from_millis(100));
-            assert!(
-                !entered.load(Relaxed),
-                "strict FIFO must wait for the earlier ticket"
-            );
+            assert!(!entered.load(Relaxed), "strict FIFO must wait for the earlier ticket");
             lock.acquire_ticket(absent, u32::MAX);
             lock.unlock();
         });
@@ -300,11 +288,7 @@ mod tests {
         assert_eq!(queue_position(2, u16::MAX - 1), 2);
         assert_eq!(queue_position(0, u16::MAX), 1);
         assert_eq!(queue_position(8, 12), 0, "already skipped");
-        assert_eq!(
-            queue_position(u16::MAX - 1, 2),
-            0,
-            "skipped across the wrap"
-        );
+        assert_eq!(queue_position(u16::MAX - 1, 2), 0, "skipped across the wrap");
     }
 
     #[test]

@@ -28,10 +28,7 @@ impl RawTicketLock {
 
     /// A lock whose counters start at arbitrary values (wrap-around tests).
     pub(crate) const fn with_counters(head: u16, tail: u16) -> Self {
-        Self {
-            head: AtomicU16::new(head),
-            tail: AtomicU16::new(tail),
-        }
+        Self { head: AtomicU16::new(head), tail: AtomicU16::new(tail) }
     }
 }
 
@@ -53,9 +50,7 @@ impl RawLock for RawTicketLock {
         // Free means nobody holds or waits: tail == head. Taking ticket
         // `head` in that state makes it our turn immediately.
         let head = self.head.load(Acquire);
-        self.tail
-            .compare_exchange(head, head.wrapping_add(1), Acquire, Relaxed)
-            .is_ok()
+        self.tail.compare_exchange(head, head.wrapping_add(1), Acquire, Relaxed).is_ok()
     }
 
     fn unlock(&self) {

@@ -61,7 +61,10 @@ impl Access {
         if !(self.read || self.write || self.exec) {
             return KEEP;
         }
-        PRESENT | USER | if self.write { WRITABLE } else { 0 } | if self.exec { 0 } else { NO_EXECUTE }
+        PRESENT
+            | USER
+            | if self.write { WRITABLE } else { 0 }
+            | if self.exec { 0 } else { NO_EXECUTE }
     }
 }
 
@@ -87,7 +90,12 @@ pub struct Translation {
 
 /// Table indices (PML4, PDPT, PD, PT) of a virtual address.
 fn indices(va: u64) -> [usize; 4] {
-    [(va >> 39) as usize & 511, (va >> 30) as usize & 511, (va >> 21) as usize & 511, (va >> 12) as usize & 511]
+    [
+        (va >> 39) as usize & 511,
+        (va >> 30) as usize & 511,
+        (va >> 21) as usize & 511,
+        (va >> 12) as usize & 511,
+    ]
 }
 
 /// First address of the next `size`-aligned block above `va`.
@@ -132,7 +140,14 @@ impl UserPageTable {
     }
 
     /// Maps one page: 2 MiB when `large` (both addresses aligned), else 4 KiB.
-    pub fn map(&mut self, mem: &mut impl TableMemory, va: u64, phys: u64, large: bool, access: Access) -> Result<(), MapError> {
+    pub fn map(
+        &mut self,
+        mem: &mut impl TableMemory,
+        va: u64,
+        phys: u64,
+        large: bool,
+        access: Access,
+    ) -> Result<(), MapError> {
         if self.root == 0 {
             return Err(MapError::NoMemory);
         }
@@ -141,9 +156,14 @@ impl UserPageTable {
         let pd = Self::child(mem, pdpt, i3)?;
         let flags = access.leaf_flags();
         if large {
-            debug_assert!(va % LARGE_PAGE_SIZE == 0 && phys % LARGE_PAGE_SIZE == 0);
+            debug_assert!(
+                va.is_multiple_of(LARGE_PAGE_SIZE) && phys.is_multiple_of(LARGE_PAGE_SIZE)
+            );
             let e = mem.read(pd, i2);
-            if e & PRESENT != 0 && e & HUGE == 0 && (0..ENTRIES).all(|i| mem.read(e & ADDR_MASK, i) == 0) {
+            if e & PRESENT != 0
+                && e & HUGE == 0
+                && (0..ENTRIES).all(|i| mem.read(e & ADDR_MASK, i) == 0)
+            {
                 // A table of small pages all unmapped since: make room.
                 mem.write(pd, i2, 0);
                 mem.free_table(e & ADDR_MASK);
@@ -232,7 +252,10 @@ impl UserPageTable {
             if holds_frame(entry) {
                 return false;
             }
-            va = next_boundary(va, if entry == 0 && size == LARGE_PAGE_SIZE { size } else { PAGE_SIZE });
+            va = next_boundary(
+                va,
+                if entry == 0 && size == LARGE_PAGE_SIZE { size } else { PAGE_SIZE },
+            );
         }
         true
     }
@@ -282,7 +305,7 @@ impl UserPageTable {
                 continue;
             }
             if e2 & HUGE != 0 {
-                if va % LARGE_PAGE_SIZE == 0 && end - va >= LARGE_PAGE_SIZE {
+                if va.is_multiple_of(LARGE_PAGE_SIZE) && end - va >= LARGE_PAGE_SIZE {
                     let new = visit(e2, LARGE_PAGE_SIZE);
                     mem.write(pd, i2, new);
                     va += LARGE_PAGE_SIZE;
@@ -317,7 +340,13 @@ impl UserPageTable {
     }
 
     /// Gives [start, end) the access `access`; absent pages stay absent.
-    pub fn protect(&mut self, mem: &mut impl TableMemory, start: u64, end: u64, access: Access) -> Result<(), MapError> {
+    pub fn protect(
+        &mut self,
+        mem: &mut impl TableMemory,
+        start: u64,
+        end: u64,
+        access: Access,
+    ) -> Result<(), MapError> {
         let flags = access.leaf_flags();
         self.for_each_leaf(mem, start, end, |entry, size| {
             let huge = if size == LARGE_PAGE_SIZE { HUGE } else { 0 };

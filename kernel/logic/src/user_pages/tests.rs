@@ -11,7 +11,12 @@ struct FakeMemory {
 
 impl FakeMemory {
     fn new() -> Self {
-        let mut m = FakeMemory { tables: HashMap::new(), next: 0x100_0000, freed_tables: vec![], fail_after: None };
+        let mut m = FakeMemory {
+            tables: HashMap::new(),
+            next: 0x100_0000,
+            freed_tables: vec![],
+            fail_after: None,
+        };
         // A "kernel" PML4 with one upper-half entry.
         m.tables.insert(0x1000, [0; 512]);
         m.tables.get_mut(&0x1000).unwrap()[300] = 0xabc003;
@@ -106,10 +111,18 @@ fn whole_large_pages_are_freed_whole() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
     for i in 0..3u64 {
-        pt.map(&mut m, 0x4000_0000 + i * LARGE_PAGE_SIZE, 0x8000_0000 + i * LARGE_PAGE_SIZE, true, RW).unwrap();
+        pt.map(
+            &mut m,
+            0x4000_0000 + i * LARGE_PAGE_SIZE,
+            0x8000_0000 + i * LARGE_PAGE_SIZE,
+            true,
+            RW,
+        )
+        .unwrap();
     }
     let mut freed = vec![];
-    pt.unmap(&mut m, 0x4000_0000, 0x4000_0000 + 3 * LARGE_PAGE_SIZE, |p, s| freed.push((p, s))).unwrap();
+    pt.unmap(&mut m, 0x4000_0000, 0x4000_0000 + 3 * LARGE_PAGE_SIZE, |p, s| freed.push((p, s)))
+        .unwrap();
     assert_eq!(freed.len(), 3);
     assert!(freed.iter().all(|&(_, s)| s == LARGE_PAGE_SIZE));
 }

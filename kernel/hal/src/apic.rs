@@ -73,14 +73,14 @@ fn write(reg: u32, value: u32) {
 }
 
 /// Chooses the mode for all CPUs (x2APIC when offered, unless told not to).
-pub fn choose_mode(lapic_phys: u64, use_x2apic: bool, use_tsc_deadline: bool) {
+pub(crate) fn choose_mode(lapic_phys: u64, use_x2apic: bool, use_tsc_deadline: bool) {
     X2APIC.store(use_x2apic, Ordering::Relaxed);
     TSC_DEADLINE.store(use_tsc_deadline, Ordering::Relaxed);
     MMIO_BASE.store(phys_to_virt(lapic_phys), Ordering::Relaxed);
 }
 
 /// Enables this CPU's APIC in the chosen mode, with everything masked.
-pub fn init_this_cpu() {
+pub(crate) fn init_this_cpu() {
     let mut base = cpu::rdmsr(IA32_APIC_BASE) | APIC_BASE_ENABLE;
     if is_x2apic() {
         base |= APIC_BASE_X2APIC;
@@ -126,21 +126,21 @@ pub fn send_ipi(dest_apic_id: u32, vector: u8) {
     send_icr(dest_apic_id, vector as u32);
 }
 
-pub fn send_ipi_all_but_self(vector: u8) {
+pub(crate) fn send_ipi_all_but_self(vector: u8) {
     send_icr(0, ICR_ALL_BUT_SELF | vector as u32);
 }
 
-pub fn send_init(dest_apic_id: u32) {
+pub(crate) fn send_init(dest_apic_id: u32) {
     send_icr(dest_apic_id, ICR_INIT | ICR_LEVEL_ASSERT);
 }
 
-pub fn send_startup(dest_apic_id: u32, page: u8) {
+pub(crate) fn send_startup(dest_apic_id: u32, page: u8) {
     send_icr(dest_apic_id, ICR_STARTUP | page as u32);
 }
 
 /// Measures the one-shot timer's rate against the TSC (not needed in
 /// TSC-deadline mode).
-pub fn calibrate_timer() {
+pub(crate) fn calibrate_timer() {
     if uses_tsc_deadline() {
         return;
     }
@@ -154,7 +154,8 @@ pub fn calibrate_timer() {
     let ticks = u32::MAX - read(REG_TIMER_CURRENT);
     let cycles = cpu::rdtsc() - start;
     write(REG_TIMER_INIT, 0);
-    TIMER_PER_TSC_2_32.store(((ticks as u128) << 32).div_ceil(cycles as u128) as u64, Ordering::Relaxed);
+    TIMER_PER_TSC_2_32
+        .store(((ticks as u128) << 32).div_ceil(cycles as u128) as u64, Ordering::Relaxed);
 }
 
 /// Fires TIMER_VECTOR once, at (or soon after) the given TSC value.
@@ -181,7 +182,7 @@ pub fn cancel_timer() {
 }
 
 /// Masks the legacy 8259 PICs so only the APIC delivers interrupts.
-pub fn mask_legacy_pic() {
+pub(crate) fn mask_legacy_pic() {
     use x86_64::instructions::port::Port;
     // SAFETY: writing 0xff to the PIC data ports masks every legacy IRQ.
     unsafe {

@@ -1,26 +1,19 @@
-//! Interrupt vectors and IPIs (Nemo-style events): a table maps each vector to
-//! a handler; unicast and broadcast sends go through the local APIC.
+//! Interrupt vectors and IPIs (Nemo-style events): a table maps each vector
+//! to the handler the kernel registered; unicast and broadcast sends go
+//! through the local APIC.
 
-use core::sync::atomic::Ordering;
-
-use crate::arch::apic;
-use crate::sync::SpinLock;
+use crate::{apic, percpu, smp, SpinLock};
 
 pub type Handler = fn(vector: u8);
 
-/// Asks the target core's scheduler to look at its run queue now.
-pub const RESCHED_VECTOR: u8 = 0xf1;
 /// Dynamic event vectors come from this range.
 const DYNAMIC_FIRST: u8 = 0x40;
 const DYNAMIC_LAST: u8 = 0xdf;
 
 static TABLE: SpinLock<[Option<Handler>; 256]> = SpinLock::new([None; 256]);
 
+/// The vectors the hardware layer handles itself.
 pub fn init() {
-    register(apic::TIMER_VECTOR, |_| crate::sched::timer::on_interrupt());
-    register(RESCHED_VECTOR, |_| {
-        crate::sched::this_cpu().need_resched.store(true, Ordering::Relaxed);
-    });
     register(apic::ERROR_VECTOR, |_| crate::println!("APIC error interrupt"));
 }
 
@@ -41,7 +34,7 @@ pub fn release(vector: u8) {
 }
 
 /// Runs the handler of `vector`; false if none is registered.
-pub fn dispatch(vector: u8) -> bool {
+pub(crate) fn dispatch(vector: u8) -> bool {
     let handler = TABLE.lock()[vector as usize];
     match handler {
         Some(h) => {
@@ -53,15 +46,15 @@ pub fn dispatch(vector: u8) -> bool {
 }
 
 pub fn send(cpu: usize, vector: u8) {
-    apic::send_ipi(crate::smp::apic_id_of(cpu), vector);
+    apic::send_ipi(smp::apic_id_of(cpu), vector);
 }
 
 /// Sends `vector` to every other online CPU. As a co-kernel the APIC's
 /// all-but-self shorthand would reach Linux's CPUs too, so it goes one by one.
 pub fn broadcast(vector: u8) {
-    if crate::arch::entry::is_cokernel() {
-        let me = crate::arch::percpu::cpu_index();
-        crate::smp::online_cpus().filter(|&c| c != me).for_each(|c| send(c, vector));
+    if crate::boot::is_cokernel() {
+        let me = percpu::cpu_index();
+        smp::online_cpus().filter(|&c| c != me).for_each(|c| send(c, vector));
     } else {
         apic::send_ipi_all_but_self(vector);
     }

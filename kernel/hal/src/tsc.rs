@@ -13,7 +13,7 @@ pub fn hz() -> u64 {
     TSC_HZ.load(Ordering::Relaxed)
 }
 
-pub fn set_hz(hz: u64) {
+pub(crate) fn set_hz(hz: u64) {
     TSC_HZ.store(hz, Ordering::Relaxed);
 }
 
@@ -34,7 +34,7 @@ pub fn delay_us(us: u64) {
 }
 
 /// Calibrates once on the boot CPU; returns the frequency in Hz.
-pub fn calibrate() -> u64 {
+pub(crate) fn calibrate() -> u64 {
     let hz = cpu::features().tsc_hz_from_cpuid.unwrap_or_else(|| {
         // The shortest of three 10 ms windows is the least disturbed one.
         (0..3).map(|_| pit_window(10_000)).min().unwrap_or(0)

@@ -30,7 +30,7 @@ fn put(page: u64, field: usize, value: u64) {
 
 /// Sends the start-up sequence to `apic_id`; the CPU arrives in `ap_main(cpu)`
 /// on `stack_top`. The caller waits for it to report in.
-pub fn start_cpu(t: Trampoline, apic_id: u32, cpu: usize, stack_top: u64) {
+pub(crate) fn start_cpu(t: Trampoline, apic_id: u32, cpu: usize, stack_top: u64) {
     // SAFETY: copying the trampoline's bytes (from the image) to its page.
     unsafe {
         let start = &trampoline_start as *const u8;

@@ -1,10 +1,15 @@
-//! Finding the CPUs (ACPI MADT) and bringing the secondary ones up.
+//! Finding the CPUs (ACPI MADT, or the enclave's list) and bringing the
+//! secondary ones up: each sets up its own tables, then enters the kernel
+//! through the entry hook given to `start_secondaries`.
 
 use alloc::vec;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use lwk_logic::acpi::{self, MadtCpu};
+use spin::Once;
 
-use crate::arch::{self, apic, cpu, percpu::MAX_CPUS, physmem::BootMemory, smpboot, tsc};
+use crate::percpu::MAX_CPUS;
+use crate::physmem::BootMemory;
+use crate::{apic, cpu, gdt, idt, paging, percpu, physmem, smpboot, tsc, user};
 
 static APIC_IDS: [AtomicU32; MAX_CPUS] = [const { AtomicU32::new(0) }; MAX_CPUS];
 static ONLINE: [AtomicBool; MAX_CPUS] = [const { AtomicBool::new(false) }; MAX_CPUS];
@@ -35,9 +40,9 @@ pub fn online_count() -> usize {
 
 /// Reads the MADT; returns the local APIC's physical address. CPU 0 is the
 /// boot CPU; `limit` caps how many CPUs the kernel uses.
-pub fn discover(rsdp: Option<u64>, boot_apic_id: impl Fn() -> u32, limit: usize) -> u64 {
+pub(crate) fn discover(rsdp: Option<u64>, boot_apic_id: impl Fn() -> u32, limit: usize) -> u64 {
     let mem = BootMemory;
-    let ebda = (arch::physmem::read_u32(0x40e) as u64 & 0xffff) << 4;
+    let ebda = (physmem::read_u32(0x40e) as u64 & 0xffff) << 4;
     let rsdp = rsdp
         .or_else(|| acpi::find_rsdp(&mem, &[(ebda, ebda + 1024), (0xe0000, 0x100000)]))
         .unwrap_or_else(|| crate::fatal!("no ACPI RSDP found: cannot find the CPUs"));
@@ -60,7 +65,7 @@ pub fn discover(rsdp: Option<u64>, boot_apic_id: impl Fn() -> u32, limit: usize)
 
 /// As a co-kernel the CPUs are the enclave's, from the boot parameters
 /// ([0] is the boot CPU), not the machine's MADT.
-pub fn use_enclave_cpus(apic_ids: &[u32]) {
+pub(crate) fn use_enclave_cpus(apic_ids: &[u32]) {
     for (i, &id) in apic_ids.iter().enumerate().take(MAX_CPUS) {
         APIC_IDS[i].store(id, Ordering::Relaxed);
     }
@@ -71,8 +76,14 @@ pub fn mark_online(cpu: usize) {
     ONLINE[cpu].store(true, Ordering::Release);
 }
 
+/// The kernel's code for a secondary CPU, once its tables are set up.
+static SECONDARY_ENTRY: Once<fn(usize) -> !> = Once::new();
+
 /// Starts every secondary CPU, one at a time (they share the trampoline).
-pub fn start_secondaries(trampoline: smpboot::Trampoline) {
+/// Each enters `entry(index)` with its GDT, IDT, APIC, kernel page tables
+/// and SYSCALL set up, interrupts off; it calls `mark_online` when ready.
+pub fn start_secondaries(trampoline: crate::boot::Trampoline, entry: fn(usize) -> !) {
+    SECONDARY_ENTRY.call_once(|| entry);
     for i in 1..count() {
         let stack = alloc::boxed::Box::leak(vec![0u8; AP_STACK_SIZE].into_boxed_slice());
         let top = (stack.as_ptr() as u64 + AP_STACK_SIZE as u64) & !15;
@@ -87,15 +98,29 @@ pub fn start_secondaries(trampoline: smpboot::Trampoline) {
     }
 }
 
-/// First Rust code on a secondary CPU.
-pub fn secondary_main(index: usize) -> ! {
-    arch::percpu::init_cpu(index);
-    arch::paging::activate_kernel_tables();
-    arch::gdt::init_this_cpu();
-    arch::idt::load();
+/// Loads this CPU's GDT, TSS and IDT (the secondaries do it in `ap_main`).
+pub(crate) fn init_this_cpu_tables() {
+    gdt::init_this_cpu();
+    idt::load();
+}
+
+/// Makes this CPU ready for interrupts and user mode (after the APIC mode
+/// is chosen).
+pub(crate) fn init_this_cpu_interrupts() {
     apic::init_this_cpu();
-    arch::user::init_this_cpu();
-    crate::sched::init_cpu(index, true);
-    mark_online(index);
-    crate::sched::idle_loop()
+    user::init_this_cpu();
+}
+
+/// First Rust code on a secondary CPU (from ap_entry64 in boot.S).
+#[no_mangle]
+extern "C" fn ap_main(index: u64) -> ! {
+    let index = index as usize;
+    percpu::init_cpu(index);
+    paging::activate_kernel_tables();
+    init_this_cpu_tables();
+    init_this_cpu_interrupts();
+    match SECONDARY_ENTRY.get() {
+        Some(entry) => entry(index),
+        None => cpu::halt_forever(),
+    }
 }

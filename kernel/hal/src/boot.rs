@@ -1,16 +1,15 @@
-//! Where the assembly entry paths land in Rust: the PVH boot block
-//! (standalone) and the host module's boot parameters (co-kernel).
+//! Where the assembly entry paths land in Rust, and what they hand the
+//! kernel: the PVH boot block (standalone) or the host module's boot
+//! parameters (co-kernel), read into a [`BootInfo`].
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use atoll_abi::{BootParams, BOOT_KIND_COKERNEL, BOOT_KIND_PVH, MAGIC_BOOT};
+use lwk_logic::acpi::PhysRead;
 use lwk_logic::memmap::RangeSet;
 
-use crate::boot::{BootInfo, BootKind, Enclave};
-
-use super::physmem::{read_struct, read_u32, read_u64, BootMemory};
-use super::smpboot::Trampoline;
-use lwk_logic::acpi::PhysRead;
+use crate::physmem::{read_struct, read_u32, read_u64, BootMemory};
+pub use crate::smpboot::Trampoline;
 
 core::arch::global_asm!(include_str!("boot.S"), options(att_syntax));
 core::arch::global_asm!(include_str!("trampoline.S"), options(att_syntax));
@@ -21,6 +20,73 @@ const E820_RAM: u32 = 1;
 const STANDALONE_TRAMPOLINE: u64 = 0x8000;
 const STANDALONE_BOOT_MAPPED: u64 = 4 << 30;
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BootKind {
+    /// Booted by QEMU (or firmware): all RAM and CPUs are ours, serial console.
+    Standalone,
+    /// Booted by the host module inside a running Linux: only the enclave's
+    /// CPUs and memory are ours; console and control channel in shared memory.
+    CoKernel,
+}
+
+/// What the host module tells a co-kernel about its enclave.
+pub struct Enclave {
+    pub id: u32,
+    /// APIC ids of the enclave's CPUs; [0] is this (the boot) CPU.
+    pub apic_ids: [u32; atoll_abi::MAX_CPUS],
+    pub cpu_count: usize,
+    pub host_apic_id: u32,
+    pub x2apic: bool,
+    pub tsc_hz: u64,
+    pub lapic_phys: u64,
+    /// Boot parameters, channel and console: never handed to the allocator.
+    pub shared: (u64, u64),
+    pub channel_phys: u64,
+}
+
+/// What a boot path hands the kernel, whichever path it was.
+pub struct BootInfo {
+    pub kind: BootKind,
+    /// Usable RAM from the boot memory map.
+    pub ram: RangeSet,
+    /// ACPI RSDP, if the boot path knows it.
+    pub rsdp: Option<u64>,
+    /// Where secondary CPUs start.
+    pub trampoline: Trampoline,
+    /// RAM below this is mapped by the boot page tables.
+    pub boot_mapped_end: u64,
+    pub enclave: Option<Enclave>,
+    cmdline: [u8; 512],
+    cmdline_len: usize,
+}
+
+impl BootInfo {
+    fn new(kind: BootKind, ram: RangeSet, trampoline: Trampoline, boot_mapped_end: u64) -> Self {
+        BootInfo {
+            kind,
+            ram,
+            rsdp: None,
+            trampoline,
+            boot_mapped_end,
+            enclave: None,
+            cmdline: [0; 512],
+            cmdline_len: 0,
+        }
+    }
+
+    /// Takes the command line from a field that may be NUL-terminated.
+    fn set_cmdline(&mut self, bytes: &[u8]) {
+        let bytes = &bytes[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())];
+        let n = bytes.len().min(self.cmdline.len());
+        self.cmdline[..n].copy_from_slice(&bytes[..n]);
+        self.cmdline_len = n;
+    }
+
+    pub fn cmdline_str(&self) -> &str {
+        core::str::from_utf8(&self.cmdline[..self.cmdline_len]).unwrap_or("")
+    }
+}
+
 static COKERNEL: AtomicBool = AtomicBool::new(false);
 
 /// True from the first instruction of a co-kernel boot: the machine's serial
@@ -29,9 +95,25 @@ pub fn is_cokernel() -> bool {
     COKERNEL.load(Ordering::Relaxed)
 }
 
+/// Names the kernel's main function, which the boot CPU enters once it has
+/// a console and its [`BootInfo`]. Used once, in the kernel crate.
+#[macro_export]
+macro_rules! entry {
+    ($main:path) => {
+        #[no_mangle]
+        extern "Rust" fn __atoll_kernel_main(info: $crate::BootInfo) -> ! {
+            $main(info)
+        }
+    };
+}
+
+extern "Rust" {
+    fn __atoll_kernel_main(info: BootInfo) -> !;
+}
+
 #[no_mangle]
 extern "C" fn kernel_main(boot_block: u64, kind: u64) -> ! {
-    super::percpu::init_boot_cpu();
+    crate::percpu::init_boot_cpu();
     let info = match kind {
         BOOT_KIND_PVH => {
             crate::console::init_serial();
@@ -42,14 +124,11 @@ extern "C" fn kernel_main(boot_block: u64, kind: u64) -> ! {
             parse_cokernel(boot_block)
         }
         // No console is known yet: nothing to tell, nobody to tell it to.
-        _ => super::cpu::halt_forever(),
+        _ => crate::cpu::halt_forever(),
     };
-    crate::kmain(info)
-}
-
-#[no_mangle]
-extern "C" fn ap_main(cpu: u64) -> ! {
-    crate::smp::secondary_main(cpu as usize)
+    // SAFETY: `entry!` defines this function in the kernel crate with
+    // exactly this signature; the image does not link without it.
+    unsafe { __atoll_kernel_main(info) }
 }
 
 /// Reads QEMU's `hvm_start_info` (version 1 carries the memory map).
@@ -75,7 +154,8 @@ fn parse_pvh(block: u64) -> BootInfo {
     } else {
         crate::fatal!("PVH start info version 0 has no memory map");
     }
-    let trampoline = Trampoline { phys: STANDALONE_TRAMPOLINE, cr3: super::paging::boot_tables_phys() };
+    let trampoline =
+        Trampoline { phys: STANDALONE_TRAMPOLINE, cr3: crate::paging::boot_tables_phys() };
     let mut info = BootInfo::new(BootKind::Standalone, ram, trampoline, STANDALONE_BOOT_MAPPED);
     if cmdline_paddr != 0 {
         let mut buf = [0u8; 512];
@@ -92,7 +172,7 @@ fn parse_pvh(block: u64) -> BootInfo {
 fn parse_cokernel(params_phys: u64) -> BootInfo {
     let p: BootParams = read_struct(params_phys);
     if !p.hdr.is_valid::<BootParams>(MAGIC_BOOT) {
-        super::cpu::halt_forever(); // the host's boot timeout reports it
+        crate::cpu::halt_forever(); // the host's boot timeout reports it
     }
     crate::console::init_ring(p.console_phys, p.console_size);
     let cpu_count = p.cpu_count as usize;

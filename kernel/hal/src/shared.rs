@@ -20,7 +20,10 @@ impl SharedRegion {
     }
 
     fn at(&self, offset: usize, size: usize, align: usize) -> u64 {
-        assert!(offset + size <= self.len && offset % align == 0, "shared access out of bounds");
+        assert!(
+            offset + size <= self.len && offset.is_multiple_of(align),
+            "shared access out of bounds"
+        );
         self.virt + offset as u64
     }
 
@@ -38,11 +41,22 @@ impl SharedRegion {
     /// Reads a plain-data value (a message slot the protocol says is ours).
     pub fn read<T: Copy>(&self, offset: usize) -> T {
         // SAFETY: in bounds and aligned (checked); T is plain data, valid for any bytes.
-        unsafe { core::ptr::read_volatile(self.at(offset, core::mem::size_of::<T>(), core::mem::align_of::<T>()) as *const T) }
+        unsafe {
+            core::ptr::read_volatile(self.at(
+                offset,
+                core::mem::size_of::<T>(),
+                core::mem::align_of::<T>(),
+            ) as *const T)
+        }
     }
 
     pub fn write<T: Copy>(&self, offset: usize, value: T) {
         // SAFETY: in bounds and aligned (checked); the protocol gives this slot to us.
-        unsafe { core::ptr::write_volatile(self.at(offset, core::mem::size_of::<T>(), core::mem::align_of::<T>()) as *mut T, value) }
+        unsafe {
+            core::ptr::write_volatile(
+                self.at(offset, core::mem::size_of::<T>(), core::mem::align_of::<T>()) as *mut T,
+                value,
+            )
+        }
     }
 }

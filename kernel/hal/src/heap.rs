@@ -19,10 +19,7 @@ static HEAP: KernelHeap = KernelHeap(HeapLock::new(Heap::empty()));
 // freed memory goes back to that heap with its original layout.
 unsafe impl GlobalAlloc for KernelHeap {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        self.0
-            .lock()
-            .allocate_first_fit(layout)
-            .map_or(null_mut(), |p| p.as_ptr())
+        self.0.lock().allocate_first_fit(layout).map_or(null_mut(), |p| p.as_ptr())
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -34,7 +31,7 @@ unsafe impl GlobalAlloc for KernelHeap {
 }
 
 /// Gives the heap the physical range [phys, phys + size), once.
-pub fn init(phys: u64, size: usize) {
+pub(crate) fn init(phys: u64, size: usize) {
     // SAFETY: the caller hands over frames reserved for the heap alone; they
     // are mapped at their direct-map address.
     unsafe { HEAP.0.lock().init(phys_to_virt(phys) as *mut u8, size) };

@@ -71,15 +71,12 @@ pub fn features() -> Features {
     let fi = id.get_feature_info();
     let ext = id.get_extended_processor_and_feature_identifiers();
     let apm = id.get_advanced_power_mgmt_info();
-    let tsc_hz = id
-        .get_tsc_info()
-        .and_then(|t| t.tsc_frequency())
-        .filter(|&hz| hz > 0);
+    let tsc_hz = id.get_tsc_info().and_then(|t| t.tsc_frequency()).filter(|&hz| hz > 0);
     Features {
-        x2apic: fi.as_ref().map_or(false, |f| f.has_x2apic()),
-        tsc_deadline: fi.as_ref().map_or(false, |f| f.has_tsc_deadline()),
-        pages_1g: ext.as_ref().map_or(false, |e| e.has_1gib_pages()),
-        invariant_tsc: apm.as_ref().map_or(false, |a| a.has_invariant_tsc()),
+        x2apic: fi.as_ref().is_some_and(|f| f.has_x2apic()),
+        tsc_deadline: fi.as_ref().is_some_and(|f| f.has_tsc_deadline()),
+        pages_1g: ext.as_ref().is_some_and(|e| e.has_1gib_pages()),
+        invariant_tsc: apm.as_ref().is_some_and(|a| a.has_invariant_tsc()),
         tsc_hz_from_cpuid: tsc_hz,
     }
 }
@@ -91,13 +88,13 @@ pub fn relax() {
 }
 
 /// Writes a model-specific register.
-pub fn wrmsr(msr: u32, value: u64) {
+pub(crate) fn wrmsr(msr: u32, value: u64) {
     // SAFETY: only called with architectural MSRs (APIC, GS base, TSC deadline)
     // whose effects the caller owns.
     unsafe { x86_64::registers::model_specific::Msr::new(msr).write(value) }
 }
 
-pub fn rdmsr(msr: u32) -> u64 {
+pub(crate) fn rdmsr(msr: u32) -> u64 {
     // SAFETY: reading architectural MSRs has no side effects.
     unsafe { x86_64::registers::model_specific::Msr::new(msr).read() }
 }

@@ -16,10 +16,8 @@ pub struct IrqPmtLock {
 // and unlock() is called only by the holder, as lock_api requires.
 unsafe impl lock_api::RawMutex for IrqPmtLock {
     #[allow(clippy::declare_interior_mutable_const)]
-    const INIT: Self = IrqPmtLock {
-        raw: RawPmtLock::new(),
-        irqs_were_enabled: AtomicBool::new(false),
-    };
+    const INIT: Self =
+        IrqPmtLock { raw: RawPmtLock::new(), irqs_were_enabled: AtomicBool::new(false) };
     type GuardMarker = lock_api::GuardNoSend;
 
     fn lock(&self) {

@@ -5,9 +5,10 @@
 //! user threads.
 
 use core::cell::UnsafeCell;
+use spin::Once;
 
-use super::idt::TrapFrame;
-use super::{cpu, gdt, percpu};
+use crate::idt::TrapFrame;
+use crate::{cpu, gdt, percpu};
 
 /// `TrapFrame::vector` of a system call, outside the interrupt vectors.
 pub const SYSCALL_MARK: u64 = 0x100;
@@ -72,17 +73,29 @@ extern "C" {
     fn atoll_enter_user(frame: *const TrapFrame) -> !;
 }
 
+static SYSCALL_HANDLER: Once<fn(&mut TrapFrame)> = Once::new();
+
+/// Registers the kernel's system-call handler: it gets the user thread's
+/// registers (number in rax, arguments in rdi, rsi, rdx, r10, r8, r9) with
+/// interrupts masked, and leaves the result in rax. Once, at boot.
+pub fn set_syscall_handler(handler: fn(&mut TrapFrame)) {
+    SYSCALL_HANDLER.call_once(|| handler);
+}
+
 #[no_mangle]
 extern "C" fn syscall_from_user(frame: &mut TrapFrame) {
-    // Interrupts stay masked until dispatch knows the call may take long.
-    crate::syscall::dispatch(frame);
+    // Interrupts stay masked until the handler knows the call may take long.
+    match SYSCALL_HANDLER.get() {
+        Some(handle) => handle(frame),
+        None => frame.rax = (-38i64) as u64, // ENOSYS: no kernel to ask
+    }
     cpu::disable_interrupts();
     // SYSRET takes RIP from RCX and RFLAGS from R11 (the saved values).
     frame.rflags |= USER_RFLAGS;
 }
 
 /// Makes this CPU able to run user code: SYSCALL, and SSE for programs.
-pub fn init_this_cpu() {
+pub(crate) fn init_this_cpu() {
     cpu::wrmsr(IA32_EFER, cpu::rdmsr(IA32_EFER) | EFER_SCE);
     // SYSCALL loads CS = STAR[47:32], SS = +8; SYSRET loads SS = STAR[63:48]
     // + 8 and CS = STAR[63:48] + 16, hence user data before user code.
@@ -116,15 +129,29 @@ pub fn enter(frame: &TrapFrame) -> ! {
 /// A fresh user register frame: start at `rip` with stack `rsp`, all else 0.
 pub fn initial_frame(rip: u64, rsp: u64) -> TrapFrame {
     TrapFrame {
-        r15: 0, r14: 0, r13: 0, r12: 0, r11: 0, r10: 0, r9: 0, r8: 0, rbp: 0, rdi: 0,
-        rsi: 0, rdx: 0, rcx: 0, rbx: 0, rax: 0,
-        vector: SYSCALL_MARK, error_code: 0, rip, cs: USER_CODE_SELECTOR, rflags: USER_RFLAGS, rsp,
+        r15: 0,
+        r14: 0,
+        r13: 0,
+        r12: 0,
+        r11: 0,
+        r10: 0,
+        r9: 0,
+        r8: 0,
+        rbp: 0,
+        rdi: 0,
+        rsi: 0,
+        rdx: 0,
+        rcx: 0,
+        rbx: 0,
+        rax: 0,
+        vector: SYSCALL_MARK,
+        error_code: 0,
+        rip,
+        cs: USER_CODE_SELECTOR,
+        rflags: USER_RFLAGS,
+        rsp,
         ss: USER_DATA_SELECTOR,
     }
-}
-
-pub fn from_user(frame: &TrapFrame) -> bool {
-    frame.cs & 3 == 3
 }
 
 /// FXSAVE image of the x87/SSE registers.

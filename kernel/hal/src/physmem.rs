@@ -19,17 +19,13 @@ pub const fn virt_to_phys(virt: u64) -> u64 {
 /// Physical [start, end) of the loaded kernel image, bss included.
 pub fn image_range() -> (u64, u64) {
     // SAFETY: only the addresses of linker-defined symbols are taken.
-    let (start, end) = unsafe {
-        (
-            &__image_start as *const u8 as u64,
-            &__image_end as *const u8 as u64,
-        )
-    };
+    let (start, end) =
+        unsafe { (&__image_start as *const u8 as u64, &__image_end as *const u8 as u64) };
     (virt_to_phys(start), virt_to_phys(end))
 }
 
 /// Reads firmware tables through the boot page tables (first 4 GiB mapped).
-pub struct BootMemory;
+pub(crate) struct BootMemory;
 
 impl PhysRead for BootMemory {
     fn read(&self, phys: u64, buf: &mut [u8]) {
@@ -42,7 +38,7 @@ impl PhysRead for BootMemory {
 
 /// Copies a plain-data struct out of physical memory the boot tables map
 /// (firmware tables standalone, the boot parameters in an enclave).
-pub fn read_struct<T: Copy>(phys: u64) -> T {
+pub(crate) fn read_struct<T: Copy>(phys: u64) -> T {
     let src = phys_to_virt(phys) as *const T;
     // SAFETY: callers name boot-mapped memory holding a `T` written by the boot
     // path; `T` is plain data (integers and arrays), valid for any bytes, and
@@ -50,13 +46,13 @@ pub fn read_struct<T: Copy>(phys: u64) -> T {
     unsafe { core::ptr::read_unaligned(src) }
 }
 
-pub fn read_u64(phys: u64) -> u64 {
+pub(crate) fn read_u64(phys: u64) -> u64 {
     let mut b = [0u8; 8];
     BootMemory.read(phys, &mut b);
     u64::from_le_bytes(b)
 }
 
-pub fn read_u32(phys: u64) -> u32 {
+pub(crate) fn read_u32(phys: u64) -> u32 {
     let mut b = [0u8; 4];
     BootMemory.read(phys, &mut b);
     u32::from_le_bytes(b)
@@ -65,7 +61,7 @@ pub fn read_u32(phys: u64) -> u32 {
 /// Hands boot memory to the frame allocator as a zeroed `'static` bitmap.
 /// Only `mem::init` calls this, once per region, with frames it then marks
 /// used, so nothing else can ever own them.
-pub fn claim_for_allocator(phys: u64, words: usize) -> &'static mut [u64] {
+pub(crate) fn claim_for_allocator(phys: u64, words: usize) -> &'static mut [u64] {
     let ptr = phys_to_virt(phys) as *mut u64;
     // SAFETY: mem::init passes only ranges the boot tables map (the direct
     // map), and reserves them in the allocator for this bitmap for ever.
@@ -87,7 +83,7 @@ pub fn zero_owned(phys: u64, len: usize) {
 // passes only frames its page tables own, translated under its lock.
 
 /// Writes one word of a page-table frame.
-pub fn write_u64(phys: u64, value: u64) {
+pub(crate) fn write_u64(phys: u64, value: u64) {
     // SAFETY: an owned, direct-mapped, 8-byte aligned frame word (see above).
     unsafe { core::ptr::write_volatile(phys_to_virt(phys) as *mut u64, value) };
 }
@@ -96,24 +92,34 @@ pub fn write_u64(phys: u64, value: u64) {
 pub fn copy_from(phys: u64, buf: &mut [u8]) {
     // SAFETY: [phys, phys+len) is owned, direct-mapped RAM (see above); the
     // bytes are plain data.
-    unsafe { core::ptr::copy_nonoverlapping(phys_to_virt(phys) as *const u8, buf.as_mut_ptr(), buf.len()) };
+    unsafe {
+        core::ptr::copy_nonoverlapping(phys_to_virt(phys) as *const u8, buf.as_mut_ptr(), buf.len())
+    };
 }
 
 /// Copies bytes into owned RAM.
 pub fn copy_to(phys: u64, buf: &[u8]) {
     // SAFETY: as in copy_from.
-    unsafe { core::ptr::copy_nonoverlapping(buf.as_ptr(), phys_to_virt(phys) as *mut u8, buf.len()) };
+    unsafe {
+        core::ptr::copy_nonoverlapping(buf.as_ptr(), phys_to_virt(phys) as *mut u8, buf.len())
+    };
 }
 
 /// Copies between two owned RAM ranges that do not overlap.
 pub fn copy_within(from: u64, to: u64, len: usize) {
     // SAFETY: as in copy_from; the callers copy between distinct frames.
-    unsafe { core::ptr::copy_nonoverlapping(phys_to_virt(from) as *const u8, phys_to_virt(to) as *mut u8, len) };
+    unsafe {
+        core::ptr::copy_nonoverlapping(
+            phys_to_virt(from) as *const u8,
+            phys_to_virt(to) as *mut u8,
+            len,
+        )
+    };
 }
 
 /// A user word shared with user threads (futexes), accessed atomically.
 pub fn atomic_u32(phys: u64) -> &'static core::sync::atomic::AtomicU32 {
-    assert!(phys % 4 == 0, "unaligned futex word");
+    assert!(phys.is_multiple_of(4), "unaligned futex word");
     // SAFETY: an owned, direct-mapped, aligned word (see above); user code
     // accesses it concurrently, so only atomic access is offered.
     unsafe { &*(phys_to_virt(phys) as *const core::sync::atomic::AtomicU32) }

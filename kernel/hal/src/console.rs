@@ -4,9 +4,9 @@
 use core::fmt::{self, Write};
 use spin::Once;
 
-use crate::arch::serial::Serial;
 use crate::console_ring::RingConsole;
-use crate::sync::SpinLock;
+use crate::serial::Serial;
+use crate::SpinLock;
 
 enum Backend {
     None,
@@ -53,11 +53,11 @@ pub fn print_fatal(args: fmt::Arguments) {
             let _ = Writer(&mut guard).write_fmt(args);
             return;
         }
-        crate::arch::cpu::relax();
+        crate::cpu::relax();
     }
     let mut emergency = match RING.get() {
         Some(ring) => Backend::Ring(*ring),
-        None if crate::arch::entry::is_cokernel() => Backend::None,
+        None if crate::boot::is_cokernel() => Backend::None,
         None => Backend::Serial(Serial::com1()),
     };
     let _ = Writer(&mut emergency).write_fmt(args);
@@ -79,7 +79,7 @@ macro_rules! println {
 macro_rules! fatal {
     ($($arg:tt)*) => {{
         $crate::console::print_fatal(format_args!("\nFATAL on CPU {}: {}\n",
-            $crate::arch::percpu::cpu_index(), format_args!($($arg)*)));
+            $crate::percpu::cpu_index(), format_args!($($arg)*)));
         $crate::trap::stop_system(false)
     }};
 }

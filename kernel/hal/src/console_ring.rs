@@ -6,7 +6,7 @@ use atoll_abi::{Console, Header, CONSOLE_SIZE, MAGIC_CONSOLE};
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::Ordering;
 
-use crate::arch::shared::SharedRegion;
+use crate::shared::SharedRegion;
 
 #[derive(Clone, Copy)]
 pub struct RingConsole {
@@ -24,7 +24,8 @@ impl RingConsole {
         let capacity = (size - DATA) as u64;
         let hdr: Header = region.read(offset_of!(Console, hdr));
         if !hdr.is_valid::<Console>(MAGIC_CONSOLE) {
-            region.write(offset_of!(Console, hdr), Header::new(MAGIC_CONSOLE, size_of::<Console>()));
+            region
+                .write(offset_of!(Console, hdr), Header::new(MAGIC_CONSOLE, size_of::<Console>()));
             region.atomic_u64(offset_of!(Console, head)).store(0, Ordering::Release);
         }
         region.write(offset_of!(Console, capacity), capacity);

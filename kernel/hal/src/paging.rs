@@ -24,13 +24,13 @@ extern "C" {
 
 /// Physical address of the boot page tables (identity + upper half of 0-4 GiB),
 /// which secondary CPUs use on their way in.
-pub fn boot_tables_phys() -> u64 {
+pub(crate) fn boot_tables_phys() -> u64 {
     // SAFETY: only the symbol's address is taken.
     super::physmem::virt_to_phys(unsafe { &boot_pml4 as *const u8 as u64 })
 }
 
 /// Builds kernel page tables. `new_table` returns a zeroed 4 KiB frame.
-pub struct Builder<F: FnMut() -> u64> {
+pub(crate) struct Builder<F: FnMut() -> u64> {
     pml4: u64,
     new_table: F,
 }
@@ -95,7 +95,7 @@ impl<F: FnMut() -> u64> Builder<F> {
 }
 
 /// Switches this CPU to the kernel page tables.
-pub fn activate_kernel_tables() {
+pub(crate) fn activate_kernel_tables() {
     let pml4 = KERNEL_PML4.load(Ordering::Relaxed);
     assert!(pml4 != 0, "kernel page tables not built");
     // SAFETY: the kernel tables map the running code, stack and data at the
@@ -160,4 +160,25 @@ pub fn flush_user_tlb() {
     let root = current_root();
     // SAFETY: reloads the page tables already in use.
     unsafe { core::arch::asm!("mov cr3, {}", in(reg) root, options(nostack)) };
+}
+
+/// User page tables in frames from the frame allocator, reached through
+/// the direct map (for `lwk_logic::user_pages::UserPageTable`).
+pub struct UserTables;
+
+impl lwk_logic::user_pages::TableMemory for UserTables {
+    fn read(&self, table: u64, index: usize) -> u64 {
+        crate::physmem::read_u64(table + 8 * index as u64)
+    }
+    fn write(&mut self, table: u64, index: usize, value: u64) {
+        crate::physmem::write_u64(table + 8 * index as u64, value)
+    }
+    fn new_table(&mut self) -> Option<u64> {
+        let f = crate::mem::alloc_frames(1, 1)?;
+        crate::physmem::zero_owned(f, 4096);
+        Some(f)
+    }
+    fn free_table(&mut self, table: u64) {
+        crate::mem::free_frames(table, 1)
+    }
 }

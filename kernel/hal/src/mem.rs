@@ -4,8 +4,8 @@
 use lwk_logic::frames::{bitmap_words, FrameAllocator, FRAME_SIZE};
 use lwk_logic::memmap::RangeSet;
 
-use crate::arch::{heap, paging, physmem};
-use crate::sync::SpinLock;
+use crate::SpinLock;
+use crate::{heap, paging, physmem};
 
 static FRAMES: SpinLock<FrameAllocator> = SpinLock::new(FrameAllocator::new());
 
@@ -17,7 +17,7 @@ const MAX_HEAP: u64 = 256 << 20;
 /// Sets up the frame allocator and the heap from the usable RAM, less the
 /// `reserved` range (a co-kernel's shared area). The boot page tables map RAM
 /// below `boot_mapped`.
-pub fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
+pub(crate) fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
     let (img_start, img_end) = physmem::image_range();
     let mut usable = RangeSet::new();
     for r in ram.iter() {
@@ -44,7 +44,9 @@ pub fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
         let words = bitmap_words(n);
         let bitmap_frames = (words as u64 * 8).div_ceil(FRAME_SIZE);
         let at = frames.alloc(bitmap_frames, 1).expect("memory for a frame bitmap");
-        frames.add_region(r.start, n, physmem::claim_for_allocator(at, words)).expect("frame region");
+        frames
+            .add_region(r.start, n, physmem::claim_for_allocator(at, words))
+            .expect("frame region");
     }
     let heap_size = (frames.free_frames() * FRAME_SIZE / 16).clamp(MIN_HEAP, MAX_HEAP);
     let heap_at = frames
@@ -56,7 +58,12 @@ pub fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
 
 /// Builds the direct map of all RAM, the local APIC page and the SMP
 /// trampoline page (outside RAM for a co-kernel), and switches to it.
-pub fn build_page_tables(ram: &RangeSet, lapic_phys: u64, trampoline_phys: u64, allow_1g: bool) {
+pub(crate) fn build_page_tables(
+    ram: &RangeSet,
+    lapic_phys: u64,
+    trampoline_phys: u64,
+    allow_1g: bool,
+) {
     let mut b = paging::Builder::new(|| {
         let f = alloc_frames(1, 1).expect("memory for page tables");
         physmem::zero_owned(f, FRAME_SIZE as usize);

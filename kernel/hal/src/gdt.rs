@@ -31,7 +31,8 @@ static TSS: [AtomicPtr<TaskStateSegment>; super::percpu::MAX_CPUS] =
 pub fn init_this_cpu() {
     let mut tss = Box::new(TaskStateSegment::new());
     for ist in [IST_DOUBLE_FAULT, IST_NMI, IST_MACHINE_CHECK, IST_PAGE_FAULT] {
-        let stack: &'static mut [u8] = Box::leak(alloc::vec![0u8; IST_STACK_SIZE].into_boxed_slice());
+        let stack: &'static mut [u8] =
+            Box::leak(alloc::vec![0u8; IST_STACK_SIZE].into_boxed_slice());
         let top = VirtAddr::from_ptr(stack.as_ptr()) + IST_STACK_SIZE as u64;
         tss.interrupt_stack_table[(ist - 1) as usize] = top.align_down(16u64);
     }

@@ -1,7 +1,7 @@
 //! The interrupt descriptor table: every vector goes through one stub in
-//! isr.S to `trap_entry`, which hands a `TrapFrame` to `crate::trap`.
+//! isr.S to `trap_entry` (trap.rs) with a `TrapFrame`.
 
-use super::gdt;
+use crate::gdt;
 use spin::Once;
 use x86_64::instructions::tables::lidt;
 use x86_64::structures::DescriptorTablePointer;
@@ -39,6 +39,13 @@ pub struct TrapFrame {
     pub rflags: u64,
     pub rsp: u64,
     pub ss: u64,
+}
+
+impl TrapFrame {
+    /// True if the CPU was in ring 3 when this frame was saved.
+    pub fn from_user(&self) -> bool {
+        self.cs & 3 == 3
+    }
 }
 
 #[repr(C, align(16))]
@@ -82,9 +89,4 @@ pub fn load() {
     };
     // SAFETY: the table is 'static and every gate points at a stub in isr.S.
     unsafe { lidt(&ptr) };
-}
-
-#[no_mangle]
-extern "C" fn trap_entry(frame: &mut TrapFrame) {
-    crate::trap::handle(frame);
 }

@@ -1,0 +1,63 @@
+//! The LWK's hardware layer: the only crate of the kernel with `unsafe`.
+//!
+//! It owns everything that touches the machine directly: the boot paths,
+//! CPUs and their tables, interrupts, page tables, the context switch,
+//! per-CPU data, the way into and out of user mode, physical memory and
+//! the memory shared with the host. The kernel crate above it is safe Rust
+//! (`#![forbid(unsafe_code)]`) and never gets called from here except
+//! through the hooks it registers:
+//!
+//! | hook | registered with | called when |
+//! |---|---|---|
+//! | the kernel's main | [`entry!`] | the boot CPU has a console and boot information |
+//! | secondary-CPU entry | [`smp::start_secondaries`] | a secondary CPU is set up |
+//! | system-call handler | [`user::set_syscall_handler`] | a user thread executes SYSCALL |
+//! | exception, after-interrupt | [`trap::set_handlers`] | an exception; the end of an interrupt |
+//! | interrupt handlers | [`irq::register`] | their vector fires |
+//! | after-switch step | [`task::Switcher::claim`] | a context switch has left the previous task |
+//! | crash reporter | [`trap::set_crash_reporter`] | the system stops with a failure |
+//!
+//! Every `unsafe` block carries a `// SAFETY:` reason (a clippy lint
+//! enforces it).
+
+#![no_std]
+
+extern crate alloc;
+
+pub mod apic;
+pub mod boot;
+pub mod console;
+mod console_ring;
+pub mod cpu;
+mod gdt;
+pub mod heap;
+pub mod idt;
+pub mod irq;
+pub mod lock;
+pub mod machine;
+pub mod mem;
+pub mod paging;
+pub mod percpu;
+pub mod physmem;
+mod qemu;
+mod serial;
+pub mod shared;
+pub mod smp;
+mod smpboot;
+pub mod task;
+pub mod trap;
+pub mod tsc;
+pub mod user;
+
+pub use boot::{BootInfo, BootKind, Enclave};
+pub use idt::TrapFrame;
+pub use percpu::{cpu_index, MAX_CPUS};
+
+/// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
+/// leaving the lower half free for user programs.
+pub const KERNEL_OFFSET: u64 = 0xffff_8000_0000_0000;
+
+/// The kernel's spinlock: pmtlock (compact-static) with interrupts masked
+/// while it is held.
+pub type SpinLock<T> = lock_api::Mutex<lock::IrqPmtLock, T>;
+pub type SpinLockGuard<'a, T> = lock_api::MutexGuard<'a, lock::IrqPmtLock, T>;

@@ -1,0 +1,82 @@
+//! Linux error numbers. Kernel code returns `Result<_, Errno>`; only the
+//! system-call dispatcher turns an error into the negated number Linux
+//! programs expect in rax.
+
+/// A Linux error number (`errno`), always in 1..=4095.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Errno(u16);
+
+/// The result of a system call: its return value, or an error.
+pub type SysResult = Result<u64, Errno>;
+
+macro_rules! errnos {
+    ($($name:ident = $n:expr, $what:literal;)*) => {
+        $(#[doc = $what] pub const $name: Errno = Errno($n);)*
+    };
+}
+
+errnos! {
+    EPERM = 1, "Operation not permitted";
+    ESRCH = 3, "No such process";
+    EINTR = 4, "Interrupted system call";
+    EAGAIN = 11, "Resource temporarily unavailable";
+    ENOMEM = 12, "Cannot allocate memory";
+    EFAULT = 14, "Bad address";
+    EBUSY = 16, "Device or resource busy";
+    EEXIST = 17, "File exists";
+    ENODEV = 19, "No such device";
+    EINVAL = 22, "Invalid argument";
+    ENOSYS = 38, "Function not implemented";
+    ETIMEDOUT = 110, "Connection timed out";
+}
+
+impl Errno {
+    /// The error number itself (positive).
+    pub const fn number(self) -> u16 {
+        self.0
+    }
+
+    /// The value a system call returns in rax for this error (-errno).
+    pub const fn to_return(self) -> u64 {
+        (-(self.0 as i64)) as u64
+    }
+
+    /// Reads a raw system-call return value (from Linux, for a delegated
+    /// call): -4095..=-1 is an error, anything else a result.
+    pub fn from_return(value: i64) -> SysResult {
+        if (-4095..0).contains(&value) {
+            Err(Errno(-value as u16))
+        } else {
+            Ok(value as u64)
+        }
+    }
+}
+
+/// The rax value for a system call's result.
+pub fn to_return(result: SysResult) -> u64 {
+    match result {
+        Ok(value) => value,
+        Err(e) => e.to_return(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_are_negated_in_rax() {
+        assert_eq!(to_return(Err(EINVAL)) as i64, -22);
+        assert_eq!(to_return(Ok(7)), 7);
+        assert_eq!(ENOSYS.number(), 38);
+    }
+
+    #[test]
+    fn raw_returns_round_trip() {
+        assert_eq!(Errno::from_return(-14), Err(EFAULT));
+        assert_eq!(Errno::from_return(-4095), Err(Errno(4095)));
+        assert_eq!(Errno::from_return(-4096), Ok((-4096i64) as u64));
+        assert_eq!(Errno::from_return(0), Ok(0));
+        assert_eq!(Errno::from_return(123), Ok(123));
+    }
+}
