@@ -56,7 +56,8 @@ static void handle(struct atoll_enclave *e, const struct atoll_msg *m)
 		e->proc_freed = true;
 		break;
 	default:
-		pr_warn_ratelimited("atoll: enclave %s sent unknown message %u\n", e->name, m->type);
+		pr_warn_ratelimited("atoll: enclave %s sent unknown message %u\n",
+				    e->name, m->type);
 	}
 }
 
@@ -79,7 +80,8 @@ void atoll_channel_drain(struct atoll_enclave *e)
 	}
 	/* A crash the LWK could not put into the ring still shows in its state. */
 	if (READ_ONCE(e->channel->lwk_state) == ATOLL_LWK_CRASHED && !e->crashed) {
-		pr_err("atoll: enclave %s crashed; `atoll console %s` shows why\n", e->name, e->name);
+		pr_err("atoll: enclave %s crashed; `atoll console %s` shows why\n",
+		       e->name, e->name);
 		e->crashed = true;
 		any = true;
 	}

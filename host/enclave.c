@@ -150,7 +150,8 @@ static void copy_cpus(const struct atoll_enclave *e, __u64 out[ATOLL_HOST_CPU_WO
 {
 	memset(out, 0, ATOLL_HOST_CPU_WORDS * sizeof(__u64));
 	memcpy(out, cpumask_bits(&e->cpus),
-	       min(ATOLL_HOST_CPU_WORDS * sizeof(__u64), (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
+	       min(ATOLL_HOST_CPU_WORDS * sizeof(__u64),
+		   (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
 }
 
 int atoll_enclave_create(struct atoll_create *req)
@@ -196,7 +197,8 @@ int atoll_enclave_create(struct atoll_create *req)
 
 	ret = registry_add(e);
 	if (ret) {
-		atoll_err(err, "there are %u enclaves already, the most this module keeps", ATOLL_MAX_ENCLAVES);
+		atoll_err(err, "there are %u enclaves already, the most this module keeps",
+			  ATOLL_MAX_ENCLAVES);
 		goto out_memory;
 	}
 	ret = atoll_boot(e, req, err);
@@ -254,7 +256,8 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	atoll_channel_drain(e);
 	if (!req->force && !e->crashed) {
 		if (atoll_channel_send(e, ATOLL_MSG_SHUTDOWN, 0) ||
-		    !wait_event_timeout(e->wq, stop_settled(e), msecs_to_jiffies(ATOLL_STOP_WAIT_MS))) {
+		    !wait_event_timeout(e->wq, stop_settled(e),
+					msecs_to_jiffies(ATOLL_STOP_WAIT_MS))) {
 			atoll_err(req->error, "the LWK did not stop within %u ms; `atoll destroy --force` parks its CPUs anyway",
 				  ATOLL_STOP_WAIT_MS);
 			return -ETIMEDOUT;

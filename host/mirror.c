@@ -56,8 +56,10 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 		if (!(entry & LWK_PTE_WRITE))
 			*writable = false;
 		size = 1ULL << shift;
-		if (shift == PAGE_SHIFT || ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
-			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) | (va & (size - 1) & PAGE_MASK);
+		if (shift == PAGE_SHIFT ||
+		    ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
+			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) |
+				(va & (size - 1) & PAGE_MASK);
 			return lwk_phys_ok(p->e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
 		}
 		if (entry & LWK_PTE_LARGE)	/* reserved in a PML4E */

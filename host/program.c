@@ -172,7 +172,8 @@ static int check_regions(const struct atoll_run *run, char *err)
 	}
 	if ((run->brk_start & ~PAGE_MASK) || run->brk_start < ATOLL_USER_START ||
 	    run->brk_start >= ATOLL_USER_END) {
-		atoll_err(err, "the heap start %#llx is not a page-aligned program address", run->brk_start);
+		atoll_err(err, "the heap start %#llx is not a page-aligned program address",
+			  run->brk_start);
 		return -EINVAL;
 	}
 	return 0;
@@ -199,7 +200,8 @@ static int bind(struct atoll_program *p, struct atoll_run *run)
 	}
 	state = atoll_enclave_state(e);
 	if (state == ATOLL_ENCLAVE_CRASHED) {
-		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why", e->name, e->name);
+		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
+			  e->name, e->name);
 		ret = -EHOSTDOWN;
 		goto out;
 	}
@@ -217,9 +219,11 @@ static int bind(struct atoll_program *p, struct atoll_run *run)
 	if (has_program(e)) {
 		pid = atoll_program_pid(e);
 		if (pid)
-			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u", e->name, pid);
+			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u",
+				  e->name, pid);
 		else
-			atoll_err(err, "enclave %s runs one program at a time, and is starting one", e->name);
+			atoll_err(err, "enclave %s runs one program at a time, and is starting one",
+				  e->name);
 		ret = -EBUSY;
 		goto out;
 	}
@@ -332,7 +336,8 @@ static int create(struct atoll_program *p, const struct atoll_run *run, char *er
 	smp_store_release(&proc->state, ATOLL_PROC_CREATING);
 	if (atoll_channel_send(e, ATOLL_MSG_PROC_CREATE, 0)) {
 		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
-		atoll_err(err, "enclave %s's control channel is full; the LWK is not answering", e->name);
+		atoll_err(err, "enclave %s's control channel is full; the LWK is not answering",
+			  e->name);
 		return -EBUSY;
 	}
 
@@ -350,7 +355,8 @@ static int create(struct atoll_program *p, const struct atoll_run *run, char *er
 	} else if (e->proc_result) {
 		return lwk_create_error(e, e->proc_result, err);	/* the LWK freed it all */
 	} else if ((state = smp_load_acquire(&proc->state)) != ATOLL_PROC_LOADED) {
-		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded", state);
+		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded",
+			  state);
 		ret = -EIO;
 	} else if (!e->proc_pid || e->proc_pid > INT_MAX) {
 		atoll_err(err, "the LWK gave the program pid %u", e->proc_pid);
@@ -564,7 +570,8 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 	     n++, i = (i + 1) % ATOLL_MAX_SLOTS) {
 		s = &p->proc->slot[i];
 		if (READ_ONCE(s->state) != ATOLL_SLOT_REQUEST ||
-		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST, ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
+		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST,
+			    ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
 			continue;
 		set_bit(i, p->claimed);
 		/* Fairness between LWK threads: the next scan starts after this one. */
