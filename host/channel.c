@@ -129,14 +129,14 @@ int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0)
 
 static void platform_ipi(void)
 {
-	atoll_for_each_enclave(atoll_channel_drain);
+	atoll_enclave_for_each(atoll_channel_drain);
 }
 
 int atoll_channel_start(void)
 {
 	void (**hook)(void) = atoll_platform_ipi_hook();
 
-	hooked = cmpxchg(hook, NULL, platform_ipi) == NULL;
+	hooked = !cmpxchg(hook, NULL, platform_ipi);
 	if (!hooked)
 		pr_warn("atoll: the platform IPI is in use by another driver; the LWK's messages are polled\n");
 	return 0;

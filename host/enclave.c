@@ -17,7 +17,7 @@ static DEFINE_SPINLOCK(registry_lock);	/* also taken in the platform IPI */
 static u32 next_id = 1;
 static u64 ping_cookie;
 
-void atoll_for_each_enclave(void (*fn)(struct atoll_enclave *e))
+void atoll_enclave_for_each(void (*fn)(struct atoll_enclave *e))
 {
 	unsigned long flags;
 	int i;

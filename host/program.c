@@ -307,7 +307,7 @@ static int lwk_create_error(struct atoll_enclave *e, s64 result, char *err)
 }
 
 /* Fills the area, sends CREATE and waits for CREATED (pid, cr3). */
-static int create(struct atoll_program *p, const struct atoll_run *run, char *err)
+static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, char *err)
 {
 	struct atoll_enclave *e = p->e;
 	struct atoll_proc *proc = p->proc;
@@ -347,6 +347,7 @@ static int create(struct atoll_program *p, const struct atoll_run *run, char *er
 			  e->name, e->name);
 		return -EHOSTDOWN;
 	}
+	state = smp_load_acquire(&proc->state);
 	if (ret == -ETIMEDOUT) {
 		atoll_err(err, "the LWK did not create the program within %u ms (see `atoll console %s`)",
 			  ATOLL_PROC_CREATE_MS, e->name);
@@ -354,7 +355,7 @@ static int create(struct atoll_program *p, const struct atoll_run *run, char *er
 		atoll_err(err, "interrupted while the LWK was creating the program");
 	} else if (e->proc_result) {
 		return lwk_create_error(e, e->proc_result, err);	/* the LWK freed it all */
-	} else if ((state = smp_load_acquire(&proc->state)) != ATOLL_PROC_LOADED) {
+	} else if (state != ATOLL_PROC_LOADED) {
 		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded",
 			  state);
 		ret = -EIO;
@@ -409,7 +410,7 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 		ret = -EHOSTDOWN;
 	}
 	if (!ret)
-		ret = create(p, run, err);
+		ret = create_in_lwk(p, run, err);
 	if (ret) {
 		unbind(p);
 		return ret;
