@@ -122,6 +122,7 @@ static void append_console_tail(struct atoll_enclave *e, char *err)
 	if (!c)
 		return;
 	data = (const u8 *)(c + 1);
+	/* The LWK writes the text before it moves head (release). */
 	head = smp_load_acquire(&c->head);
 	pos = head;
 	while (pos > 0 && head - pos < c->capacity && n < sizeof(line) - 1) {
@@ -335,6 +336,7 @@ int atoll_enclave_console(struct atoll_console_read *req)
 		return -ENOENT;
 	c = e->console;
 	data = (const u8 *)(c + 1);
+	/* The LWK writes the text before it moves head (release). */
 	head = smp_load_acquire(&c->head);
 	oldest = head > c->capacity ? head - c->capacity : 0;
 	off = clamp(req->offset, oldest, head);

@@ -72,6 +72,7 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 /* While the caller loads the ELF, read-only pages are writable for it. */
 static bool loading(struct atoll_program *p)
 {
+	/* The LWK sets each state with a release. */
 	return !p->started && smp_load_acquire(&p->proc->state) == ATOLL_PROC_LOADED;
 }
 
@@ -157,6 +158,7 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
 	vma->vm_ops = &mirror_ops;
 	vma->vm_private_data = p;
 	mmgrab(vma->vm_mm);
+	/* The reference is taken before atoll_mirror_zap() can see mm. */
 	smp_store_release(&p->mm, vma->vm_mm);
 	return 0;
 }
@@ -168,6 +170,7 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
  */
 void atoll_mirror_zap(struct atoll_program *p, bool start)
 {
+	/* Pairs with the release in atoll_mirror_mmap(). */
 	struct mm_struct *mm = smp_load_acquire(&p->mm);
 	struct vm_area_struct *vma;
 	u32 gen;

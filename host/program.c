@@ -38,6 +38,7 @@ u32 atoll_program_pid(struct atoll_enclave *e)
 	u32 pid = 0;
 
 	spin_lock_irqsave(&e->msg_lock, flags);
+	/* Pairs with the release in run_locked(): pid is set before created. */
 	if (e->program && smp_load_acquire(&e->program->created))
 		pid = e->program->pid;
 	spin_unlock_irqrestore(&e->msg_lock, flags);
@@ -240,12 +241,14 @@ out:
 static bool area_free(struct atoll_program *p)
 {
 	atoll_channel_drain(p->e);
+	/* The LWK sets each state with a release. */
 	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE || READ_ONCE(p->e->crashed);
 }
 
 static bool create_answered(struct atoll_program *p)
 {
 	atoll_channel_drain(p->e);
+	/* Pairs with the release in channel.c: the result is set before it. */
 	return smp_load_acquire(&p->e->proc_created) || READ_ONCE(p->e->crashed);
 }
 
@@ -255,9 +258,13 @@ static bool abandoned_settled(struct atoll_program *p)
 	struct atoll_enclave *e = p->e;
 
 	atoll_channel_drain(e);
-	return READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed) ||
-	       (smp_load_acquire(&e->proc_created) && e->proc_result &&
-		smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE);
+	if (READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed))
+		return true;
+	/* Pairs with the release in channel.c: the result is set before it. */
+	if (!smp_load_acquire(&e->proc_created) || !e->proc_result)
+		return false;
+	/* The LWK sets each state with a release. */
+	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE;
 }
 
 /* Waits in short slices (a lost interrupt costs one) until done or timeout_ms. */
@@ -333,6 +340,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	proc->cpu_count = run->cpu_count;
 	proc->brk_start = run->brk_start;
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
+	/* The area is filled before the LWK can see CREATING. */
 	smp_store_release(&proc->state, ATOLL_PROC_CREATING);
 	if (atoll_channel_send(e, ATOLL_MSG_PROC_CREATE, 0)) {
 		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
@@ -342,11 +350,13 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	}
 
 	ret = wait_settled(p, create_answered, ATOLL_PROC_CREATE_MS);
+	/* Settled without CREATED (set with a release in channel.c): a crash. */
 	if (!ret && !smp_load_acquire(&e->proc_created)) {
 		atoll_err(err, "enclave %s crashed while creating the program; `atoll console %s` shows why",
 			  e->name, e->name);
 		return -EHOSTDOWN;
 	}
+	/* The LWK sets each state with a release. */
 	state = smp_load_acquire(&proc->state);
 	if (ret == -ETIMEDOUT) {
 		atoll_err(err, "the LWK did not create the program within %u ms (see `atoll console %s`)",
@@ -416,6 +426,7 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 		return ret;
 	}
 	run->pid = p->pid;
+	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return p->pid;
 }
@@ -465,6 +476,7 @@ static long start_locked(struct atoll_program *p, const struct atoll_start *s)
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
+	/* The LWK sets each state with a release. */
 	if (p->started || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED)
 		return -EINVAL;
 	if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
@@ -507,10 +519,12 @@ static long program_kill(struct atoll_program *p, unsigned long arg)
 		return ret;
 	if (k.signal < 1 || k.signal > 64)
 		return -EINVAL;
+	/* Pairs with the release in run_locked(): the binding is set. */
 	if (!smp_load_acquire(&p->created))
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
+	/* Set with a release in channel.c. */
 	if (smp_load_acquire(&p->e->proc_exited))
 		return 0;
 	ret = send_retry(p->e, ATOLL_MSG_PROC_KILL, k.signal);
@@ -562,6 +576,7 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 		c->event = ATOLL_EVENT_CRASHED;
 		return true;
 	}
+	/* Pairs with the release in channel.c: the status is set before it. */
 	if (smp_load_acquire(&e->proc_exited)) {
 		c->event = ATOLL_EVENT_EXITED;
 		c->wait_status = e->proc_wait_status;
@@ -634,6 +649,7 @@ static long program_call(struct atoll_program *p, unsigned long arg)
 	ret = atoll_req_check(&c.hdr, sizeof(c), ATOLL_MAGIC_CALL);
 	if (ret)
 		return ret;
+	/* Pairs with the release in run_locked(): the binding is set. */
 	if (!smp_load_acquire(&p->created))
 		return -ENXIO;
 	if (c.done_slot >= 0) {
