@@ -44,7 +44,7 @@ static int block_set_state(unsigned long id, const char *state)
 		ret = block_file(id, "state", (char *)state, strlen(state), true);
 		if (ret != -ERESTARTNOINTR)
 			break;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	return ret;
 }
