@@ -108,7 +108,7 @@ int atoll_enclave_destroy(struct atoll_destroy *req);
 int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
-void atoll_for_each_enclave(void (*fn)(struct atoll_enclave *e));
+void atoll_enclave_for_each(void (*fn)(struct atoll_enclave *e));
 struct atoll_enclave *atoll_enclave_find(u32 id);
 u32 atoll_enclave_state(struct atoll_enclave *e);
 

@@ -74,8 +74,10 @@ static void tables_free(struct boot_tables *bt)
 		__free_page(bt->pages[--bt->count]);
 }
 
-/* Identity map of the first 2 MiB (the trampoline) and the enclave's
- * memory at its direct-map address. */
+/*
+ * Identity map of the first 2 MiB (the trampoline) and the enclave's
+ * memory at its direct-map address.
+ */
 static int tables_build(struct boot_tables *bt, struct atoll_enclave *e)
 {
 	u32 i;
@@ -189,7 +191,8 @@ static int image_check(const struct atoll_create *req, u64 block_size, char *err
 {
 	u64 room = block_size - ATOLL_SHARED_SIZE;
 
-	if (!req->image_size || req->image_size > req->image_mem_size || req->image_mem_size > room) {
+	if (!req->image_size || req->image_size > req->image_mem_size ||
+	    req->image_mem_size > room) {
 		atoll_err(err, "the LWK image (%llu bytes, %llu in memory) does not fit the %llu bytes after the shared area",
 			  req->image_size, req->image_mem_size, room);
 		return -EINVAL;
@@ -253,11 +256,13 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	slots.arg1 = ATOLL_BOOT_KIND_COKERNEL;
 	/* No CPU may come online through the page while it is lent. */
 	cpu_hotplug_disable();
-	ret = trampoline_borrow(&tramp, image + req->trampoline_offset, req->trampoline_size, &slots, err);
+	ret = trampoline_borrow(&tramp, image + req->trampoline_offset,
+				req->trampoline_size, &slots, err);
 	if (ret)
 		goto out_hotplug;
 
-	timeout_ms = req->boot_timeout_ms ? min(req->boot_timeout_ms, 600000u) : ATOLL_DEFAULT_BOOT_MS;
+	timeout_ms = req->boot_timeout_ms ?
+		     min(req->boot_timeout_ms, 600000u) : ATOLL_DEFAULT_BOOT_MS;
 	t0 = ktime_get_ns();
 	deadline = t0 + (u64)timeout_ms * NSEC_PER_MSEC;
 	atoll_cpu_init(e->apic_ids[0]);
@@ -266,11 +271,11 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	e->phase_ns[ATOLL_PHASE_BOOT] = ktime_get_ns() - t0;
 	trampoline_restore(&tramp);
 
-	if (ret == -ETIMEDOUT)
+	if (ret == -ETIMEDOUT) {
 		atoll_err(err, "the LWK did not report booted within %u ms", timeout_ms);
-	else if (ret == -EINTR)
+	} else if (ret == -EINTR) {
 		atoll_err(err, "interrupted while the LWK was booting");
-	else if (!e->booted) {
+	} else if (!e->booted) {
 		atoll_err(err, "the LWK crashed while booting");
 		ret = -EIO;
 	} else if (e->booted_cpus != e->cpu_count) {

@@ -46,17 +46,20 @@ static void handle(struct atoll_enclave *e, const struct atoll_msg *m)
 	case ATOLL_MSG_PROC_CREATED:
 		e->proc_result = (s64)m->arg[0];
 		e->proc_pid = m->arg[1];
+		/* Result and pid first: program.c reads them after an acquire. */
 		smp_store_release(&e->proc_created, true);
 		break;
 	case ATOLL_MSG_PROC_EXIT:
 		e->proc_wait_status = m->arg[0];
+		/* The status first: program.c reads it after an acquire. */
 		smp_store_release(&e->proc_exited, true);
 		break;
 	case ATOLL_MSG_PROC_FREED:
 		e->proc_freed = true;
 		break;
 	default:
-		pr_warn_ratelimited("atoll: enclave %s sent unknown message %u\n", e->name, m->type);
+		pr_warn_ratelimited("atoll: enclave %s sent unknown message %u\n",
+				    e->name, m->type);
 	}
 }
 
@@ -71,15 +74,18 @@ void atoll_channel_drain(struct atoll_enclave *e)
 
 	spin_lock_irqsave(&e->msg_lock, flags);
 	tail = r->tail;
+	/* The LWK writes a message before it moves head (release). */
 	while (tail != smp_load_acquire(&r->head)) {
 		m = r->slot[tail % ATOLL_RING_SLOTS];
+		/* The copy is made before the LWK may reuse the slot. */
 		smp_store_release(&r->tail, ++tail);
 		handle(e, &m);
 		any = true;
 	}
 	/* A crash the LWK could not put into the ring still shows in its state. */
 	if (READ_ONCE(e->channel->lwk_state) == ATOLL_LWK_CRASHED && !e->crashed) {
-		pr_err("atoll: enclave %s crashed; `atoll console %s` shows why\n", e->name, e->name);
+		pr_err("atoll: enclave %s crashed; `atoll console %s` shows why\n",
+		       e->name, e->name);
 		e->crashed = true;
 		any = true;
 	}
@@ -109,6 +115,7 @@ int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0)
 
 	spin_lock_irqsave(&e->send_lock, flags);
 	head = r->head;
+	/* The LWK moves tail (release) once it has copied the message out. */
 	if (head - smp_load_acquire(&r->tail) >= ATOLL_RING_SLOTS) {
 		spin_unlock_irqrestore(&e->send_lock, flags);
 		return -EBUSY;
@@ -119,6 +126,7 @@ int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0)
 	m->arg[0] = arg0;
 	m->arg[1] = 0;
 	m->arg[2] = 0;
+	/* The message is complete before the LWK sees head move. */
 	smp_store_release(&r->head, head + 1);
 	atoll_apic_send(e->apic_ids[0], APIC_DM_FIXED | ATOLL_LWK_VECTOR);
 	spin_unlock_irqrestore(&e->send_lock, flags);
@@ -127,14 +135,14 @@ int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0)
 
 static void platform_ipi(void)
 {
-	atoll_for_each_enclave(atoll_channel_drain);
+	atoll_enclave_for_each(atoll_channel_drain);
 }
 
 int atoll_channel_start(void)
 {
 	void (**hook)(void) = atoll_platform_ipi_hook();
 
-	hooked = cmpxchg(hook, NULL, platform_ipi) == NULL;
+	hooked = !cmpxchg(hook, NULL, platform_ipi);
 	if (!hooked)
 		pr_warn("atoll: the platform IPI is in use by another driver; the LWK's messages are polled\n");
 	return 0;

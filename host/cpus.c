@@ -19,7 +19,8 @@ static int check_cpu(unsigned int cpu, char *err)
 		return -EPERM;
 	}
 	if (cpu >= nr_cpu_ids || !cpu_possible(cpu)) {
-		atoll_err(err, "CPU %u does not exist (this machine has CPUs 0-%u)", cpu, nr_cpu_ids - 1);
+		atoll_err(err, "CPU %u does not exist (this machine has CPUs 0-%u)",
+			  cpu, nr_cpu_ids - 1);
 		return -EINVAL;
 	}
 	if (cpumask_test_cpu(cpu, &enclave_cpus)) {
@@ -103,7 +104,8 @@ void atoll_cpus_give_back(const cpumask_t *cpus)
 	for_each_cpu(cpu, cpus) {
 		ret = add_cpu(cpu);
 		if (ret)
-			pr_err("atoll: Linux could not bring CPU %u back online (error %d)\n", cpu, ret);
+			pr_err("atoll: Linux could not bring CPU %u back online (error %d)\n",
+			       cpu, ret);
 		cpumask_clear_cpu(cpu, &enclave_cpus);
 	}
 }

@@ -17,7 +17,7 @@ static DEFINE_SPINLOCK(registry_lock);	/* also taken in the platform IPI */
 static u32 next_id = 1;
 static u64 ping_cookie;
 
-void atoll_for_each_enclave(void (*fn)(struct atoll_enclave *e))
+void atoll_enclave_for_each(void (*fn)(struct atoll_enclave *e))
 {
 	unsigned long flags;
 	int i;
@@ -122,6 +122,7 @@ static void append_console_tail(struct atoll_enclave *e, char *err)
 	if (!c)
 		return;
 	data = (const u8 *)(c + 1);
+	/* The LWK writes the text before it moves head (release). */
 	head = smp_load_acquire(&c->head);
 	pos = head;
 	while (pos > 0 && head - pos < c->capacity && n < sizeof(line) - 1) {
@@ -150,7 +151,8 @@ static void copy_cpus(const struct atoll_enclave *e, __u64 out[ATOLL_HOST_CPU_WO
 {
 	memset(out, 0, ATOLL_HOST_CPU_WORDS * sizeof(__u64));
 	memcpy(out, cpumask_bits(&e->cpus),
-	       min(ATOLL_HOST_CPU_WORDS * sizeof(__u64), (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
+	       min(ATOLL_HOST_CPU_WORDS * sizeof(__u64),
+		   (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
 }
 
 int atoll_enclave_create(struct atoll_create *req)
@@ -196,7 +198,8 @@ int atoll_enclave_create(struct atoll_create *req)
 
 	ret = registry_add(e);
 	if (ret) {
-		atoll_err(err, "there are %u enclaves already, the most this module keeps", ATOLL_MAX_ENCLAVES);
+		atoll_err(err, "there are %u enclaves already, the most this module keeps",
+			  ATOLL_MAX_ENCLAVES);
 		goto out_memory;
 	}
 	ret = atoll_boot(e, req, err);
@@ -254,7 +257,8 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	atoll_channel_drain(e);
 	if (!req->force && !e->crashed) {
 		if (atoll_channel_send(e, ATOLL_MSG_SHUTDOWN, 0) ||
-		    !wait_event_timeout(e->wq, stop_settled(e), msecs_to_jiffies(ATOLL_STOP_WAIT_MS))) {
+		    !wait_event_timeout(e->wq, stop_settled(e),
+					msecs_to_jiffies(ATOLL_STOP_WAIT_MS))) {
 			atoll_err(req->error, "the LWK did not stop within %u ms; `atoll destroy --force` parks its CPUs anyway",
 				  ATOLL_STOP_WAIT_MS);
 			return -ETIMEDOUT;
@@ -332,6 +336,7 @@ int atoll_enclave_console(struct atoll_console_read *req)
 		return -ENOENT;
 	c = e->console;
 	data = (const u8 *)(c + 1);
+	/* The LWK writes the text before it moves head (release). */
 	head = smp_load_acquire(&c->head);
 	oldest = head > c->capacity ? head - c->capacity : 0;
 	off = clamp(req->offset, oldest, head);

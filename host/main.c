@@ -13,6 +13,7 @@
 #include <linux/uaccess.h>
 #include "atoll.h"
 
+/* Serialises the enclave ioctls (atoll.h). */
 DEFINE_MUTEX(atoll_lock);
 
 typedef int (*atoll_op)(void *req);

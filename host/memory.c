@@ -44,7 +44,7 @@ static int block_set_state(unsigned long id, const char *state)
 		ret = block_file(id, "state", (char *)state, strlen(state), true);
 		if (ret != -ERESTARTNOINTR)
 			break;
-		msleep(1);
+		usleep_range(1000, 2000);
 	}
 	return ret;
 }
@@ -85,7 +85,8 @@ int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err)
 
 	e->block_size = size;
 	if (!bytes || bytes % size) {
-		atoll_err(err, "memory must be a positive multiple of the %llu MiB block size", size >> 20);
+		atoll_err(err, "memory must be a positive multiple of the %llu MiB block size",
+			  size >> 20);
 		return -EINVAL;
 	}
 	if (want > ATOLL_MAX_MEM_RANGES) {
@@ -111,9 +112,7 @@ int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err)
 		e->block_count++;
 	}
 	if (e->block_count < want) {
-		atoll_err(err, "could take only %u of the %u memory blocks asked for (%u movable blocks refused); "
-			  "Linux gives up memory only from ZONE_MOVABLE: boot it with movablecore=<size> "
-			  "(or memhp_default_state=online_movable for hot-added memory)",
+		atoll_err(err, "could take only %u of the %u memory blocks asked for (%u movable blocks refused); Linux gives up memory only from ZONE_MOVABLE: boot it with movablecore=<size> (or memhp_default_state=online_movable for hot-added memory)",
 			  e->block_count, want, refused);
 		atoll_memory_give_back(e);
 		return -ENOMEM;
@@ -146,6 +145,7 @@ void atoll_memory_give_back(struct atoll_enclave *e)
 
 		ret = block_set_state(b->id, b->movable ? "online_movable" : "online");
 		if (ret)
-			pr_err("atoll: could not online memory block %lu again (error %d)\n", b->id, ret);
+			pr_err("atoll: could not online memory block %lu again (error %d)\n",
+			       b->id, ret);
 	}
 }

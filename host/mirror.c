@@ -56,8 +56,10 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 		if (!(entry & LWK_PTE_WRITE))
 			*writable = false;
 		size = 1ULL << shift;
-		if (shift == PAGE_SHIFT || ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
-			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) | (va & (size - 1) & PAGE_MASK);
+		if (shift == PAGE_SHIFT ||
+		    ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
+			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) |
+				(va & (size - 1) & PAGE_MASK);
 			return lwk_phys_ok(p->e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
 		}
 		if (entry & LWK_PTE_LARGE)	/* reserved in a PML4E */
@@ -70,6 +72,7 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 /* While the caller loads the ELF, read-only pages are writable for it. */
 static bool loading(struct atoll_program *p)
 {
+	/* The LWK sets each state with a release. */
 	return !p->started && smp_load_acquire(&p->proc->state) == ATOLL_PROC_LOADED;
 }
 
@@ -155,6 +158,7 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
 	vma->vm_ops = &mirror_ops;
 	vma->vm_private_data = p;
 	mmgrab(vma->vm_mm);
+	/* The reference is taken before atoll_mirror_zap() can see mm. */
 	smp_store_release(&p->mm, vma->vm_mm);
 	return 0;
 }
@@ -166,6 +170,7 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
  */
 void atoll_mirror_zap(struct atoll_program *p, bool start)
 {
+	/* Pairs with the release in atoll_mirror_mmap(). */
 	struct mm_struct *mm = smp_load_acquire(&p->mm);
 	struct vm_area_struct *vma;
 	u32 gen;

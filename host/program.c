@@ -38,6 +38,7 @@ u32 atoll_program_pid(struct atoll_enclave *e)
 	u32 pid = 0;
 
 	spin_lock_irqsave(&e->msg_lock, flags);
+	/* Pairs with the release in run_locked(): pid is set before created. */
 	if (e->program && smp_load_acquire(&e->program->created))
 		pid = e->program->pid;
 	spin_unlock_irqrestore(&e->msg_lock, flags);
@@ -172,7 +173,8 @@ static int check_regions(const struct atoll_run *run, char *err)
 	}
 	if ((run->brk_start & ~PAGE_MASK) || run->brk_start < ATOLL_USER_START ||
 	    run->brk_start >= ATOLL_USER_END) {
-		atoll_err(err, "the heap start %#llx is not a page-aligned program address", run->brk_start);
+		atoll_err(err, "the heap start %#llx is not a page-aligned program address",
+			  run->brk_start);
 		return -EINVAL;
 	}
 	return 0;
@@ -199,7 +201,8 @@ static int bind(struct atoll_program *p, struct atoll_run *run)
 	}
 	state = atoll_enclave_state(e);
 	if (state == ATOLL_ENCLAVE_CRASHED) {
-		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why", e->name, e->name);
+		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
+			  e->name, e->name);
 		ret = -EHOSTDOWN;
 		goto out;
 	}
@@ -217,9 +220,11 @@ static int bind(struct atoll_program *p, struct atoll_run *run)
 	if (has_program(e)) {
 		pid = atoll_program_pid(e);
 		if (pid)
-			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u", e->name, pid);
+			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u",
+				  e->name, pid);
 		else
-			atoll_err(err, "enclave %s runs one program at a time, and is starting one", e->name);
+			atoll_err(err, "enclave %s runs one program at a time, and is starting one",
+				  e->name);
 		ret = -EBUSY;
 		goto out;
 	}
@@ -236,12 +241,14 @@ out:
 static bool area_free(struct atoll_program *p)
 {
 	atoll_channel_drain(p->e);
+	/* The LWK sets each state with a release. */
 	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE || READ_ONCE(p->e->crashed);
 }
 
 static bool create_answered(struct atoll_program *p)
 {
 	atoll_channel_drain(p->e);
+	/* Pairs with the release in channel.c: the result is set before it. */
 	return smp_load_acquire(&p->e->proc_created) || READ_ONCE(p->e->crashed);
 }
 
@@ -251,9 +258,13 @@ static bool abandoned_settled(struct atoll_program *p)
 	struct atoll_enclave *e = p->e;
 
 	atoll_channel_drain(e);
-	return READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed) ||
-	       (smp_load_acquire(&e->proc_created) && e->proc_result &&
-		smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE);
+	if (READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed))
+		return true;
+	/* Pairs with the release in channel.c: the result is set before it. */
+	if (!smp_load_acquire(&e->proc_created) || !e->proc_result)
+		return false;
+	/* The LWK sets each state with a release. */
+	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE;
 }
 
 /* Waits in short slices (a lost interrupt costs one) until done or timeout_ms. */
@@ -303,7 +314,7 @@ static int lwk_create_error(struct atoll_enclave *e, s64 result, char *err)
 }
 
 /* Fills the area, sends CREATE and waits for CREATED (pid, cr3). */
-static int create(struct atoll_program *p, const struct atoll_run *run, char *err)
+static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, char *err)
 {
 	struct atoll_enclave *e = p->e;
 	struct atoll_proc *proc = p->proc;
@@ -329,19 +340,24 @@ static int create(struct atoll_program *p, const struct atoll_run *run, char *er
 	proc->cpu_count = run->cpu_count;
 	proc->brk_start = run->brk_start;
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
+	/* The area is filled before the LWK can see CREATING. */
 	smp_store_release(&proc->state, ATOLL_PROC_CREATING);
 	if (atoll_channel_send(e, ATOLL_MSG_PROC_CREATE, 0)) {
 		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
-		atoll_err(err, "enclave %s's control channel is full; the LWK is not answering", e->name);
+		atoll_err(err, "enclave %s's control channel is full; the LWK is not answering",
+			  e->name);
 		return -EBUSY;
 	}
 
 	ret = wait_settled(p, create_answered, ATOLL_PROC_CREATE_MS);
+	/* Settled without CREATED (set with a release in channel.c): a crash. */
 	if (!ret && !smp_load_acquire(&e->proc_created)) {
 		atoll_err(err, "enclave %s crashed while creating the program; `atoll console %s` shows why",
 			  e->name, e->name);
 		return -EHOSTDOWN;
 	}
+	/* The LWK sets each state with a release. */
+	state = smp_load_acquire(&proc->state);
 	if (ret == -ETIMEDOUT) {
 		atoll_err(err, "the LWK did not create the program within %u ms (see `atoll console %s`)",
 			  ATOLL_PROC_CREATE_MS, e->name);
@@ -349,8 +365,9 @@ static int create(struct atoll_program *p, const struct atoll_run *run, char *er
 		atoll_err(err, "interrupted while the LWK was creating the program");
 	} else if (e->proc_result) {
 		return lwk_create_error(e, e->proc_result, err);	/* the LWK freed it all */
-	} else if ((state = smp_load_acquire(&proc->state)) != ATOLL_PROC_LOADED) {
-		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded", state);
+	} else if (state != ATOLL_PROC_LOADED) {
+		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded",
+			  state);
 		ret = -EIO;
 	} else if (!e->proc_pid || e->proc_pid > INT_MAX) {
 		atoll_err(err, "the LWK gave the program pid %u", e->proc_pid);
@@ -403,12 +420,13 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 		ret = -EHOSTDOWN;
 	}
 	if (!ret)
-		ret = create(p, run, err);
+		ret = create_in_lwk(p, run, err);
 	if (ret) {
 		unbind(p);
 		return ret;
 	}
 	run->pid = p->pid;
+	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return p->pid;
 }
@@ -458,6 +476,7 @@ static long start_locked(struct atoll_program *p, const struct atoll_start *s)
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
+	/* The LWK sets each state with a release. */
 	if (p->started || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED)
 		return -EINVAL;
 	if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
@@ -500,10 +519,12 @@ static long program_kill(struct atoll_program *p, unsigned long arg)
 		return ret;
 	if (k.signal < 1 || k.signal > 64)
 		return -EINVAL;
+	/* Pairs with the release in run_locked(): the binding is set. */
 	if (!smp_load_acquire(&p->created))
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
+	/* Set with a release in channel.c. */
 	if (smp_load_acquire(&p->e->proc_exited))
 		return 0;
 	ret = send_retry(p->e, ATOLL_MSG_PROC_KILL, k.signal);
@@ -555,6 +576,7 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 		c->event = ATOLL_EVENT_CRASHED;
 		return true;
 	}
+	/* Pairs with the release in channel.c: the status is set before it. */
 	if (smp_load_acquire(&e->proc_exited)) {
 		c->event = ATOLL_EVENT_EXITED;
 		c->wait_status = e->proc_wait_status;
@@ -564,7 +586,8 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 	     n++, i = (i + 1) % ATOLL_MAX_SLOTS) {
 		s = &p->proc->slot[i];
 		if (READ_ONCE(s->state) != ATOLL_SLOT_REQUEST ||
-		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST, ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
+		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST,
+			    ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
 			continue;
 		set_bit(i, p->claimed);
 		/* Fairness between LWK threads: the next scan starts after this one. */
@@ -626,6 +649,7 @@ static long program_call(struct atoll_program *p, unsigned long arg)
 	ret = atoll_req_check(&c.hdr, sizeof(c), ATOLL_MAGIC_CALL);
 	if (ret)
 		return ret;
+	/* Pairs with the release in run_locked(): the binding is set. */
 	if (!smp_load_acquire(&p->created))
 		return -ENXIO;
 	if (c.done_slot >= 0) {
