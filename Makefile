@@ -80,6 +80,7 @@ lint:
 	cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic --all-targets -- -D warnings
 	cargo clippy --manifest-path abi/Cargo.toml --all-targets -- -D warnings
 	cd cli && cargo clippy --all-targets -- -D warnings
+	scripts/checkpatch.sh
 
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic

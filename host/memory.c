@@ -44,7 +44,8 @@ static int block_set_state(unsigned long id, const char *state)
 		ret = block_file(id, "state", (char *)state, strlen(state), true);
 		if (ret != -ERESTARTNOINTR)
 			break;
-		usleep_range(1000, 2000);
+		/* What msleep(1) used to give at HZ=250: 4 to 8 ms. */
+		usleep_range(4000, 8000);
 	}
 	return ret;
 }
