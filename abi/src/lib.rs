@@ -59,6 +59,43 @@ pub struct MemRange {
 
 // ---- Boot (host module -> LWK) ----
 
+/// The Linux system calls (number, name) an LWK program's thread delegates to
+/// `atoll run`: file and terminal I/O. The LWK's system-call table marks
+/// exactly these as delegated, and `atoll run` performs exactly these (its
+/// policy has argument rules for each, and a test checks the two agree).
+pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
+    (0, "read"),
+    (1, "write"),
+    (2, "open"),
+    (3, "close"),
+    (4, "stat"),
+    (5, "fstat"),
+    (6, "lstat"),
+    (8, "lseek"),
+    (16, "ioctl"),
+    (17, "pread64"),
+    (18, "pwrite64"),
+    (19, "readv"),
+    (20, "writev"),
+    (21, "access"),
+    (32, "dup"),
+    (33, "dup2"),
+    (72, "fcntl"),
+    (79, "getcwd"),
+    (80, "chdir"),
+    (82, "rename"),
+    (83, "mkdir"),
+    (87, "unlink"),
+    (89, "readlink"),
+    (217, "getdents64"),
+    (257, "openat"),
+    (262, "newfstatat"),
+    (269, "faccessat"),
+    (292, "dup3"),
+    (332, "statx"),
+    (439, "faccessat2"),
+];
+
 pub const BOOT_KIND_PVH: u64 = 1;
 pub const BOOT_KIND_COKERNEL: u64 = 2;
 

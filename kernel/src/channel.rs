@@ -37,7 +37,7 @@ fn region() -> Option<&'static SharedRegion> {
 
 /// Attaches to the channel and starts listening for the host.
 pub fn init(phys: u64) {
-    REGION.call_once(|| SharedRegion::new(phys, size_of::<Channel>()));
+    REGION.call_once(|| SharedRegion::in_enclave_area(phys, size_of::<Channel>()));
     hal::irq::register(LWK_VECTOR, |_| on_host_message());
     hal::irq::register(STOP_VECTOR, |_| stop_this_cpu());
 }

@@ -174,6 +174,7 @@ fn parse_cokernel(params_phys: u64) -> BootInfo {
     if !p.hdr.is_valid::<BootParams>(MAGIC_BOOT) {
         crate::cpu::halt_forever(); // the host's boot timeout reports it
     }
+    crate::shared::set_area(p.shared_phys, p.shared_phys + p.shared_size);
     crate::console::init_ring(p.console_phys, p.console_size);
     let cpu_count = p.cpu_count as usize;
     let mem_count = p.mem_count as usize;

@@ -20,7 +20,7 @@ impl RingConsole {
     /// Takes over the ring the host prepared, or prepares it if the host did not.
     pub fn attach(phys: u64, size: u64) -> Self {
         let size = size.min(CONSOLE_SIZE) as usize;
-        let region = SharedRegion::new(phys, size);
+        let region = SharedRegion::in_enclave_area(phys, size);
         let capacity = (size - DATA) as u64;
         let hdr: Header = region.read(offset_of!(Console, hdr));
         if !hdr.is_valid::<Console>(MAGIC_CONSOLE) {

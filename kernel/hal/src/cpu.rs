@@ -100,6 +100,7 @@ pub(crate) fn rdmsr(msr: u32) -> u64 {
 }
 
 /// Reads an address the kernel never maps (the lower half), for `crashtest`.
+#[cfg(feature = "testing")]
 pub fn touch_unmapped_memory() {
     let addr = 0x0000_0dea_dbee_f000u64 as *const u64;
     // SAFETY: deliberately faults; the page-fault handler reports and stops.

@@ -17,8 +17,12 @@ pub fn init() {
     register(apic::ERROR_VECTOR, |_| crate::println!("APIC error interrupt"));
 }
 
+/// Gives `vector` its handler; a vector has one owner, so taking one
+/// that is already handled is a bug (panics).
 pub fn register(vector: u8, handler: Handler) {
-    TABLE.lock()[vector as usize] = Some(handler);
+    let mut t = TABLE.lock();
+    assert!(t[vector as usize].is_none(), "interrupt vector {vector:#x} already has a handler");
+    t[vector as usize] = Some(handler);
 }
 
 /// Takes a free event vector for `handler`.

@@ -14,7 +14,7 @@
 //! | system-call handler | [`user::set_syscall_handler`] | a user thread executes SYSCALL |
 //! | exception, after-interrupt | [`trap::set_handlers`] | an exception; the end of an interrupt |
 //! | interrupt handlers | [`irq::register`] | their vector fires |
-//! | after-switch step | [`task::Switcher::claim`] | a context switch has left the previous task |
+//! | after-switch step | [`task::Task::left_cpu`] | a context switch has left the previous task |
 //! | crash reporter | [`trap::set_crash_reporter`] | the system stops with a failure |
 //!
 //! Every `unsafe` block carries a `// SAFETY:` reason (a clippy lint

@@ -60,6 +60,21 @@ pub(crate) fn set_syscall_stack(top: u64) {
     SLOTS[cpu_index()].kernel_stack.store(top, Ordering::Relaxed);
 }
 
+/// The running task of the CPU this executes on, in one instruction, so
+/// the answer cannot mix two CPUs even if the caller moves between them.
+#[inline(always)]
+pub(crate) fn running_task() -> *const () {
+    let ptr: u64;
+    // SAFETY: GS base is set to a valid slot before any Rust code runs on a
+    // CPU; this reads its `running` word (an AtomicPtr: a plain load is an
+    // atomic load on x86-64).
+    unsafe {
+        asm!("mov {}, gs:[{off}]", out(reg) ptr, off = const core::mem::offset_of!(Slot, running),
+             options(nostack, readonly, preserves_flags))
+    };
+    ptr as *const ()
+}
+
 /// This CPU's slot (interrupts must be off, or the caller must not care
 /// about moving to another CPU).
 pub(crate) fn this_slot() -> &'static Slot {

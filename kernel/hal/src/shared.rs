@@ -1,10 +1,45 @@
-//! Memory shared with the host module (control channel, console ring): the
-//! LWK and Linux read and write it concurrently, so every access is atomic or
-//! volatile, and bounds are checked here once.
+//! Memory shared with the host module (control channel, console ring,
+//! program area): the LWK and Linux read and write it concurrently, so every
+//! access is atomic or volatile, bounds are checked here once, and a region
+//! can only be made inside the enclave's shared area.
 
+use atoll_abi::{Header, Msg, Region, Slot};
 use core::sync::atomic::{AtomicU32, AtomicU64};
+use spin::Once;
 
 use super::physmem::phys_to_virt;
+
+/// Plain data: every bit pattern is a valid value, so it may be read from
+/// memory that the host writes too.
+///
+/// # Safety
+/// Only for integers and `repr(C)` structs and arrays made of them.
+pub unsafe trait Plain: Copy {}
+
+// SAFETY: integers: every bit pattern is valid.
+unsafe impl Plain for u8 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u32 {}
+// SAFETY: as for u8.
+unsafe impl Plain for u64 {}
+// SAFETY: as for u8.
+unsafe impl Plain for i64 {}
+// SAFETY: repr(C) structs of integers (abi/src/lib.rs).
+unsafe impl Plain for Header {}
+// SAFETY: as for Header.
+unsafe impl Plain for Msg {}
+// SAFETY: as for Header.
+unsafe impl Plain for Region {}
+// SAFETY: as for Header.
+unsafe impl Plain for Slot {}
+
+/// The enclave's shared area, [start, end), as the host gave it at boot.
+static AREA: Once<(u64, u64)> = Once::new();
+
+/// Records the shared area (co-kernel boot, before anything maps a region).
+pub(crate) fn set_area(start: u64, end: u64) {
+    AREA.call_once(|| (start, end));
+}
 
 #[derive(Clone, Copy, Debug)]
 pub struct SharedRegion {
@@ -13,9 +48,15 @@ pub struct SharedRegion {
 }
 
 impl SharedRegion {
-    /// `phys..phys+len` lies in the enclave's shared area, which the host
-    /// hands over at boot for the LWK's lifetime and which the direct map covers.
-    pub const fn new(phys: u64, len: usize) -> Self {
+    /// `phys..phys+len`, which must lie in the enclave's shared area: the
+    /// host hands it over at boot for the LWK's lifetime and the direct map
+    /// covers it. Panics outside it (or when not an enclave).
+    pub fn in_enclave_area(phys: u64, len: usize) -> Self {
+        let &(start, end) = AREA.get().expect("no shared area: not an enclave");
+        let inside = phys.checked_sub(start).zip(end.checked_sub(start));
+        let inside =
+            inside.is_some_and(|(offset, size)| offset <= size && len as u64 <= size - offset);
+        assert!(inside, "{phys:#x}+{len:#x} is outside the shared area {start:#x}..{end:#x}");
         SharedRegion { virt: phys_to_virt(phys), len }
     }
 
@@ -39,7 +80,7 @@ impl SharedRegion {
     }
 
     /// Reads a plain-data value (a message slot the protocol says is ours).
-    pub fn read<T: Copy>(&self, offset: usize) -> T {
+    pub fn read<T: Plain>(&self, offset: usize) -> T {
         // SAFETY: in bounds and aligned (checked); T is plain data, valid for any bytes.
         unsafe {
             core::ptr::read_volatile(self.at(
@@ -50,7 +91,7 @@ impl SharedRegion {
         }
     }
 
-    pub fn write<T: Copy>(&self, offset: usize, value: T) {
+    pub fn write<T: Plain>(&self, offset: usize, value: T) {
         // SAFETY: in bounds and aligned (checked); the protocol gives this slot to us.
         unsafe {
             core::ptr::write_volatile(

@@ -189,15 +189,14 @@ impl<T: Task> Switcher<T> {
 
     /// As `with_running`; None before this CPU has a task (early boot).
     pub fn try_with_running<R>(&self, f: impl FnOnce(&T) -> R) -> Option<R> {
-        let irqs = cpu::save_and_disable_interrupts();
-        let ptr = percpu::this_slot().running.load(Ordering::Acquire) as *const T;
-        cpu::restore_interrupts(irqs);
+        let ptr = percpu::running_task() as *const T;
         if ptr.is_null() {
             return None;
         }
-        // SAFETY: with interrupts off, this CPU's slot named the task
-        // executing this very code (only switch_to, running on this CPU with
-        // interrupts off, changes it). That task stays alive while this code
+        // SAFETY: read in one instruction, the slot named the task executing
+        // this very code (only switch_to, running on that CPU with interrupts
+        // off, changes it, and it runs as part of the task it switches away
+        // from or to). That task stays alive while this code
         // runs: a task is freed only through its last Arc, the switcher holds
         // one until the task is off its CPU, and a task that was freed is
         // never resumed (resuming takes an Arc), so this code would never run
@@ -207,18 +206,15 @@ impl<T: Task> Switcher<T> {
 
     /// The task this code runs in.
     pub fn running(&self) -> Arc<T> {
-        let irqs = cpu::save_and_disable_interrupts();
-        let ptr = percpu::this_slot().running.load(Ordering::Acquire) as *const T;
+        let ptr = percpu::running_task() as *const T;
         assert!(!ptr.is_null(), "no task runs on CPU {}", percpu::cpu_index());
-        // SAFETY: the slot owns a strong reference made by Arc::into_raw, and
-        // with interrupts off nothing on this CPU can release it before the
-        // count is raised.
-        let task = unsafe {
+        // SAFETY: `ptr` is the task executing this code (see
+        // try_with_running), alive while it runs; it came from Arc::into_raw,
+        // so raising its count and taking an Arc for that count is sound.
+        unsafe {
             Arc::increment_strong_count(ptr);
             Arc::from_raw(ptr)
-        };
-        cpu::restore_interrupts(irqs);
-        task
+        }
     }
 
     /// Switches this CPU from the running task to `next`; returns when the

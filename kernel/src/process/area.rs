@@ -13,7 +13,7 @@ static AREA: Once<SharedRegion> = Once::new();
 
 /// Attaches to the area in the enclave's shared memory.
 pub fn init(shared_phys: u64) {
-    AREA.call_once(|| SharedRegion::new(shared_phys + PROC_OFFSET, PROC_SIZE as usize));
+    AREA.call_once(|| SharedRegion::in_enclave_area(shared_phys + PROC_OFFSET, PROC_SIZE as usize));
 }
 
 fn area() -> &'static SharedRegion {

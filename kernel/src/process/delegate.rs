@@ -1,8 +1,8 @@
 //! Delegated system calls (the HobbesIO/McKernel proxy model): the calling
-//! thread puts the call in its slot of the program area and sleeps; the
-//! `atoll run` process on Linux performs it with the program's memory
-//! mirrored at the same addresses, writes the result and interrupts this
-//! core. Only the calling thread waits.
+//! thread puts the call in its slot of the program area, spins briefly,
+//! then sleeps; the `atoll run` process on Linux performs it with the
+//! program's memory mirrored at the same addresses, writes the result and
+//! interrupts this core. Only the calling thread waits.
 
 use atoll_abi::{Slot, DONE_VECTOR, MAX_SLOTS, SLOT_DONE, SLOT_IDLE, SLOT_REQUEST};
 use core::sync::atomic::Ordering;
