@@ -56,7 +56,6 @@ fn kmain(info: BootInfo) -> ! {
     };
     hal::machine::init(info, options);
     trap::init();
-    syscall::init();
     sched::init();
     let enclave = info.enclave.as_ref();
     if let Some(e) = enclave {

@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | the kernel's main | [`entry!`] | the boot CPU has a console and boot information |
 //! | secondary-CPU entry | [`smp::start_secondaries`] | a secondary CPU is set up |
-//! | system-call handler | [`user::set_syscall_handler`] | a user thread executes SYSCALL |
+//! | system-call handler | [`syscall_handler!`] | a user thread executes SYSCALL |
 //! | exception, after-interrupt | [`trap::set_handlers`] | an exception; the end of an interrupt |
 //! | interrupt handlers | [`irq::register`] | their vector fires |
 //! | after-switch step | [`task::Task::left_cpu`] | a context switch has left the previous task |

@@ -5,7 +5,6 @@
 //! user threads.
 
 use core::cell::UnsafeCell;
-use spin::Once;
 
 use crate::idt::TrapFrame;
 use crate::{cpu, gdt, percpu};
@@ -73,22 +72,31 @@ extern "C" {
     fn atoll_enter_user(frame: *const TrapFrame) -> !;
 }
 
-static SYSCALL_HANDLER: Once<fn(&mut TrapFrame)> = Once::new();
+/// Names the kernel's system-call handler, once, in the kernel crate: it
+/// gets the user thread's registers (number in rax, arguments in rdi, rsi,
+/// rdx, r10, r8, r9) with interrupts masked, and leaves the result in rax.
+/// Registered at link time rather than through a pointer, so the hottest
+/// path has no indirect call (each costs a lookup under QEMU's TCG).
+#[macro_export]
+macro_rules! syscall_handler {
+    ($handler:path) => {
+        #[no_mangle]
+        extern "Rust" fn __atoll_syscall_handler(frame: &mut $crate::TrapFrame) {
+            $handler(frame)
+        }
+    };
+}
 
-/// Registers the kernel's system-call handler: it gets the user thread's
-/// registers (number in rax, arguments in rdi, rsi, rdx, r10, r8, r9) with
-/// interrupts masked, and leaves the result in rax. Once, at boot.
-pub fn set_syscall_handler(handler: fn(&mut TrapFrame)) {
-    SYSCALL_HANDLER.call_once(|| handler);
+extern "Rust" {
+    fn __atoll_syscall_handler(frame: &mut TrapFrame);
 }
 
 #[no_mangle]
 extern "C" fn syscall_from_user(frame: &mut TrapFrame) {
     // Interrupts stay masked until the handler knows the call may take long.
-    match SYSCALL_HANDLER.get() {
-        Some(handle) => handle(frame),
-        None => frame.rax = (-38i64) as u64, // ENOSYS: no kernel to ask
-    }
+    // SAFETY: `syscall_handler!` defines this function in the kernel crate
+    // with exactly this signature; the image does not link without it.
+    unsafe { __atoll_syscall_handler(frame) };
     cpu::disable_interrupts();
     // SYSRET takes RIP from RCX and RFLAGS from R11 (the saved values).
     frame.rflags |= USER_RFLAGS;

@@ -100,10 +100,7 @@ fn lookup(nr: u64) -> Option<How> {
     index.get(nr as usize).copied().flatten()
 }
 
-/// Registers the system-call handler with the hardware layer.
-pub fn init() {
-    hal::user::set_syscall_handler(dispatch);
-}
+hal::syscall_handler!(dispatch);
 
 /// The system call in `frame` (from ring 3); its result goes in rax.
 fn dispatch(frame: &mut TrapFrame) {
