@@ -64,11 +64,7 @@ pub(crate) fn build_page_tables(
     trampoline_phys: u64,
     allow_1g: bool,
 ) {
-    let mut b = paging::Builder::new(|| {
-        let f = alloc_frames(1, 1).expect("memory for page tables");
-        physmem::zero_owned(f, FRAME_SIZE as usize);
-        f
-    });
+    let mut b = paging::Builder::new(|| alloc_zeroed_frames(1, 1).expect("memory for page tables"));
     for r in ram.iter() {
         b.map_ram(r.start, r.end, allow_1g);
     }
@@ -82,6 +78,13 @@ pub(crate) fn build_page_tables(
 
 pub fn alloc_frames(count: u64, align: u64) -> Option<u64> {
     FRAMES.lock().alloc(count, align)
+}
+
+/// As `alloc_frames`, with the frames zeroed (page tables, user memory).
+pub fn alloc_zeroed_frames(count: u64, align: u64) -> Option<u64> {
+    let f = alloc_frames(count, align)?;
+    physmem::zero_owned(f, (count * FRAME_SIZE) as usize);
+    Some(f)
 }
 
 pub fn free_frames(phys: u64, count: u64) {

@@ -174,9 +174,7 @@ impl lwk_logic::user_pages::TableMemory for UserTables {
         crate::physmem::write_u64(table + 8 * index as u64, value)
     }
     fn new_table(&mut self) -> Option<u64> {
-        let f = crate::mem::alloc_frames(1, 1)?;
-        crate::physmem::zero_owned(f, 4096);
-        Some(f)
+        crate::mem::alloc_zeroed_frames(1, 1)
     }
     fn free_table(&mut self, table: u64) {
         crate::mem::free_frames(table, 1)

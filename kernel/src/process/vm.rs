@@ -99,18 +99,15 @@ impl AddressSpace {
         while va < end {
             let whole_large = va.is_multiple_of(LARGE_PAGE_SIZE) && end - va >= LARGE_PAGE_SIZE;
             if whole_large && self.pages.is_empty(&Tables, va, va + LARGE_PAGE_SIZE) {
-                if let Some(f) =
-                    mem::alloc_frames(LARGE_PAGE_SIZE / PAGE_SIZE, LARGE_PAGE_SIZE / PAGE_SIZE)
-                {
-                    physmem::zero_owned(f, LARGE_PAGE_SIZE as usize);
+                let frames = LARGE_PAGE_SIZE / PAGE_SIZE;
+                if let Some(f) = mem::alloc_zeroed_frames(frames, frames) {
                     self.map_or_free(va, f, true, access)?;
                     va += LARGE_PAGE_SIZE;
                     continue;
                 }
             }
             if !self.pages.has_frame(&Tables, va) {
-                let f = mem::alloc_frames(1, 1).ok_or(ENOMEM)?;
-                physmem::zero_owned(f, PAGE_SIZE as usize);
+                let f = mem::alloc_zeroed_frames(1, 1).ok_or(ENOMEM)?;
                 self.map_or_free(va, f, false, access)?;
             }
             va += PAGE_SIZE;
