@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	2
+#define ATOLL_ABI_VERSION	3
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -22,11 +22,11 @@
 #define ATOLL_NAME_LEN		32
 #define ATOLL_CMDLINE_LEN	512
 #define ATOLL_ERROR_LEN		256
-#define ATOLL_RING_SLOTS	64
 
 /* One magic per struct ("AT" + two letters, little-endian). */
 #define ATOLL_MAGIC_BOOT	0x50425441	/* "ATBP" boot parameters */
-#define ATOLL_MAGIC_CHANNEL	0x48435441	/* "ATCH" control channel */
+#define ATOLL_MAGIC_STATUS	0x50535441	/* "ATSP" status page */
+#define ATOLL_MAGIC_KMSG	0x474d5441	/* "ATMG" message ring */
 #define ATOLL_MAGIC_CONSOLE	0x4e435441	/* "ATCN" console ring */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
@@ -59,13 +59,17 @@ struct atoll_mem_range {
 
 /*
  * Layout of the enclave's first memory block: the shared area (boot
- * parameters, control channel, console ring) then the LWK image.
+ * parameters, status page, console ring, message rings, program area) then
+ * the LWK image.
  */
 #define ATOLL_BOOT_PARAMS_OFFSET 0x0
-#define ATOLL_CHANNEL_OFFSET	0x1000
-#define ATOLL_CHANNEL_SIZE	0x2000
+#define ATOLL_STATUS_OFFSET	0x1000
+#define ATOLL_STATUS_SIZE	0x1000
 #define ATOLL_CONSOLE_OFFSET	0x10000
 #define ATOLL_CONSOLE_SIZE	0x40000
+#define ATOLL_KMSG_TO_LWK_OFFSET 0x50000	/* struct atoll_kmsg_ring, host -> LWK */
+#define ATOLL_KMSG_TO_HOST_OFFSET 0x80000	/* LWK -> host */
+#define ATOLL_KMSG_AREA_SIZE	0x30000		/* room for each of the two rings */
 #define ATOLL_PROC_OFFSET	0x100000	/* struct atoll_proc */
 #define ATOLL_PROC_SIZE		0x100000
 #define ATOLL_SHARED_SIZE	0x200000
@@ -93,7 +97,7 @@ struct atoll_boot_params {
 	__u64 boot_cr3;		/* page tables below 4 GiB for the trampoline */
 	__u64 shared_phys;	/* the shared area: never given to the allocator */
 	__u64 shared_size;
-	__u64 channel_phys;
+	__u64 status_phys;
 	__u64 console_phys;
 	__u64 console_size;
 	__u64 image_phys;
@@ -126,26 +130,9 @@ struct atoll_console {
 	/* __u8 data[capacity] follows */
 };
 
-/* ---- Control channel --------------------------------------------------- */
+/* ---- Status page (LWK writes, host reads) ----------------------------- */
 
-enum atoll_msg_type {
-	ATOLL_MSG_BOOTED = 1,	/* LWK: arg0 = CPUs online, arg1 = boot ns */
-	ATOLL_MSG_PING = 2,	/* host: arg0 = cookie */
-	ATOLL_MSG_PONG = 3,	/* LWK: arg0 = cookie */
-	ATOLL_MSG_SHUTDOWN = 4,	/* host: stop every core */
-	ATOLL_MSG_STOPPED = 5,	/* LWK: every core has stopped */
-	ATOLL_MSG_PANIC = 6,	/* LWK: arg0 = CPU; the text is on the console */
-	/* Programs (struct atoll_proc); see "Programs" below. */
-	ATOLL_MSG_PROC_CREATE = 7,	/* host: build the address space the area describes */
-	ATOLL_MSG_PROC_CREATED = 8,	/* LWK: arg0 = 0 or -errno, arg1 = pid */
-	ATOLL_MSG_PROC_START = 9,	/* host: start the main thread (entry, stack_pointer) */
-	ATOLL_MSG_PROC_KILL = 10,	/* host: arg0 = signal; end the program with it */
-	ATOLL_MSG_PROC_EXIT = 11,	/* LWK: arg0 = wait status, arg1 = pid; memory still held */
-	ATOLL_MSG_PROC_RELEASE = 12,	/* host: Linux maps none of its memory now; free it */
-	ATOLL_MSG_PROC_FREED = 13,	/* LWK: arg0 = pid; the area is ATOLL_PROC_FREE again */
-};
-
-/* What the LWK says of itself in the channel header. */
+/* What the LWK says of itself in the status page. */
 enum atoll_lwk_state {
 	ATOLL_LWK_BOOTING = 0,
 	ATOLL_LWK_RUNNING = 1,
@@ -153,22 +140,7 @@ enum atoll_lwk_state {
 	ATOLL_LWK_STOPPED = 3,
 };
 
-struct atoll_msg {
-	__u32 type;
-	__u32 seq;
-	__u64 arg[3];
-};
-
-/* Single-consumer ring; head and tail are free-running counters. */
-struct atoll_ring {
-	__u32 head;		/* next slot the producer writes */
-	__u32 pad0[15];
-	__u32 tail;		/* next slot the consumer reads */
-	__u32 pad1[15];
-	struct atoll_msg slot[ATOLL_RING_SLOTS];
-};
-
-struct atoll_channel {
+struct atoll_status {
 	struct atoll_header hdr;
 	__u32 lwk_state;	/* enum atoll_lwk_state */
 	__u32 online_cpus;
@@ -176,11 +148,94 @@ struct atoll_channel {
 	__u32 pad0;
 	__u64 free_bytes;	/* LWK memory not in use, updated as it changes */
 	__u64 total_bytes;	/* LWK memory it manages (kernel image and shared area excluded) */
-	__u32 pad1[4];
-	struct atoll_ring to_lwk;
-	struct atoll_ring to_host;
 };
 
+/* ---- Inter-kernel messages (kmsg) ------------------------------------- *
+ *
+ * One transport for every protocol between kernels (Popcorn's design): a
+ * ring per direction and receiver set, of 64-byte slots. A sender claims
+ * the slots of one message by moving head forward with compare-and-swap
+ * (never past tail + slots: a full ring is refused, nothing is
+ * overwritten), writes every further slot, then the first slot, whose
+ * stamp it sets last (release). A slot's stamp is its ticket + 1, so an
+ * old slot never looks ready. Then it interrupts each receiver that is not
+ * polling. A message's first slot holds struct atoll_kmsg_head and 48
+ * payload bytes; each further slot 56 payload bytes (up to 64 KiB in all).
+ * Each receiver keeps its own next ticket; it copies a message out and
+ * decrements the first slot's readers; the receiver that takes it to zero
+ * moves tail past it (and past later messages already read by all). A
+ * receiver never trusts what it reads: lengths, slot counts and stamps are
+ * checked, and a ring that breaks the rules is abandoned.
+ */
+#define ATOLL_KMSG_SLOT_SIZE	64
+#define ATOLL_KMSG_HEAD_DATA	48	/* payload bytes in a message's first slot */
+#define ATOLL_KMSG_SLOT_DATA	56	/* payload bytes in each further slot */
+#define ATOLL_KMSG_MAX_LEN	65536	/* largest payload */
+#define ATOLL_KMSG_MAX_TYPES	64	/* message types are 1 .. ATOLL_KMSG_MAX_TYPES - 1 */
+#define ATOLL_KMSG_MAX_READERS	32	/* receivers of one multicast ring */
+#define ATOLL_KMSG_RING_SLOTS	2048	/* each ring between Linux and an LWK */
+
+struct atoll_kmsg_head {
+	__u16 type;
+	__u16 slots;		/* slots the message takes, this one included */
+	__u32 len;		/* payload bytes */
+};
+
+struct atoll_kmsg_slot {
+	__u32 stamp;		/* ticket + 1; set last in a message's first slot */
+	__u32 readers;		/* first slot: receivers yet to read the message */
+	__u8 data[ATOLL_KMSG_SLOT_SIZE - 8];	/* first slot: head, then payload */
+};
+
+struct atoll_kmsg_ring {
+	struct atoll_header hdr;
+	__u32 slots;		/* power of two; set by whoever made the ring */
+	__u32 receivers;	/* 1: unicast */
+	__u32 pad0[10];
+	__u32 head;		/* senders: next ticket to claim */
+	__u32 pad1[15];
+	__u32 tail;		/* receivers: tickets below it are free again */
+	__u32 pad2[15];
+	__u32 polling;		/* bit r: receiver r polls; senders skip its interrupt */
+	__u32 pad3[15];
+	/* struct atoll_kmsg_slot slot[slots] follows */
+};
+
+/* Bytes of a ring with this many slots. */
+#define ATOLL_KMSG_RING_BYTES(slots) \
+	(sizeof(struct atoll_kmsg_ring) + (slots) * sizeof(struct atoll_kmsg_slot))
+
+/*
+ * Message types, grouped by the protocol that owns them (each protocol's
+ * file registers its handlers; the transport knows none of them).
+ */
+/* Enclave life cycle: host lifecycle.c, LWK kernel/src/lifecycle.rs. */
+#define ATOLL_KMSG_BOOTED	1	/* LWK: u64 CPUs online */
+#define ATOLL_KMSG_PING		2	/* u64 cookie, echoed in PONG */
+#define ATOLL_KMSG_PONG		3
+#define ATOLL_KMSG_SHUTDOWN	4	/* host: stop every core */
+#define ATOLL_KMSG_STOPPED	5	/* LWK: every core has stopped */
+#define ATOLL_KMSG_PANIC	6	/* LWK: u64 CPU; the text is on the console */
+/* Programs (struct atoll_proc): host program.c, LWK process/launch.rs. */
+#define ATOLL_KMSG_PROC_CREATE	7	/* host: build the address space the area describes */
+#define ATOLL_KMSG_PROC_CREATED	8	/* LWK: s64 0 or -errno, u64 pid */
+#define ATOLL_KMSG_PROC_START	9	/* host: start the main thread (entry, stack_pointer) */
+#define ATOLL_KMSG_PROC_KILL	10	/* host: u64 signal; end the program with it */
+#define ATOLL_KMSG_PROC_EXIT	11	/* LWK: u64 wait status, u64 pid; memory still held */
+#define ATOLL_KMSG_PROC_RELEASE	12	/* host: Linux maps none of its memory now; free it */
+#define ATOLL_KMSG_PROC_FREED	13	/* LWK: u64 pid; the area is ATOLL_PROC_FREE again */
+/* Delegated calls: host program.c, LWK process/delegate.rs. */
+#define ATOLL_KMSG_CALL_POSTED	14	/* LWK: u64 slot; a thread's call waits in it */
+/* Transport checks: host kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
+#define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
+
+/* A message whose every byte can be checked: the test image floods with it. */
+struct atoll_kmsg_check {
+	__u32 sender;		/* stream: one per sending CPU */
+	__u32 seq;		/* 0, 1, ... within the stream */
+	__u32 sum;		/* FNV-1a (32 bit) of the bytes after this struct */
+	__u32 pad0;
+};
 
 /* ---- Programs (one at a time per enclave) ------------------------------ *
  *
@@ -274,7 +329,7 @@ struct atoll_proc {
 	__u64 stack_pointer;	/* START */
 	__u64 cr3;		/* LOADED: the LWK's page-table root (physical) */
 	__u32 wait_status;	/* EXITED: as wait(2): code << 8, or the signal */
-	__u32 doorbell;		/* LWK: +1 after each REQUEST */
+	__u32 pad2;
 	__u32 map_generation;	/* LWK: +1 after unmapping or reducing protection */
 	__u32 pad0;
 	__u64 realtime_ns;	/* START: Linux's CLOCK_REALTIME when it sent START */

@@ -4,6 +4,7 @@
 #define ATOLL_HOST_H
 
 #include <linux/bitmap.h>
+#include <linux/list.h>
 #include <linux/cpumask.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
@@ -28,42 +29,71 @@ struct atoll_block {
 	bool movable;		/* zone it was onlined in, to put it back there */
 };
 
+/* One message ring as this side knows it (never read back from the shared header). */
+struct atoll_kring {
+	struct atoll_kmsg_ring *ring;
+	u32 slots;		/* a power of two */
+};
+
+/* One receiver's place in a ring, kept in Linux's memory. */
+struct atoll_kreceiver {
+	u32 next;		/* ticket of the next message */
+	u32 index;		/* this receiver's number, 0 for unicast */
+	u32 count;		/* receivers of the ring */
+};
+
+/* A received message; data is valid only during the handler. */
+struct atoll_kmsg {
+	u16 type;
+	u32 len;
+	const u8 *data;
+};
+
+/* Both directions between Linux and one LWK (kmsg.c). */
+struct atoll_kmsg_link {
+	struct list_head node;		/* in kmsg.c's list, while the rings exist */
+	struct atoll_kring out;		/* Linux -> LWK */
+	struct atoll_kring in;		/* LWK -> Linux */
+	struct atoll_kreceiver rx;
+	spinlock_t rx_lock;		/* rx, buf, broken */
+	u8 *buf;			/* ATOLL_KMSG_MAX_LEN bytes */
+	u32 apic_id;			/* the LWK CPU that hears our messages */
+	bool broken;			/* the LWK broke the protocol: not read again */
+};
+
 struct atoll_enclave {
 	u32 id;
 	char name[ATOLL_NAME_LEN];
 	cpumask_t cpus;			/* Linux CPU numbers taken */
 	u32 cpu_count;
-	u32 apic_ids[ATOLL_MAX_CPUS];	/* [0] boots first and hears the channel */
+	u32 apic_ids[ATOLL_MAX_CPUS];	/* [0] boots first and hears the messages */
 	struct atoll_block blocks[ATOLL_MAX_MEM_RANGES];
 	u32 block_count;
 	u64 block_size;
 	void *shared;			/* the first block's shared area, mapped */
-	struct atoll_channel *channel;
+	struct atoll_status *status;
 	struct atoll_console *console;
+	struct atoll_kmsg_link link;
 	u64 created_ns;
 	u64 phase_ns[ATOLL_PHASES];
+	wait_queue_head_t wq;		/* woken after every batch of messages */
 
-	/* Filled in from the LWK's messages (channel.c), under msg_lock. */
-	spinlock_t msg_lock;
-	wait_queue_head_t wq;
+	/* The life cycle (lifecycle.c), set by the LWK's messages. */
 	bool booted;
 	u32 booted_cpus;
 	bool crashed;
 	bool stopped;
 	u64 pong_cookie;
 
-	spinlock_t send_lock;		/* to_lwk producers; to_lwk_seq */
-	u32 to_lwk_seq;
-
 	/*
-	 * The program bound to this enclave (program.c), NULL when none. Set
-	 * under atoll_lock and msg_lock, cleared under msg_lock; while set,
-	 * destroy refuses, so the binding keeps the enclave alive.
+	 * The program bound to this enclave (enclave.c binds it for
+	 * program.c), NULL when none; while set, destroy refuses, so the
+	 * binding keeps the enclave alive. Under msg_lock.
 	 */
+	spinlock_t msg_lock;
 	struct atoll_program *program;
-	wait_queue_head_t prog_wq;	/* its workers: doorbell, exit, crash */
-	u32 seen_doorbell;		/* under msg_lock */
-	/* The LWK's program messages, under msg_lock; reset by each RUN. */
+	u32 program_pid;		/* once the LWK created it, else 0 */
+	/* The LWK's program messages (program.c), under msg_lock; reset by each RUN. */
 	bool proc_created;		/* PROC_CREATED: proc_result, proc_pid */
 	s64 proc_result;
 	u32 proc_pid;
@@ -102,15 +132,32 @@ static inline struct atoll_proc *atoll_proc_area(struct atoll_enclave *e)
 /* Serialises the enclave ioctls; the program ioctls take it only to bind. */
 extern struct mutex atoll_lock;
 
-/* enclave.c: the registry and the enclave operations */
+/* A request struct's header: -EINVAL if it is not one, -EPROTO if another build's. */
+static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u32 magic)
+{
+	if (hdr->magic != magic || hdr->size != size)
+		return -EINVAL;
+	if (hdr->version != ATOLL_ABI_VERSION)
+		return -EPROTO;	/* the CLI and the module come from different builds */
+	return 0;
+}
+
+/*
+ * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c ->
+ * lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
+ * symbols.c are called, never call up. The LWK's messages reach the
+ * protocols only through the handlers they register with kmsg.c.
+ */
+
+/* enclave.c: the registry, the enclave operations, a program's binding */
 int atoll_enclave_create(struct atoll_create *req);
 int atoll_enclave_destroy(struct atoll_destroy *req);
 int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
-void atoll_enclave_for_each(void (*fn)(struct atoll_enclave *e));
-struct atoll_enclave *atoll_enclave_find(u32 id);
-u32 atoll_enclave_state(struct atoll_enclave *e);
+int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
+void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
+void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */
 int atoll_cpus_pick(const struct atoll_create *req, cpumask_t *out, char *err);
@@ -129,27 +176,45 @@ void atoll_memory_ranges(const struct atoll_enclave *e, struct atoll_mem_range *
 /* boot.c: load the LWK, write its boot parameters, start it */
 int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err);
 
-/* channel.c: messages to and from the LWK */
-void atoll_channel_init(struct atoll_enclave *e);
-void atoll_channel_drain(struct atoll_enclave *e);
-int atoll_channel_send(struct atoll_enclave *e, u32 type, u64 arg0);
-int atoll_channel_start(void);
-void atoll_channel_stop(void);
+/* lifecycle.c: the enclave's life-cycle protocol and its state */
+int atoll_lifecycle_init(void);
+void atoll_lwk_status_init(struct atoll_enclave *e);
+void atoll_lwk_poll(struct atoll_enclave *e);
+u32 atoll_lwk_state(struct atoll_enclave *e);
+int atoll_lwk_wait_booted(struct atoll_enclave *e, u64 deadline_ns);
+int atoll_lwk_ping(struct atoll_enclave *e, u64 *rtt_ns);
+int atoll_lwk_shutdown(struct atoll_enclave *e, char *err);
+
+/* kmsg.c: the one transport to the LWKs; protocols register handlers */
+typedef void (*atoll_kmsg_handler)(struct atoll_enclave *e, const struct atoll_kmsg *m);
+int atoll_kmsg_register(u16 type, atoll_kmsg_handler fn);
+int atoll_kmsg_link_init(struct atoll_enclave *e);
+void atoll_kmsg_link_exit(struct atoll_enclave *e);
+int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len);
+int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u32 len);
+void atoll_kmsg_poll(struct atoll_enclave *e);
+bool atoll_kmsg_broken(struct atoll_enclave *e);
+u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i);
+int atoll_kmsg_start(void);
+void atoll_kmsg_stop(void);
+
+/* kmsg_ring.c: the ring protocol, as kernel/logic/src/kmsg implements it for the LWK */
+void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers);
+int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers);
+int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
+			struct atoll_kmsg *m, const char **why);
+bool atoll_kring_polling(struct atoll_kring *k, u32 receiver);
 
 /* program.c: programs in an enclave, one per open file */
+int atoll_program_init(void);
 struct atoll_program *atoll_program_alloc(void);
 void atoll_program_release(struct atoll_program *p);
 long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned long arg);
-int atoll_program_check_destroy(struct atoll_enclave *e, char *err);
-u32 atoll_program_pid(struct atoll_enclave *e);
 
 /* mirror.c: the program's address space mapped into the `atoll run` process */
 int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);
 void atoll_mirror_zap(struct atoll_program *p, bool start);
 void atoll_mirror_put(struct atoll_program *p);
-
-/* main.c */
-int atoll_req_check(const struct atoll_header *hdr, size_t size, u32 magic);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

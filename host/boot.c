@@ -138,25 +138,6 @@ static void trampoline_restore(struct borrowed_page *b)
 	kfree(b->saved);
 }
 
-static bool boot_settled(struct atoll_enclave *e)
-{
-	atoll_channel_drain(e);
-	return e->booted || e->crashed;
-}
-
-/* Waits for "booted" until the deadline; -EINTR if the caller is killed. */
-static int wait_booted(struct atoll_enclave *e, u64 deadline_ns)
-{
-	while (!boot_settled(e)) {
-		if (ktime_get_ns() > deadline_ns)
-			return -ETIMEDOUT;
-		/* Short slices: a lost notification costs at most one. */
-		if (wait_event_killable_timeout(e->wq, boot_settled(e), msecs_to_jiffies(10)) < 0)
-			return -EINTR;
-	}
-	return 0;
-}
-
 static void fill_params(struct atoll_enclave *e, const struct atoll_create *req,
 			u64 base, u64 cr3, unsigned long tramp)
 {
@@ -176,7 +157,7 @@ static void fill_params(struct atoll_enclave *e, const struct atoll_create *req,
 	p->boot_cr3 = cr3;
 	p->shared_phys = base;
 	p->shared_size = ATOLL_SHARED_SIZE;
-	p->channel_phys = base + ATOLL_CHANNEL_OFFSET;
+	p->status_phys = base + ATOLL_STATUS_OFFSET;
 	p->console_phys = base + ATOLL_CONSOLE_OFFSET;
 	p->console_size = ATOLL_CONSOLE_SIZE;
 	p->image_phys = base + ATOLL_IMAGE_OFFSET;
@@ -235,12 +216,16 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 		return -EFAULT;
 	}
 	memset(image + req->image_size, 0, req->image_mem_size - req->image_size);
-	e->channel = e->shared + ATOLL_CHANNEL_OFFSET;
 	e->console = e->shared + ATOLL_CONSOLE_OFFSET;
 	e->console->hdr = (struct atoll_header){ ATOLL_MAGIC_CONSOLE, ATOLL_ABI_VERSION,
 						 sizeof(struct atoll_console), 0 };
 	e->console->capacity = ATOLL_CONSOLE_SIZE - sizeof(struct atoll_console);
-	atoll_channel_init(e);
+	atoll_lwk_status_init(e);
+	ret = atoll_kmsg_link_init(e);
+	if (ret) {
+		atoll_err(err, "no memory for the message buffer");
+		return ret;
+	}
 	ret = tables_build(&bt, e);
 	if (ret) {
 		atoll_err(err, "no memory below 4 GiB for boot page tables");
@@ -267,7 +252,7 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	deadline = t0 + (u64)timeout_ms * NSEC_PER_MSEC;
 	atoll_cpu_init(e->apic_ids[0]);
 	atoll_cpu_sipi(e->apic_ids[0], tramp.phys);
-	ret = wait_booted(e, deadline);
+	ret = atoll_lwk_wait_booted(e, deadline);
 	e->phase_ns[ATOLL_PHASE_BOOT] = ktime_get_ns() - t0;
 	trampoline_restore(&tramp);
 

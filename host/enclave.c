@@ -15,19 +15,6 @@
 static struct atoll_enclave *registry[ATOLL_MAX_ENCLAVES];
 static DEFINE_SPINLOCK(registry_lock);	/* also taken in the platform IPI */
 static u32 next_id = 1;
-static u64 ping_cookie;
-
-void atoll_enclave_for_each(void (*fn)(struct atoll_enclave *e))
-{
-	unsigned long flags;
-	int i;
-
-	spin_lock_irqsave(&registry_lock, flags);
-	for (i = 0; i < ATOLL_MAX_ENCLAVES; i++)
-		if (registry[i] && registry[i]->channel)
-			fn(registry[i]);
-	spin_unlock_irqrestore(&registry_lock, flags);
-}
 
 static int registry_add(struct atoll_enclave *e)
 {
@@ -66,10 +53,110 @@ static struct atoll_enclave *find(u32 id)
 	return NULL;
 }
 
-/* For program.c, under atoll_lock. */
-struct atoll_enclave *atoll_enclave_find(u32 id)
+/* Binds program p to enclave id unless it has one (program.c's RUN). */
+int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err)
 {
-	return find(id);
+	struct atoll_enclave *e;
+	unsigned long flags;
+	u32 state;
+	int ret = 0;
+
+	if (mutex_lock_killable(&atoll_lock)) {
+		atoll_err(err, "interrupted");
+		return -EINTR;
+	}
+	e = find(id);
+	state = e ? atoll_lwk_state(e) : 0;
+	if (!e) {
+		atoll_err(err, "there is no enclave with id %u", id);
+		ret = -ENOENT;
+	} else if (state == ATOLL_ENCLAVE_CRASHED) {
+		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
+			  e->name, e->name);
+		ret = -EHOSTDOWN;
+	} else if (state != ATOLL_ENCLAVE_RUNNING) {
+		atoll_err(err, "enclave %s is not running", e->name);
+		ret = -EHOSTDOWN;
+	} else if (cpus > e->cpu_count) {
+		atoll_err(err, "the program asks for %u CPUs, but enclave %s has %u",
+			  cpus, e->name, e->cpu_count);
+		ret = -EINVAL;
+	}
+	if (ret)
+		goto out;
+	spin_lock_irqsave(&e->msg_lock, flags);
+	if (e->program) {
+		ret = -EBUSY;
+		if (e->program_pid)
+			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u",
+				  e->name, e->program_pid);
+		else
+			atoll_err(err, "enclave %s runs one program at a time, and is starting one",
+				  e->name);
+	} else {
+		e->program = p;
+		e->program_pid = 0;
+		p->e = e;
+	}
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+out:
+	mutex_unlock(&atoll_lock);
+	return ret;
+}
+
+/* Ends p's binding: destroy may go ahead again. */
+void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	if (e->program == p) {
+		e->program = NULL;
+		e->program_pid = 0;
+	}
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+}
+
+/* The bound program's pid, once the LWK has created it (shown by info). */
+void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	e->program_pid = pid;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+}
+
+/* Destroy: refused while a program is bound (its mirror maps our memory). */
+static int check_no_program(struct atoll_enclave *e, char *err)
+{
+	unsigned long flags;
+	bool bound;
+	u32 pid;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	bound = e->program;
+	pid = e->program_pid;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+	if (!bound)
+		return 0;
+	if (pid)
+		atoll_err(err, "enclave %s is running a program (pid %u): end `atoll run` first",
+			  e->name, pid);
+	else
+		atoll_err(err, "enclave %s is starting a program: end `atoll run` first", e->name);
+	return -EBUSY;
+}
+
+static u32 program_pid(struct atoll_enclave *e)
+{
+	unsigned long flags;
+	u32 pid;
+
+	spin_lock_irqsave(&e->msg_lock, flags);
+	pid = e->program_pid;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+	return pid;
 }
 
 static bool name_ok(const char *name)
@@ -104,10 +191,11 @@ static int take_name(struct atoll_enclave *e, const struct atoll_create *req, ch
 
 static void unmap_shared(struct atoll_enclave *e)
 {
+	atoll_kmsg_link_exit(e);
 	if (e->shared)
 		memunmap(e->shared);
 	e->shared = NULL;
-	e->channel = NULL;
+	e->status = NULL;
 	e->console = NULL;
 }
 
@@ -167,9 +255,7 @@ int atoll_enclave_create(struct atoll_create *req)
 	if (!e)
 		return -ENOMEM;
 	spin_lock_init(&e->msg_lock);
-	spin_lock_init(&e->send_lock);
 	init_waitqueue_head(&e->wq);
-	init_waitqueue_head(&e->prog_wq);
 	e->id = next_id;
 	ret = take_name(e, req, err);
 	if (!ret)
@@ -233,12 +319,6 @@ out_free:
 	return ret;
 }
 
-static bool stop_settled(struct atoll_enclave *e)
-{
-	atoll_channel_drain(e);
-	return e->stopped || e->crashed;
-}
-
 int atoll_enclave_destroy(struct atoll_destroy *req)
 {
 	struct atoll_enclave *e = find(req->id);
@@ -251,18 +331,13 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 		return -ENOENT;
 	}
 	/* A bound program's mirror maps this memory: refused even with force. */
-	ret = atoll_program_check_destroy(e, req->error);
+	ret = check_no_program(e, req->error);
 	if (ret)
 		return ret;
-	atoll_channel_drain(e);
-	if (!req->force && !e->crashed) {
-		if (atoll_channel_send(e, ATOLL_MSG_SHUTDOWN, 0) ||
-		    !wait_event_timeout(e->wq, stop_settled(e),
-					msecs_to_jiffies(ATOLL_STOP_WAIT_MS))) {
-			atoll_err(req->error, "the LWK did not stop within %u ms; `atoll destroy --force` parks its CPUs anyway",
-				  ATOLL_STOP_WAIT_MS);
-			return -ETIMEDOUT;
-		}
+	if (!req->force && atoll_lwk_state(e) != ATOLL_ENCLAVE_CRASHED) {
+		ret = atoll_lwk_shutdown(e, req->error);
+		if (ret)
+			return ret;
 	}
 	/* INIT parks each CPU whatever it runs; Linux then boots it afresh. */
 	for (i = 0; i < e->cpu_count; i++)
@@ -285,21 +360,6 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	return 0;
 }
 
-static u32 state_of(struct atoll_enclave *e)
-{
-	atoll_channel_drain(e);
-	if (e->crashed)
-		return ATOLL_ENCLAVE_CRASHED;
-	if (e->stopped)
-		return ATOLL_ENCLAVE_STOPPED;
-	return e->booted ? ATOLL_ENCLAVE_RUNNING : ATOLL_ENCLAVE_BOOTING;
-}
-
-u32 atoll_enclave_state(struct atoll_enclave *e)
-{
-	return state_of(e);
-}
-
 int atoll_enclave_info(struct atoll_enclave_info *req)
 {
 	struct atoll_enclave *e = NULL;
@@ -311,7 +371,7 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	if (!e)
 		return -ENOENT;
 	req->id = e->id;
-	req->state = state_of(e);
+	req->state = atoll_lwk_state(e);
 	req->cpu_count = e->cpu_count;
 	req->mem_count = e->block_count;
 	memcpy(req->name, e->name, ATOLL_NAME_LEN);
@@ -319,9 +379,9 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	atoll_memory_ranges(e, req->mem);
 	req->uptime_ns = ktime_get_ns() - e->created_ns;
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
-	req->lwk_free_bytes = READ_ONCE(e->channel->free_bytes);
-	req->lwk_total_bytes = READ_ONCE(e->channel->total_bytes);
-	req->program_pid = atoll_program_pid(e);
+	req->lwk_free_bytes = READ_ONCE(e->status->free_bytes);
+	req->lwk_total_bytes = READ_ONCE(e->status->total_bytes);
+	req->program_pid = program_pid(e);
 	return 0;
 }
 
@@ -352,35 +412,11 @@ int atoll_enclave_console(struct atoll_console_read *req)
 	return 0;
 }
 
-static bool pong_seen(struct atoll_enclave *e, u64 cookie)
-{
-	atoll_channel_drain(e);
-	return e->pong_cookie == cookie || e->crashed;
-}
-
 int atoll_enclave_ping(struct atoll_ping *req)
 {
 	struct atoll_enclave *e = find(req->id);
-	u64 cookie = ++ping_cookie, t0, spin_until;
-	int ret;
 
 	if (!e)
 		return -ENOENT;
-	if (state_of(e) != ATOLL_ENCLAVE_RUNNING)
-		return -EHOSTDOWN;
-	t0 = ktime_get_ns();
-	ret = atoll_channel_send(e, ATOLL_MSG_PING, cookie);
-	if (ret)
-		return ret;
-	/* Spin briefly (the answer usually comes within microseconds), then sleep. */
-	spin_until = t0 + 2 * NSEC_PER_MSEC;
-	while (!pong_seen(e, cookie) && ktime_get_ns() < spin_until)
-		cpu_relax();
-	if (!pong_seen(e, cookie) &&
-	    wait_event_killable_timeout(e->wq, pong_seen(e, cookie), HZ) <= 0)
-		return -ETIMEDOUT;
-	if (e->crashed)
-		return -EHOSTDOWN;
-	req->rtt_ns = ktime_get_ns() - t0;
-	return 0;
+	return atoll_lwk_ping(e, &req->rtt_ns);
 }

@@ -18,15 +18,6 @@ DEFINE_MUTEX(atoll_lock);
 
 typedef int (*atoll_op)(void *req);
 
-int atoll_req_check(const struct atoll_header *hdr, size_t size, u32 magic)
-{
-	if (hdr->magic != magic || hdr->size != size)
-		return -EINVAL;
-	if (hdr->version != ATOLL_ABI_VERSION)
-		return -EPROTO;	/* the CLI and the module come from different builds */
-	return 0;
-}
-
 static long run_op(unsigned long arg, size_t size, u32 magic, atoll_op op)
 {
 	struct atoll_header *hdr;
@@ -122,14 +113,14 @@ static struct miscdevice atoll_dev = {
 
 static int __init atoll_init(void)
 {
-	int ret = atoll_symbols_init();
+	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init();
 
 	if (ret)
 		return ret;
-	atoll_channel_start();
+	atoll_kmsg_start();
 	ret = misc_register(&atoll_dev);
 	if (ret) {
-		atoll_channel_stop();
+		atoll_kmsg_stop();
 		return ret;
 	}
 	pr_info("atoll: ready (ABI %u): /dev/atoll\n", ATOLL_ABI_VERSION);
@@ -140,7 +131,7 @@ static void __exit atoll_exit(void)
 {
 	/* Enclaves hold a module reference, so none is left here. */
 	misc_deregister(&atoll_dev);
-	atoll_channel_stop();
+	atoll_kmsg_stop();
 }
 
 module_init(atoll_init);

@@ -31,71 +31,59 @@ struct atoll_program *atoll_program_alloc(void)
 	return p;
 }
 
-/* Enclave side: the pid of the bound program, 0 when none or not created. */
-u32 atoll_program_pid(struct atoll_enclave *e)
-{
-	unsigned long flags;
-	u32 pid = 0;
+/* ---- The LWK's program messages (run in the message interrupt) ------- */
 
-	spin_lock_irqsave(&e->msg_lock, flags);
-	/* Pairs with the release in run_locked(): pid is set before created. */
-	if (e->program && smp_load_acquire(&e->program->created))
-		pid = e->program->pid;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
-	return pid;
+static void on_created(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	spin_lock(&e->msg_lock);
+	e->proc_result = (s64)atoll_kmsg_word(m, 0);
+	e->proc_pid = atoll_kmsg_word(m, 1);
+	/* Result and pid first: readers take proc_created with an acquire. */
+	smp_store_release(&e->proc_created, true);
+	spin_unlock(&e->msg_lock);
 }
 
-static bool has_program(struct atoll_enclave *e)
+static void on_exit(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
-	unsigned long flags;
-	bool bound;
-
-	spin_lock_irqsave(&e->msg_lock, flags);
-	bound = e->program;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
-	return bound;
+	spin_lock(&e->msg_lock);
+	e->proc_wait_status = atoll_kmsg_word(m, 0);
+	/* The status first: readers take proc_exited with an acquire. */
+	smp_store_release(&e->proc_exited, true);
+	spin_unlock(&e->msg_lock);
 }
 
-/* Destroy (under atoll_lock): refused while a program is bound. */
-int atoll_program_check_destroy(struct atoll_enclave *e, char *err)
+static void on_freed(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
-	u32 pid;
-
-	if (!has_program(e))
-		return 0;
-	pid = atoll_program_pid(e);
-	if (pid)
-		atoll_err(err, "enclave %s is running a program (pid %u): end `atoll run` first",
-			  e->name, pid);
-	else
-		atoll_err(err, "enclave %s is starting a program: end `atoll run` first", e->name);
-	return -EBUSY;
+	WRITE_ONCE(e->proc_freed, true);
 }
 
-/* Sends a message the LWK must get, waiting a little for room in the ring. */
-static int send_retry(struct atoll_enclave *e, u32 type, u64 arg0)
+/*
+ * A thread posted a delegated call in its slot. The slots themselves say
+ * which (call_event() claims them); the message's job is done by the
+ * wake-up of e->wq that follows every batch of messages.
+ */
+static void on_call_posted(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
-	int tries, ret = -EBUSY;
+}
 
-	for (tries = 0; tries < 100 && !READ_ONCE(e->crashed); tries++) {
-		ret = atoll_channel_send(e, type, arg0);
-		if (ret != -EBUSY)
-			break;
-		usleep_range(1000, 2000);
-	}
-	return ret;
+int atoll_program_init(void)
+{
+	return atoll_kmsg_register(ATOLL_KMSG_PROC_CREATED, on_created) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_PROC_EXIT, on_exit) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_PROC_FREED, on_freed) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_CALL_POSTED, on_call_posted);
+}
+
+/* Sends a message about the program, as one u64 argument. */
+static int send_proc(struct atoll_enclave *e, u16 type, u64 arg)
+{
+	return atoll_kmsg_send_wait(e, type, &arg, sizeof(arg));
 }
 
 /* Ends the binding; the caller touches p->e no more afterwards. */
 static void unbind(struct atoll_program *p)
 {
-	struct atoll_enclave *e = p->e;
-	unsigned long flags;
-
-	spin_lock_irqsave(&e->msg_lock, flags);
-	if (e->program == p)
-		e->program = NULL;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
+	atoll_enclave_unbind(p->e, p);
 	WRITE_ONCE(p->created, false);
 	p->e = NULL;
 	p->proc = NULL;
@@ -108,8 +96,8 @@ static void release_in_lwk(struct atoll_program *p)
 
 	if (READ_ONCE(e->crashed))
 		return;
-	if (send_retry(e, ATOLL_MSG_PROC_RELEASE, 0))
-		pr_warn("atoll: enclave %s: could not tell the LWK to free its program; its control channel stays full\n",
+	if (send_proc(e, ATOLL_KMSG_PROC_RELEASE, 0))
+		pr_warn("atoll: enclave %s: could not tell the LWK to free its program; its message ring stays full\n",
 			e->name);
 }
 
@@ -180,75 +168,17 @@ static int check_regions(const struct atoll_run *run, char *err)
 	return 0;
 }
 
-/* Finds the enclave and binds p to it, all under atoll_lock. */
-static int bind(struct atoll_program *p, struct atoll_run *run)
-{
-	struct atoll_enclave *e;
-	unsigned long flags;
-	char *err = run->error;
-	u32 state, pid;
-	int ret = 0;
-
-	if (mutex_lock_killable(&atoll_lock)) {
-		atoll_err(err, "interrupted");
-		return -EINTR;
-	}
-	e = atoll_enclave_find(run->id);
-	if (!e) {
-		atoll_err(err, "there is no enclave with id %u", run->id);
-		ret = -ENOENT;
-		goto out;
-	}
-	state = atoll_enclave_state(e);
-	if (state == ATOLL_ENCLAVE_CRASHED) {
-		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
-			  e->name, e->name);
-		ret = -EHOSTDOWN;
-		goto out;
-	}
-	if (state != ATOLL_ENCLAVE_RUNNING) {
-		atoll_err(err, "enclave %s is not running", e->name);
-		ret = -EHOSTDOWN;
-		goto out;
-	}
-	if (run->cpu_count > e->cpu_count) {
-		atoll_err(err, "the program asks for %u CPUs, but enclave %s has %u",
-			  run->cpu_count, e->name, e->cpu_count);
-		ret = -EINVAL;
-		goto out;
-	}
-	if (has_program(e)) {
-		pid = atoll_program_pid(e);
-		if (pid)
-			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u",
-				  e->name, pid);
-		else
-			atoll_err(err, "enclave %s runs one program at a time, and is starting one",
-				  e->name);
-		ret = -EBUSY;
-		goto out;
-	}
-	spin_lock_irqsave(&e->msg_lock, flags);
-	e->program = p;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
-	p->e = e;
-	p->proc = atoll_proc_area(e);
-out:
-	mutex_unlock(&atoll_lock);
-	return ret;
-}
-
 static bool area_free(struct atoll_program *p)
 {
-	atoll_channel_drain(p->e);
+	atoll_lwk_poll(p->e);
 	/* The LWK sets each state with a release. */
 	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE || READ_ONCE(p->e->crashed);
 }
 
 static bool create_answered(struct atoll_program *p)
 {
-	atoll_channel_drain(p->e);
-	/* Pairs with the release in channel.c: the result is set before it. */
+	atoll_lwk_poll(p->e);
+	/* Pairs with the release in on_created(): the result is set before it. */
 	return smp_load_acquire(&p->e->proc_created) || READ_ONCE(p->e->crashed);
 }
 
@@ -257,10 +187,10 @@ static bool abandoned_settled(struct atoll_program *p)
 {
 	struct atoll_enclave *e = p->e;
 
-	atoll_channel_drain(e);
+	atoll_lwk_poll(e);
 	if (READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed))
 		return true;
-	/* Pairs with the release in channel.c: the result is set before it. */
+	/* Pairs with the release in on_created(): the result is set before it. */
 	if (!smp_load_acquire(&e->proc_created) || !e->proc_result)
 		return false;
 	/* The LWK sets each state with a release. */
@@ -323,7 +253,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	int ret;
 
 	/* Messages about the previous program come before it was FREE: take them now. */
-	atoll_channel_drain(e);
+	atoll_lwk_poll(e);
 	memset(proc, 0, sizeof(*proc));
 	spin_lock_irqsave(&e->msg_lock, flags);
 	e->proc_created = false;
@@ -332,7 +262,6 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	e->proc_exited = false;
 	e->proc_wait_status = 0;
 	e->proc_freed = false;
-	e->seen_doorbell = 0;
 	spin_unlock_irqrestore(&e->msg_lock, flags);
 
 	proc->hdr = (struct atoll_header){ ATOLL_MAGIC_PROC, ATOLL_ABI_VERSION, sizeof(*proc), 0 };
@@ -342,15 +271,15 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
 	/* The area is filled before the LWK can see CREATING. */
 	smp_store_release(&proc->state, ATOLL_PROC_CREATING);
-	if (atoll_channel_send(e, ATOLL_MSG_PROC_CREATE, 0)) {
+	if (atoll_kmsg_send(e, ATOLL_KMSG_PROC_CREATE, NULL, 0)) {
 		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
-		atoll_err(err, "enclave %s's control channel is full; the LWK is not answering",
+		atoll_err(err, "enclave %s's message ring is full; the LWK is not answering",
 			  e->name);
 		return -EBUSY;
 	}
 
 	ret = wait_settled(p, create_answered, ATOLL_PROC_CREATE_MS);
-	/* Settled without CREATED (set with a release in channel.c): a crash. */
+	/* Settled without CREATED (set with a release in on_created()): a crash. */
 	if (!ret && !smp_load_acquire(&e->proc_created)) {
 		atoll_err(err, "enclave %s crashed while creating the program; `atoll console %s` shows why",
 			  e->name, e->name);
@@ -402,9 +331,10 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 	ret = check_regions(run, err);
 	if (ret)
 		return ret;
-	ret = bind(p, run);
+	ret = atoll_enclave_bind(run->id, p, run->cpu_count, err);
 	if (ret)
 		return ret;
+	p->proc = atoll_proc_area(p->e);
 
 	/* The previous program's memory may still be being freed. */
 	ret = wait_settled(p, area_free, ATOLL_PROC_FREE_WAIT_MS);
@@ -426,6 +356,7 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 		return ret;
 	}
 	run->pid = p->pid;
+	atoll_enclave_set_pid(p->e, p->pid);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return p->pid;
@@ -486,8 +417,8 @@ static long start_locked(struct atoll_program *p, const struct atoll_start *s)
 	proc->realtime_ns = ktime_get_real_ns();
 	/* Write access granted for loading must not outlive it. */
 	atoll_mirror_zap(p, true);
-	ret = send_retry(p->e, ATOLL_MSG_PROC_START, 0);
-	return ret == -EBUSY ? -EHOSTDOWN : ret;
+	ret = send_proc(p->e, ATOLL_KMSG_PROC_START, 0);
+	return ret == -EAGAIN ? -EHOSTDOWN : ret;
 }
 
 static long program_start(struct atoll_program *p, unsigned long arg)
@@ -524,11 +455,11 @@ static long program_kill(struct atoll_program *p, unsigned long arg)
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
-	/* Set with a release in channel.c. */
+	/* Set with a release in on_exit(). */
 	if (smp_load_acquire(&p->e->proc_exited))
 		return 0;
-	ret = send_retry(p->e, ATOLL_MSG_PROC_KILL, k.signal);
-	return ret == -EBUSY ? -EHOSTDOWN : ret;
+	ret = send_proc(p->e, ATOLL_KMSG_PROC_KILL, k.signal);
+	return ret == -EAGAIN ? -EHOSTDOWN : ret;
 }
 
 /* ---- CALL: the hot path, without atoll_lock ---------------------------- */
@@ -576,7 +507,7 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 		c->event = ATOLL_EVENT_CRASHED;
 		return true;
 	}
-	/* Pairs with the release in channel.c: the status is set before it. */
+	/* Pairs with the release in on_created(): the status is set before it. */
 	if (smp_load_acquire(&e->proc_exited)) {
 		c->event = ATOLL_EVENT_EXITED;
 		c->wait_status = e->proc_wait_status;
@@ -611,7 +542,7 @@ static void call_unclaim(struct atoll_program *p, u32 i)
 	if (!test_and_clear_bit(i, p->claimed))
 		return;
 	cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_REQUEST);
-	wake_up_all(&p->e->prog_wq);
+	wake_up_all(&p->e->wq);
 }
 
 static int call_wait(struct atoll_program *p, struct atoll_call *c)
@@ -629,8 +560,8 @@ static int call_wait(struct atoll_program *p, struct atoll_call *c)
 
 	for (;;) {
 		/* Short slices: without the platform IPI hook, polling finds it. */
-		atoll_channel_drain(e);
-		left = wait_event_interruptible_timeout(e->prog_wq, call_event(p, c),
+		atoll_lwk_poll(e);
+		left = wait_event_interruptible_timeout(e->wq, call_event(p, c),
 							msecs_to_jiffies(10));
 		if (left > 0)
 			return 0;

@@ -4,7 +4,7 @@
 
 #![no_std]
 
-pub const ABI_VERSION: u32 = 2;
+pub const ABI_VERSION: u32 = 3;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -12,10 +12,10 @@ pub const MAX_MEM_RANGES: usize = 16;
 pub const NAME_LEN: usize = 32;
 pub const CMDLINE_LEN: usize = 512;
 pub const ERROR_LEN: usize = 256;
-pub const RING_SLOTS: usize = 64;
 
 pub const MAGIC_BOOT: u32 = 0x5042_5441;
-pub const MAGIC_CHANNEL: u32 = 0x4843_5441;
+pub const MAGIC_STATUS: u32 = 0x5053_5441;
+pub const MAGIC_KMSG: u32 = 0x474d_5441;
 pub const MAGIC_CONSOLE: u32 = 0x4e43_5441;
 pub const MAGIC_CREATE: u32 = 0x5243_5441;
 pub const MAGIC_INFO: u32 = 0x4e49_5441;
@@ -100,10 +100,13 @@ pub const BOOT_KIND_PVH: u64 = 1;
 pub const BOOT_KIND_COKERNEL: u64 = 2;
 
 pub const BOOT_PARAMS_OFFSET: u64 = 0x0;
-pub const CHANNEL_OFFSET: u64 = 0x1000;
-pub const CHANNEL_SIZE: u64 = 0x2000;
+pub const STATUS_OFFSET: u64 = 0x1000;
+pub const STATUS_SIZE: u64 = 0x1000;
 pub const CONSOLE_OFFSET: u64 = 0x10000;
 pub const CONSOLE_SIZE: u64 = 0x40000;
+pub const KMSG_TO_LWK_OFFSET: u64 = 0x5_0000;
+pub const KMSG_TO_HOST_OFFSET: u64 = 0x8_0000;
+pub const KMSG_AREA_SIZE: u64 = 0x3_0000;
 pub const PROC_OFFSET: u64 = 0x10_0000;
 pub const PROC_SIZE: u64 = 0x10_0000;
 pub const SHARED_SIZE: u64 = 0x20_0000;
@@ -129,7 +132,7 @@ pub struct BootParams {
     pub boot_cr3: u64,
     pub shared_phys: u64,
     pub shared_size: u64,
-    pub channel_phys: u64,
+    pub status_phys: u64,
     pub console_phys: u64,
     pub console_size: u64,
     pub image_phys: u64,
@@ -161,21 +164,7 @@ pub struct Console {
     pub head: u64,
 }
 
-// ---- Control channel ----
-
-pub const MSG_BOOTED: u32 = 1;
-pub const MSG_PING: u32 = 2;
-pub const MSG_PONG: u32 = 3;
-pub const MSG_SHUTDOWN: u32 = 4;
-pub const MSG_STOPPED: u32 = 5;
-pub const MSG_PANIC: u32 = 6;
-pub const MSG_PROC_CREATE: u32 = 7;
-pub const MSG_PROC_CREATED: u32 = 8;
-pub const MSG_PROC_START: u32 = 9;
-pub const MSG_PROC_KILL: u32 = 10;
-pub const MSG_PROC_EXIT: u32 = 11;
-pub const MSG_PROC_RELEASE: u32 = 12;
-pub const MSG_PROC_FREED: u32 = 13;
+// ---- Status page ----
 
 pub const LWK_BOOTING: u32 = 0;
 pub const LWK_RUNNING: u32 = 1;
@@ -183,26 +172,8 @@ pub const LWK_CRASHED: u32 = 2;
 pub const LWK_STOPPED: u32 = 3;
 
 #[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Msg {
-    pub kind: u32, // `type` in C
-    pub seq: u32,
-    pub arg: [u64; 3],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Ring {
-    pub head: u32,
-    pub pad0: [u32; 15],
-    pub tail: u32,
-    pub pad1: [u32; 15],
-    pub slot: [Msg; RING_SLOTS],
-}
-
-#[repr(C)]
-#[derive(Clone, Copy)]
-pub struct Channel {
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Status {
     pub hdr: Header,
     pub lwk_state: u32,
     pub online_cpus: u32,
@@ -210,9 +181,82 @@ pub struct Channel {
     pub pad0: u32,
     pub free_bytes: u64,
     pub total_bytes: u64,
-    pub pad1: [u32; 4],
-    pub to_lwk: Ring,
-    pub to_host: Ring,
+}
+
+// ---- Inter-kernel messages (the design is described in atoll_abi.h) ----
+
+pub const KMSG_SLOT_SIZE: usize = 64;
+pub const KMSG_HEAD_DATA: usize = 48;
+pub const KMSG_SLOT_DATA: usize = 56;
+pub const KMSG_MAX_LEN: usize = 65536;
+pub const KMSG_MAX_TYPES: usize = 64;
+pub const KMSG_MAX_READERS: usize = 32;
+pub const KMSG_RING_SLOTS: u32 = 2048;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KmsgHead {
+    pub kind: u16, // `type` in C
+    pub slots: u16,
+    pub len: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct KmsgSlot {
+    pub stamp: u32,
+    pub readers: u32,
+    pub data: [u8; KMSG_SLOT_SIZE - 8],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KmsgRing {
+    pub hdr: Header,
+    pub slots: u32,
+    pub receivers: u32,
+    pub pad0: [u32; 10],
+    pub head: u32,
+    pub pad1: [u32; 15],
+    pub tail: u32,
+    pub pad2: [u32; 15],
+    pub polling: u32,
+    pub pad3: [u32; 15],
+}
+
+/// Bytes of a ring with this many slots.
+pub const fn kmsg_ring_bytes(slots: u32) -> usize {
+    core::mem::size_of::<KmsgRing>() + slots as usize * core::mem::size_of::<KmsgSlot>()
+}
+
+pub const KMSG_BOOTED: u16 = 1;
+pub const KMSG_PING: u16 = 2;
+pub const KMSG_PONG: u16 = 3;
+pub const KMSG_SHUTDOWN: u16 = 4;
+pub const KMSG_STOPPED: u16 = 5;
+pub const KMSG_PANIC: u16 = 6;
+pub const KMSG_PROC_CREATE: u16 = 7;
+pub const KMSG_PROC_CREATED: u16 = 8;
+pub const KMSG_PROC_START: u16 = 9;
+pub const KMSG_PROC_KILL: u16 = 10;
+pub const KMSG_PROC_EXIT: u16 = 11;
+pub const KMSG_PROC_RELEASE: u16 = 12;
+pub const KMSG_PROC_FREED: u16 = 13;
+pub const KMSG_CALL_POSTED: u16 = 14;
+pub const KMSG_CHECK: u16 = 15;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KmsgCheck {
+    pub sender: u32,
+    pub seq: u32,
+    pub sum: u32,
+    pub pad0: u32,
+}
+
+/// FNV-1a, 32 bit: the checksum of a check message's pattern bytes.
+pub fn fnv1a(bytes: &[u8]) -> u32 {
+    bytes.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193))
 }
 
 // ---- Programs (the protocol is described in atoll_abi.h) ----
@@ -279,7 +323,7 @@ pub struct Proc {
     pub stack_pointer: u64,
     pub cr3: u64,
     pub wait_status: u32,
-    pub doorbell: u32,
+    pub pad2: u32,
     pub map_generation: u32,
     pub pad0: u32,
     pub realtime_ns: u64,
@@ -442,7 +486,7 @@ macro_rules! zeroed_with_header {
 }
 
 zeroed_with_header!(
-    BootParams => MAGIC_BOOT, Channel => MAGIC_CHANNEL, Create => MAGIC_CREATE,
+    BootParams => MAGIC_BOOT, Status => MAGIC_STATUS, KmsgRing => MAGIC_KMSG, Create => MAGIC_CREATE,
     EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL,

@@ -28,7 +28,7 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "enclave_id": enclave_id, "cpu_count": cpu_count, "mem_count": mem_count,
         "host_apic_id": host_apic_id, "x2apic": x2apic, "pad0": pad0, "tsc_khz": tsc_khz,
         "lapic_phys": lapic_phys, "trampoline_phys": trampoline_phys, "boot_cr3": boot_cr3,
-        "shared_phys": shared_phys, "shared_size": shared_size, "channel_phys": channel_phys,
+        "shared_phys": shared_phys, "shared_size": shared_size, "status_phys": status_phys,
         "console_phys": console_phys, "console_size": console_size, "image_phys": image_phys,
         "image_size": image_size, "apic_ids": apic_ids, "mem": mem, "cmdline": cmdline,
     });
@@ -36,13 +36,17 @@ fn expectations() -> Vec<(String, u64)> {
         "cr3": cr3, "stack": stack, "entry": entry, "arg0": arg0, "arg1": arg1,
     });
     layout!("atoll_console", Console { "hdr": hdr, "capacity": capacity, "head": head });
-    layout!("atoll_msg", Msg { "type": kind, "seq": seq, "arg": arg });
-    layout!("atoll_ring", Ring { "head": head, "pad0": pad0, "tail": tail, "pad1": pad1, "slot": slot });
-    layout!("atoll_channel", Channel {
+    layout!("atoll_status", Status {
         "hdr": hdr, "lwk_state": lwk_state, "online_cpus": online_cpus, "panic_cpu": panic_cpu,
-        "pad0": pad0, "free_bytes": free_bytes, "total_bytes": total_bytes, "pad1": pad1,
-        "to_lwk": to_lwk, "to_host": to_host,
+        "pad0": pad0, "free_bytes": free_bytes, "total_bytes": total_bytes,
     });
+    layout!("atoll_kmsg_head", KmsgHead { "type": kind, "slots": slots, "len": len });
+    layout!("atoll_kmsg_slot", KmsgSlot { "stamp": stamp, "readers": readers, "data": data });
+    layout!("atoll_kmsg_ring", KmsgRing {
+        "hdr": hdr, "slots": slots, "receivers": receivers, "pad0": pad0, "head": head,
+        "pad1": pad1, "tail": tail, "pad2": pad2, "polling": polling, "pad3": pad3,
+    });
+    layout!("atoll_kmsg_check", KmsgCheck { "sender": sender, "seq": seq, "sum": sum, "pad0": pad0 });
     layout!("atoll_create", Create {
         "hdr": hdr, "name": name, "cpus": cpus, "cpu_count": cpu_count,
         "boot_timeout_ms": boot_timeout_ms, "mem_bytes": mem_bytes, "image_ptr": image_ptr,
@@ -75,7 +79,7 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "state": state, "pid": pid, "region_count": region_count,
         "cpu_count": cpu_count, "brk_start": brk_start, "entry": entry,
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
-        "doorbell": doorbell, "map_generation": map_generation, "pad0": pad0,
+        "pad2": pad2, "map_generation": map_generation, "pad0": pad0,
         "realtime_ns": realtime_ns, "pad1": pad1, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
@@ -97,9 +101,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_NAME_LEN", NAME_LEN as u64),
         ("ATOLL_CMDLINE_LEN", CMDLINE_LEN as u64),
         ("ATOLL_ERROR_LEN", ERROR_LEN as u64),
-        ("ATOLL_RING_SLOTS", RING_SLOTS as u64),
         ("ATOLL_MAGIC_BOOT", MAGIC_BOOT as u64),
-        ("ATOLL_MAGIC_CHANNEL", MAGIC_CHANNEL as u64),
         ("ATOLL_MAGIC_CONSOLE", MAGIC_CONSOLE as u64),
         ("ATOLL_MAGIC_CREATE", MAGIC_CREATE as u64),
         ("ATOLL_MAGIC_INFO", MAGIC_INFO as u64),
@@ -109,8 +111,6 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_BOOT_KIND_PVH", BOOT_KIND_PVH),
         ("ATOLL_BOOT_KIND_COKERNEL", BOOT_KIND_COKERNEL),
         ("ATOLL_BOOT_PARAMS_OFFSET", BOOT_PARAMS_OFFSET),
-        ("ATOLL_CHANNEL_OFFSET", CHANNEL_OFFSET),
-        ("ATOLL_CHANNEL_SIZE", CHANNEL_SIZE),
         ("ATOLL_CONSOLE_OFFSET", CONSOLE_OFFSET),
         ("ATOLL_CONSOLE_SIZE", CONSOLE_SIZE),
         ("ATOLL_SHARED_SIZE", SHARED_SIZE),
@@ -118,12 +118,36 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_LWK_VECTOR", LWK_VECTOR as u64),
         ("ATOLL_HOST_VECTOR", HOST_VECTOR as u64),
         ("ATOLL_TRAMPOLINE_SLOTS", TRAMPOLINE_SLOTS as u64),
-        ("ATOLL_MSG_BOOTED", MSG_BOOTED as u64),
-        ("ATOLL_MSG_PING", MSG_PING as u64),
-        ("ATOLL_MSG_PONG", MSG_PONG as u64),
-        ("ATOLL_MSG_SHUTDOWN", MSG_SHUTDOWN as u64),
-        ("ATOLL_MSG_STOPPED", MSG_STOPPED as u64),
-        ("ATOLL_MSG_PANIC", MSG_PANIC as u64),
+        ("ATOLL_MAGIC_STATUS", MAGIC_STATUS as u64),
+        ("ATOLL_MAGIC_KMSG", MAGIC_KMSG as u64),
+        ("ATOLL_STATUS_OFFSET", STATUS_OFFSET),
+        ("ATOLL_STATUS_SIZE", STATUS_SIZE),
+        ("ATOLL_KMSG_TO_LWK_OFFSET", KMSG_TO_LWK_OFFSET),
+        ("ATOLL_KMSG_TO_HOST_OFFSET", KMSG_TO_HOST_OFFSET),
+        ("ATOLL_KMSG_AREA_SIZE", KMSG_AREA_SIZE),
+        ("ATOLL_KMSG_SLOT_SIZE", KMSG_SLOT_SIZE as u64),
+        ("ATOLL_KMSG_HEAD_DATA", KMSG_HEAD_DATA as u64),
+        ("ATOLL_KMSG_SLOT_DATA", KMSG_SLOT_DATA as u64),
+        ("ATOLL_KMSG_MAX_LEN", KMSG_MAX_LEN as u64),
+        ("ATOLL_KMSG_MAX_TYPES", KMSG_MAX_TYPES as u64),
+        ("ATOLL_KMSG_MAX_READERS", KMSG_MAX_READERS as u64),
+        ("ATOLL_KMSG_RING_SLOTS", KMSG_RING_SLOTS as u64),
+        ("ATOLL_KMSG_RING_BYTES(ATOLL_KMSG_RING_SLOTS)", kmsg_ring_bytes(KMSG_RING_SLOTS) as u64),
+        ("ATOLL_KMSG_BOOTED", KMSG_BOOTED as u64),
+        ("ATOLL_KMSG_PING", KMSG_PING as u64),
+        ("ATOLL_KMSG_PONG", KMSG_PONG as u64),
+        ("ATOLL_KMSG_SHUTDOWN", KMSG_SHUTDOWN as u64),
+        ("ATOLL_KMSG_STOPPED", KMSG_STOPPED as u64),
+        ("ATOLL_KMSG_PANIC", KMSG_PANIC as u64),
+        ("ATOLL_KMSG_PROC_CREATE", KMSG_PROC_CREATE as u64),
+        ("ATOLL_KMSG_PROC_CREATED", KMSG_PROC_CREATED as u64),
+        ("ATOLL_KMSG_PROC_START", KMSG_PROC_START as u64),
+        ("ATOLL_KMSG_PROC_KILL", KMSG_PROC_KILL as u64),
+        ("ATOLL_KMSG_PROC_EXIT", KMSG_PROC_EXIT as u64),
+        ("ATOLL_KMSG_PROC_RELEASE", KMSG_PROC_RELEASE as u64),
+        ("ATOLL_KMSG_PROC_FREED", KMSG_PROC_FREED as u64),
+        ("ATOLL_KMSG_CALL_POSTED", KMSG_CALL_POSTED as u64),
+        ("ATOLL_KMSG_CHECK", KMSG_CHECK as u64),
         ("ATOLL_LWK_BOOTING", LWK_BOOTING as u64),
         ("ATOLL_LWK_RUNNING", LWK_RUNNING as u64),
         ("ATOLL_LWK_CRASHED", LWK_CRASHED as u64),
@@ -147,13 +171,6 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_PROC_OFFSET", PROC_OFFSET),
         ("ATOLL_PROC_SIZE", PROC_SIZE),
         ("ATOLL_DONE_VECTOR", DONE_VECTOR as u64),
-        ("ATOLL_MSG_PROC_CREATE", MSG_PROC_CREATE as u64),
-        ("ATOLL_MSG_PROC_CREATED", MSG_PROC_CREATED as u64),
-        ("ATOLL_MSG_PROC_START", MSG_PROC_START as u64),
-        ("ATOLL_MSG_PROC_KILL", MSG_PROC_KILL as u64),
-        ("ATOLL_MSG_PROC_EXIT", MSG_PROC_EXIT as u64),
-        ("ATOLL_MSG_PROC_RELEASE", MSG_PROC_RELEASE as u64),
-        ("ATOLL_MSG_PROC_FREED", MSG_PROC_FREED as u64),
         ("ATOLL_USER_START", USER_START),
         ("ATOLL_USER_END", USER_END),
         ("ATOLL_PIE_BASE", PIE_BASE),
@@ -232,10 +249,18 @@ fn c_and_rust_agree_on_every_size_offset_and_constant() {
 
 #[test]
 fn shared_structs_fit_their_regions() {
-    assert!(size_of::<BootParams>() as u64 <= CHANNEL_OFFSET - BOOT_PARAMS_OFFSET);
-    assert!(size_of::<Channel>() as u64 <= CHANNEL_SIZE);
-    const { assert!(CHANNEL_OFFSET + CHANNEL_SIZE <= CONSOLE_OFFSET) };
-    const { assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= PROC_OFFSET) };
+    assert!(size_of::<BootParams>() as u64 <= STATUS_OFFSET - BOOT_PARAMS_OFFSET);
+    assert!(size_of::<Status>() as u64 <= STATUS_SIZE);
+    const { assert!(STATUS_OFFSET + STATUS_SIZE <= CONSOLE_OFFSET) };
+    const { assert!(CONSOLE_OFFSET + CONSOLE_SIZE <= KMSG_TO_LWK_OFFSET) };
+    assert!(kmsg_ring_bytes(KMSG_RING_SLOTS) as u64 <= KMSG_AREA_SIZE);
+    const { assert!(KMSG_TO_LWK_OFFSET + KMSG_AREA_SIZE <= KMSG_TO_HOST_OFFSET) };
+    const { assert!(KMSG_TO_HOST_OFFSET + KMSG_AREA_SIZE <= PROC_OFFSET) };
+    assert_eq!(size_of::<KmsgSlot>(), KMSG_SLOT_SIZE);
+    assert_eq!(size_of::<KmsgHead>() + KMSG_HEAD_DATA, KMSG_SLOT_DATA);
+    // The largest message fits in one Linux<->LWK ring.
+    let largest_slots = 1 + (KMSG_MAX_LEN - KMSG_HEAD_DATA).div_ceil(KMSG_SLOT_DATA);
+    assert!(largest_slots <= KMSG_RING_SLOTS as usize);
     assert!(size_of::<Proc>() as u64 <= PROC_SIZE);
     const { assert!(PROC_OFFSET + PROC_SIZE <= SHARED_SIZE) };
     // ioctl sizes have 14 bits.

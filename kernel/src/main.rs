@@ -1,5 +1,5 @@
 //! Atoll's lightweight kernel (LWK): scheduling, programs and their system
-//! calls, and the control channel to the host. Safe Rust only: everything
+//! calls, and messages to the host. Safe Rust only: everything
 //! that touches the hardware is in the `hal` crate, which calls back into
 //! this crate only through the hooks registered here and in `trap`.
 //!
@@ -16,11 +16,13 @@ extern crate alloc;
 #[cfg(feature = "testing")]
 mod bench;
 mod boot;
-mod channel;
+mod kmsg;
+mod lifecycle;
 mod process;
 mod sched;
 #[cfg(feature = "testing")]
 mod selftest;
+mod status;
 mod sync;
 mod syscall;
 mod trap;
@@ -59,7 +61,9 @@ fn kmain(info: BootInfo) -> ! {
     sched::init();
     let enclave = info.enclave.as_ref();
     if let Some(e) = enclave {
-        channel::init(e.channel_phys);
+        status::init(e.status_phys);
+        kmsg::init_host(e.shared.0, e.host_apic_id);
+        lifecycle::init();
     }
     sched::init_cpu(0, false);
     hal::smp::mark_online(0);
@@ -69,7 +73,7 @@ fn kmain(info: BootInfo) -> ! {
     if let Some(e) = enclave {
         println!("Atoll LWK: enclave {} booted on {} CPUs", e.id, hal::smp::online_count());
         process::launch::init(e.shared.0);
-        channel::report_booted(hal::smp::online_count());
+        lifecycle::report_booted(hal::smp::online_count());
     }
     run_command();
     sched::idle_loop()
@@ -100,6 +104,8 @@ fn run_command() {
         selftest::crash::run();
     } else if cmd.has("hangtest") {
         selftest::crash::hang();
+    } else if let Some(seed) = cmd.value_u64("kmsggarbage") {
+        selftest::kmsg::garbage(seed);
     } else if let Some(seconds) = cmd.value_u64("noise") {
         let threshold = cmd.value_u64("noise_threshold").unwrap_or(DEFAULT_NOISE_THRESHOLD_NS);
         bench::noise::selfish_detour(seconds, threshold);
@@ -111,7 +117,7 @@ fn run_command() {
     } else {
         println!(
             "Atoll LWK: booted, nothing to run \
-             (command line: selftest, crashtest, hangtest, bench, noise=<seconds>)"
+             (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, bench, noise=<seconds>)"
         );
     }
 }
@@ -120,7 +126,7 @@ fn run_command() {
 #[cfg(not(feature = "testing"))]
 fn run_command() {
     let cmd = boot::cmdline();
-    let asked = ["selftest", "crashtest", "hangtest", "bench", "noise"];
+    let asked = ["selftest", "crashtest", "hangtest", "kmsggarbage", "bench", "noise"];
     if let Some(word) = asked.iter().find(|w| cmd.has(w) || cmd.value(w).is_some()) {
         println!(
             "Atoll LWK: \"{}\" needs the test image (build/atoll-kernel-test, \

@@ -7,7 +7,7 @@ use hal::TrapFrame;
 
 pub fn init() {
     hal::trap::set_handlers(on_exception, after_interrupt);
-    hal::trap::set_crash_reporter(crate::channel::report_crash);
+    hal::trap::set_crash_reporter(crate::lifecycle::report_crash);
 }
 
 fn on_exception(frame: &mut TrapFrame) {

@@ -41,7 +41,7 @@ pub struct Enclave {
     pub lapic_phys: u64,
     /// Boot parameters, channel and console: never handed to the allocator.
     pub shared: (u64, u64),
-    pub channel_phys: u64,
+    pub status_phys: u64,
 }
 
 /// What a boot path hands the kernel, whichever path it was.
@@ -199,7 +199,7 @@ fn parse_cokernel(params_phys: u64) -> BootInfo {
         tsc_hz: p.tsc_khz * 1000,
         lapic_phys: p.lapic_phys,
         shared: (p.shared_phys, p.shared_phys + p.shared_size),
-        channel_phys: p.channel_phys,
+        status_phys: p.status_phys,
     });
     info
 }

@@ -3,7 +3,7 @@
 //! access is atomic or volatile, bounds are checked here once, and a region
 //! can only be made inside the enclave's shared area.
 
-use atoll_abi::{Header, Msg, Region, Slot};
+use atoll_abi::{Header, Region, Slot};
 use core::sync::atomic::{AtomicU32, AtomicU64};
 use spin::Once;
 
@@ -26,8 +26,6 @@ unsafe impl Plain for u64 {}
 unsafe impl Plain for i64 {}
 // SAFETY: repr(C) structs of integers (abi/src/lib.rs).
 unsafe impl Plain for Header {}
-// SAFETY: as for Header.
-unsafe impl Plain for Msg {}
 // SAFETY: as for Header.
 unsafe impl Plain for Region {}
 // SAFETY: as for Header.
@@ -89,6 +87,23 @@ impl SharedRegion {
                 core::mem::align_of::<T>(),
             ) as *const T)
         }
+    }
+
+    /// Copies `src` to `offset` (message slots the protocol gives us).
+    pub fn copy_in(&self, offset: usize, src: &[u8]) {
+        let dst = self.at(offset, src.len(), 1) as *mut u8;
+        // SAFETY: in bounds (checked); bytes are plain data; the message
+        // protocol gives these bytes to the writer until it publishes them.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
+    }
+
+    /// Copies from `offset` into `dst`. The other kernel may be writing the
+    /// same bytes (a broken or hostile peer): they are plain data, checked
+    /// by the caller after the copy.
+    pub fn copy_out(&self, offset: usize, dst: &mut [u8]) {
+        let src = self.at(offset, dst.len(), 1) as *const u8;
+        // SAFETY: in bounds (checked); any bytes are valid u8s.
+        unsafe { core::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) }
     }
 
     pub fn write<T: Plain>(&self, offset: usize, value: T) {

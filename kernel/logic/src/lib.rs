@@ -2,7 +2,7 @@
 //!
 //! Everything here is plain computation over memory the caller hands in:
 //! lock algorithms, the physical frame allocator, page-table planning, boot
-//! memory-map arithmetic, command-line parsing, Linux error numbers, benchmark statistics and ACPI
+//! memory-map arithmetic, the inter-kernel message ring, command-line parsing, Linux error numbers, benchmark statistics and ACPI
 //! table parsing. Keeping it free of hardware access lets the same code run in
 //! the kernel (`no_std`, no allocator) and under `cargo test` on the host.
 
@@ -15,6 +15,7 @@ mod bitmap;
 pub mod cmdline;
 pub mod errno;
 pub mod frames;
+pub mod kmsg;
 pub mod locks;
 pub mod memmap;
 pub mod paging_plan;

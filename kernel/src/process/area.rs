@@ -69,10 +69,6 @@ pub fn set_exited(status: u32) {
     set_state(atoll_abi::PROC_EXITED);
 }
 
-pub fn bump_doorbell() {
-    area().atomic_u32(offset_of!(Proc, doorbell)).fetch_add(1, Ordering::AcqRel);
-}
-
 /// The host's mirror of the address space must drop what it cached.
 pub fn bump_map_generation() {
     area().atomic_u32(offset_of!(Proc, map_generation)).fetch_add(1, Ordering::AcqRel);

@@ -1,13 +1,16 @@
 //! Delegated system calls (the HobbesIO/McKernel proxy model): the calling
-//! thread puts the call in its slot of the program area, spins briefly,
-//! then sleeps; the `atoll run` process on Linux performs it with the
+//! thread puts the call in its slot of the program area, tells the host
+//! which slot (a CALL_POSTED message), spins briefly, then sleeps; the `atoll run` process on Linux performs it with the
 //! program's memory mirrored at the same addresses, writes the result and
 //! interrupts this core. Only the calling thread waits.
 
-use atoll_abi::{Slot, DONE_VECTOR, MAX_SLOTS, SLOT_DONE, SLOT_IDLE, SLOT_REQUEST};
+use atoll_abi::{
+    Slot, DONE_VECTOR, KMSG_CALL_POSTED, MAX_SLOTS, SLOT_DONE, SLOT_IDLE, SLOT_REQUEST,
+};
 use core::sync::atomic::Ordering;
 
 use super::{area, UserThread};
+use crate::kmsg::{self, Peer};
 use crate::sync::WaitQueue;
 use hal::{cpu, percpu, tsc};
 use lwk_logic::errno::{Errno, EINTR};
@@ -47,8 +50,7 @@ pub fn call(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Result<i64, E
     );
     let state = area::slot_state(i);
     state.store(SLOT_REQUEST, Ordering::Release);
-    area::bump_doorbell();
-    crate::channel::notify_host();
+    kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[i as u64]);
 
     let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
     while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {

@@ -9,13 +9,14 @@ use core::sync::atomic::Ordering;
 use lwk_logic::user_pages::Access;
 
 use super::{area, thread, vm::AddressSpace, Process};
-use crate::channel;
+use crate::kmsg::{self, Message, Peer};
 use crate::sched;
+use crate::status;
 use crate::sync::{SpinLock, WaitQueue};
 use hal::user;
 use lwk_logic::errno::*;
 
-static REQUESTS: SpinLock<VecDeque<(u32, u64)>> = SpinLock::new(VecDeque::new());
+static REQUESTS: SpinLock<VecDeque<(u16, u64)>> = SpinLock::new(VecDeque::new());
 static ARRIVED: WaitQueue = WaitQueue::new();
 static CURRENT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
 /// (released by the host, every thread ended) of the current program.
@@ -27,6 +28,9 @@ pub fn init(shared_phys: u64) {
     area::init(shared_phys);
     super::delegate::init();
     super::tlb::init();
+    for kind in [KMSG_PROC_CREATE, KMSG_PROC_START, KMSG_PROC_KILL, KMSG_PROC_RELEASE] {
+        kmsg::register(kind, post);
+    }
     sched::spawn(0, "launcher", || loop {
         ARRIVED.wait_until(|| !REQUESTS.lock().is_empty());
         let next = REQUESTS.lock().pop_front();
@@ -36,15 +40,16 @@ pub fn init(shared_phys: u64) {
     });
 }
 
-/// Called from the channel interrupt with a host message about programs.
-pub fn post(kind: u32, arg: u64) {
-    REQUESTS.lock().push_back((kind, arg));
+/// A host message about programs, from the message interrupt: queued for
+/// the launcher thread, which may sleep.
+fn post(msg: &Message) {
+    REQUESTS.lock().push_back((msg.kind, msg.word(0)));
     ARRIVED.wake_one(true);
 }
 
-fn handle(kind: u32, arg: u64) {
+fn handle(kind: u16, arg: u64) {
     match kind {
-        MSG_PROC_CREATE => {
+        KMSG_PROC_CREATE => {
             let (result, pid) = match create() {
                 Ok(pid) => (0, pid),
                 Err(e) => {
@@ -52,11 +57,11 @@ fn handle(kind: u32, arg: u64) {
                     (e.to_return(), 0)
                 }
             };
-            channel::send(MSG_PROC_CREATED, [result, pid.into(), 0]);
+            kmsg::send_words_waiting(Peer::Host, KMSG_PROC_CREATED, &[result, pid.into()]);
         }
-        MSG_PROC_START => start(),
-        MSG_PROC_KILL => kill(arg as u32),
-        MSG_PROC_RELEASE => release(),
+        KMSG_PROC_START => start(),
+        KMSG_PROC_KILL => kill(arg as u32),
+        KMSG_PROC_RELEASE => release(),
         _ => {}
     }
 }
@@ -103,7 +108,7 @@ fn create() -> Result<u32, Errno> {
     *LIFE.lock() = (false, false);
     let pid = p.pid;
     *CURRENT.lock() = Some(p);
-    channel::report_memory();
+    status::report_memory();
     Ok(pid)
 }
 
@@ -157,7 +162,7 @@ pub fn program_ended(p: &Arc<Process>) {
         life.0
     };
     area::set_exited(p.wait_status());
-    channel::send(MSG_PROC_EXIT, [p.wait_status() as u64, p.pid as u64, 0]);
+    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_EXIT, &[p.wait_status() as u64, p.pid as u64]);
     if released {
         free(p);
     }
@@ -175,6 +180,6 @@ fn free(p: &Arc<Process>) {
     hal::paging::switch_root(hal::paging::kernel_root());
     p.vm.lock().release();
     area::set_state(PROC_FREE);
-    channel::report_memory();
-    channel::send(MSG_PROC_FREED, [p.pid as u64, 0, 0]);
+    status::report_memory();
+    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_FREED, &[p.pid as u64]);
 }

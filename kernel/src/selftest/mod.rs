@@ -4,6 +4,7 @@
 
 pub mod crash;
 mod events;
+pub mod kmsg;
 mod locks;
 mod memory;
 mod threads;

@@ -32,7 +32,7 @@ fn retire(c: &Call, freed: vm::Freed) {
     tlb::shootdown(c.process);
     crate::process::note_unmapped();
     vm::free_all(freed);
-    crate::channel::report_memory();
+    crate::status::report_memory();
 }
 
 pub fn brk(c: &mut Call) -> SysResult {
@@ -64,7 +64,7 @@ pub fn mmap(c: &mut Call) -> SysResult {
         &mut freed,
     );
     if freed.is_empty() {
-        crate::channel::report_memory();
+        crate::status::report_memory();
     } else {
         retire(c, freed);
     }

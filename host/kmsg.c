@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The one transport between Linux and the LWKs (Popcorn's messaging layer):
+ * a ring each way in every enclave's shared area, a handler per message
+ * type registered by the protocol that owns it (lifecycle.c, program.c),
+ * and interrupts: ATOLL_LWK_VECTOR to the LWK after a message, Linux's
+ * platform IPI from it, whose callback polls every link. Waiters poll too,
+ * so a lost interrupt (or a platform IPI held by another driver) only
+ * delays them. This file knows no protocol.
+ */
+#include <linux/rcupdate.h>
+#include <linux/delay.h>
+#include <linux/vmalloc.h>
+#include <asm/apic.h>
+#include "atoll.h"
+
+static atoll_kmsg_handler handlers[ATOLL_KMSG_MAX_TYPES];
+static LIST_HEAD(links);
+static DEFINE_SPINLOCK(links_lock);	/* also taken in the platform IPI */
+static bool hooked;
+
+/* Taken once, at module load, by the protocol that owns the type. */
+int atoll_kmsg_register(u16 type, atoll_kmsg_handler fn)
+{
+	if (!type || type >= ATOLL_KMSG_MAX_TYPES || handlers[type]) {
+		pr_err("atoll: message type %u cannot be registered\n", type);
+		return -EINVAL;
+	}
+	handlers[type] = fn;
+	return 0;
+}
+
+/* Makes both rings in e's shared area and starts listening to them. */
+int atoll_kmsg_link_init(struct atoll_enclave *e)
+{
+	struct atoll_kmsg_link *l = &e->link;
+	unsigned long flags;
+
+	l->buf = vmalloc(ATOLL_KMSG_MAX_LEN);
+	if (!l->buf)
+		return -ENOMEM;
+	spin_lock_init(&l->rx_lock);
+	atoll_kring_init(&l->out, e->shared + ATOLL_KMSG_TO_LWK_OFFSET, ATOLL_KMSG_RING_SLOTS, 1);
+	atoll_kring_init(&l->in, e->shared + ATOLL_KMSG_TO_HOST_OFFSET, ATOLL_KMSG_RING_SLOTS, 1);
+	l->rx = (struct atoll_kreceiver){ .next = 0, .index = 0, .count = 1 };
+	l->apic_id = e->apic_ids[0];
+	l->broken = false;
+	spin_lock_irqsave(&links_lock, flags);
+	list_add_tail(&l->node, &links);
+	spin_unlock_irqrestore(&links_lock, flags);
+	return 0;
+}
+
+/* Stops listening; the platform IPI no longer reaches e afterwards. */
+void atoll_kmsg_link_exit(struct atoll_enclave *e)
+{
+	struct atoll_kmsg_link *l = &e->link;
+	unsigned long flags;
+	u8 *buf;
+
+	if (!l->buf)
+		return;
+	spin_lock_irqsave(&links_lock, flags);
+	list_del(&l->node);
+	spin_unlock_irqrestore(&links_lock, flags);
+	/* A poll running elsewhere finishes with the buffer first. */
+	spin_lock_irqsave(&l->rx_lock, flags);
+	buf = l->buf;
+	l->buf = NULL;
+	spin_unlock_irqrestore(&l->rx_lock, flags);
+	vfree(buf);
+}
+
+/*
+ * Sends a message to e's LWK and interrupts it unless it polls; -EAGAIN
+ * when the ring is full (nothing is overwritten). Any context.
+ */
+int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+{
+	struct atoll_kmsg_link *l = &e->link;
+	int ret;
+
+	ret = atoll_kring_send(&l->out, type, data, len, 1);
+	if (!ret && !atoll_kring_polling(&l->out, 0))
+		atoll_apic_send(l->apic_id, APIC_DM_FIXED | ATOLL_LWK_VECTOR);
+	return ret;
+}
+
+/* As atoll_kmsg_send, waiting up to 100-200 ms for room (process context). */
+int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+{
+	int tries, ret = -EAGAIN;
+
+	for (tries = 0; tries < 100 && !READ_ONCE(e->crashed); tries++) {
+		ret = atoll_kmsg_send(e, type, data, len);
+		if (ret != -EAGAIN)
+			break;
+		usleep_range(1000, 2000);
+	}
+	return ret;
+}
+
+/* The payload's i-th u64, 0 past its end: short messages read as zeros. */
+u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i)
+{
+	u64 w = 0;
+
+	if ((i + 1) * sizeof(w) <= m->len)
+		memcpy(&w, m->data + i * sizeof(w), sizeof(w));
+	return w;
+}
+
+static void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	atoll_kmsg_handler fn = m->type < ATOLL_KMSG_MAX_TYPES ? handlers[m->type] : NULL;
+
+	if (fn)
+		fn(e, m);
+	else
+		pr_warn_ratelimited("atoll: enclave %s sent unknown message type %u; ignored\n",
+				    e->name, m->type);
+}
+
+/* Handles every message e's LWK has sent; any context. */
+void atoll_kmsg_poll(struct atoll_enclave *e)
+{
+	struct atoll_kmsg_link *l = &e->link;
+	struct atoll_kmsg m;
+	unsigned long flags;
+	const char *why = "";
+	bool any = false;
+	int ret;
+
+	spin_lock_irqsave(&l->rx_lock, flags);
+	while (l->buf && !l->broken) {
+		ret = atoll_kring_receive(&l->in, &l->rx, l->buf, &m, &why);
+		if (!ret)
+			break;
+		any = true;
+		if (ret < 0) {
+			l->broken = true;
+			pr_err("atoll: enclave %s broke the message protocol (%s); nothing more is read from it\n",
+			       e->name, why);
+			break;
+		}
+		dispatch(e, &m);
+	}
+	spin_unlock_irqrestore(&l->rx_lock, flags);
+	if (any)
+		wake_up_all(&e->wq);
+}
+
+bool atoll_kmsg_broken(struct atoll_enclave *e)
+{
+	return READ_ONCE(e->link.broken);
+}
+
+static void platform_ipi(void)
+{
+	struct atoll_kmsg_link *l;
+
+	spin_lock(&links_lock);
+	list_for_each_entry(l, &links, node)
+		atoll_kmsg_poll(container_of(l, struct atoll_enclave, link));
+	spin_unlock(&links_lock);
+}
+
+int atoll_kmsg_start(void)
+{
+	void (**hook)(void) = atoll_platform_ipi_hook();
+
+	hooked = !cmpxchg(hook, NULL, platform_ipi);
+	if (!hooked)
+		pr_warn("atoll: the platform IPI is in use by another driver; the LWK's messages are polled\n");
+	return 0;
+}
+
+void atoll_kmsg_stop(void)
+{
+	if (hooked) {
+		cmpxchg(atoll_platform_ipi_hook(), platform_ipi, NULL);
+		/* Interrupt handlers still running the callback finish first. */
+		synchronize_rcu();
+	}
+}

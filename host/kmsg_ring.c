@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The inter-kernel message ring (abi/atoll_abi.h, "Inter-kernel messages"):
+ * Linux's side of the protocol kernel/logic/src/kmsg implements for the
+ * LWK. Senders claim slots with cmpxchg on head and set a message's first
+ * stamp last; receivers check everything they read, since the other kernel
+ * may write anything into the ring at any time: a broken ring is given up,
+ * never trusted.
+ */
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include "atoll.h"
+
+static struct atoll_kmsg_slot *slot_at(const struct atoll_kring *k, u32 ticket)
+{
+	struct atoll_kmsg_slot *first = (struct atoll_kmsg_slot *)(k->ring + 1);
+
+	return first + (ticket & (k->slots - 1));
+}
+
+static u32 slots_for(u32 len)
+{
+	if (len <= ATOLL_KMSG_HEAD_DATA)
+		return 1;
+	return 1 + DIV_ROUND_UP(len - ATOLL_KMSG_HEAD_DATA, ATOLL_KMSG_SLOT_DATA);
+}
+
+/* Makes an empty ring of `slots` slots at mem (ATOLL_KMSG_RING_BYTES(slots)). */
+void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers)
+{
+	k->ring = mem;
+	k->slots = slots;
+	memset(mem, 0, ATOLL_KMSG_RING_BYTES(slots));
+	k->ring->hdr = (struct atoll_header){ ATOLL_MAGIC_KMSG, ATOLL_ABI_VERSION,
+					      sizeof(*k->ring), 0 };
+	k->ring->slots = slots;
+	k->ring->receivers = receivers;
+}
+
+/* Claims n consecutive tickets, or -EAGAIN while the ring has no room. */
+static int claim(struct atoll_kring *k, u32 n, u32 *ticket)
+{
+	struct atoll_kmsg_ring *r = k->ring;
+	u32 head, used;
+
+	do {
+		head = READ_ONCE(r->head);
+		/* Pairs with the receivers' release of tail: their reads are done. */
+		used = head - smp_load_acquire(&r->tail);
+		if (used > k->slots || k->slots - used < n)
+			return -EAGAIN;
+	} while (cmpxchg(&r->head, head, head + n) != head);
+	*ticket = head;
+	return 0;
+}
+
+/* Sends one message read by `readers` receivers; -EAGAIN when full. */
+int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers)
+{
+	struct atoll_kmsg_head head;
+	struct atoll_kmsg_slot *s;
+	u32 n, ticket, i, off, first;
+	int ret;
+
+	if (len > ATOLL_KMSG_MAX_LEN || !type || type >= ATOLL_KMSG_MAX_TYPES ||
+	    !readers || readers > ATOLL_KMSG_MAX_READERS)
+		return -EINVAL;
+	n = slots_for(len);
+	ret = claim(k, n, &ticket);
+	if (ret)
+		return ret;
+	first = min_t(u32, len, ATOLL_KMSG_HEAD_DATA);
+	for (i = 1, off = first; i < n; i++, off += ATOLL_KMSG_SLOT_DATA) {
+		s = slot_at(k, ticket + i);
+		memcpy(s->data, data + off, min_t(u32, len - off, ATOLL_KMSG_SLOT_DATA));
+		WRITE_ONCE(s->stamp, ticket + i + 1);
+	}
+	s = slot_at(k, ticket);
+	WRITE_ONCE(s->readers, readers);
+	head = (struct atoll_kmsg_head){ .type = type, .slots = n, .len = len };
+	memcpy(s->data, &head, sizeof(head));
+	memcpy(s->data + sizeof(head), data, first);
+	/* Last: every byte above is visible before a receiver sees the stamp. */
+	smp_store_release(&s->stamp, ticket + 1);
+	return 0;
+}
+
+/* Moves tail past every message at its front that all receivers have read. */
+static void advance_tail(struct atoll_kring *k)
+{
+	struct atoll_kmsg_ring *r = k->ring;
+	struct atoll_kmsg_head head;
+	struct atoll_kmsg_slot *s;
+	u32 tail;
+
+	for (;;) {
+		/* Acquire: what the receivers that moved tail and counted down did is seen. */
+		tail = smp_load_acquire(&r->tail);
+		s = slot_at(k, tail);
+		/* Acquire: pairs with the sender's stamp and the receivers' counts. */
+		if (smp_load_acquire(&s->stamp) != tail + 1 || smp_load_acquire(&s->readers))
+			return;
+		memcpy(&head, s->data, sizeof(head));
+		if (!head.slots || head.slots > k->slots)
+			return;	/* garbage: leave the ring full rather than free unread slots */
+		/* Fails if another receiver moved it first; then look again. */
+		cmpxchg(&r->tail, tail, tail + head.slots);
+	}
+}
+
+/*
+ * Copies the next message into buf (ATOLL_KMSG_MAX_LEN bytes) and fills m:
+ * 1 when there was one, 0 when there is none (or it is still being
+ * written), -EPROTO when the ring breaks the protocol (*why says how).
+ */
+int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
+			struct atoll_kmsg *m, const char **why)
+{
+	struct atoll_kmsg_ring *r = k->ring;
+	u32 ticket = rx->next, pending, n, len, i, off, first;
+	struct atoll_kmsg_head head;
+	struct atoll_kmsg_slot *s;
+
+	/* Acquire: pairs with the senders' claim of the tickets below head. */
+	pending = smp_load_acquire(&r->head) - ticket;
+	if (!pending)
+		return 0;
+	if (pending > k->slots) {
+		*why = "head is more than a ring ahead of the receiver";
+		return -EPROTO;
+	}
+	s = slot_at(k, ticket);
+	/* Pairs with the sender's release of the stamp. */
+	if (smp_load_acquire(&s->stamp) != ticket + 1)
+		return 0;	/* claimed, still being written */
+	memcpy(&head, s->data, sizeof(head));
+	len = head.len;
+	n = head.slots;
+	if (len > ATOLL_KMSG_MAX_LEN || n != slots_for(len) || n > pending) {
+		*why = "a message's length or slot count is wrong";
+		return -EPROTO;
+	}
+	first = min_t(u32, len, ATOLL_KMSG_HEAD_DATA);
+	memcpy(buf, s->data + sizeof(head), first);
+	for (i = 1, off = first; i < n; i++, off += ATOLL_KMSG_SLOT_DATA) {
+		s = slot_at(k, ticket + i);
+		if (READ_ONCE(s->stamp) != ticket + i + 1) {
+			*why = "a message's further slot was not written";
+			return -EPROTO;
+		}
+		memcpy(buf + off, s->data, min_t(u32, len - off, ATOLL_KMSG_SLOT_DATA));
+	}
+	rx->next = ticket + n;
+	if (rx->count == 1) {
+		/* The only reader: the slots are free once copied. */
+		smp_store_release(&r->tail, rx->next);
+	} else {
+		/* Full barrier: our copy is complete before the count drops. */
+		s = slot_at(k, ticket);
+		if (atomic_dec_return((atomic_t *)&s->readers) == 0)
+			advance_tail(k);
+	}
+	m->type = head.type;
+	m->len = len;
+	m->data = buf;
+	return 1;
+}
+
+/* Whether receiver r says it polls (a sender then needs no interrupt). */
+bool atoll_kring_polling(struct atoll_kring *k, u32 receiver)
+{
+	/* Full barrier: the message is visible before we look (pairs with the receiver's). */
+	smp_mb();
+	return READ_ONCE(k->ring->polling) & BIT(receiver);
+}

@@ -1,0 +1,248 @@
+//! The inter-kernel message ring (Popcorn's design, laid out in
+//! `atoll_abi.h` under "Inter-kernel messages"): 64-byte slots, a message
+//! claims its slots by moving `head` with compare-and-swap, writes them,
+//! and sets its first slot's stamp last; receivers check everything they
+//! read, so a sender that writes garbage breaks only its own ring.
+//!
+//! The ring lives in memory another kernel writes too; [`RingMemory`] is how
+//! the caller hands it in (shared memory in the LWK, plain atomics in the
+//! tests). The host module implements the same protocol in C (`host/kmsg_ring.c`).
+
+use atoll_abi::{KMSG_HEAD_DATA, KMSG_MAX_LEN, KMSG_MAX_READERS, KMSG_MAX_TYPES, KMSG_SLOT_DATA};
+use core::sync::atomic::{AtomicU32, Ordering};
+
+#[cfg(test)]
+mod tests;
+
+/// One ring's words and slots. `index` is always below [`RingMemory::slots`].
+pub trait RingMemory {
+    /// Slots in the ring: a power of two, from the ring's maker (never read
+    /// back from the shared header, which the other side could change).
+    fn slots(&self) -> u32;
+    /// Next ticket a sender claims.
+    fn head(&self) -> &AtomicU32;
+    /// Tickets below it have been read by every receiver.
+    fn tail(&self) -> &AtomicU32;
+    /// Bit r set: receiver r polls and needs no interrupt.
+    fn polling(&self) -> &AtomicU32;
+    /// Slot `index`'s stamp: its ticket + 1 once written.
+    fn stamp(&self, index: u32) -> &AtomicU32;
+    /// Receivers yet to read the message starting in slot `index`.
+    fn readers(&self, index: u32) -> &AtomicU32;
+    /// Copies `src` into slot `index`'s data bytes from `offset`.
+    fn write_data(&self, index: u32, offset: usize, src: &[u8]);
+    /// Copies slot `index`'s data bytes from `offset` into `dst`.
+    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]);
+}
+
+/// Why a message was not sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendError {
+    /// The ring has no room now: nothing was written; try again later.
+    Full,
+    /// Longer than `KMSG_MAX_LEN`, a type outside 1..`KMSG_MAX_TYPES`, or
+    /// more readers than a ring can count.
+    Invalid,
+}
+
+/// What a receiver found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Received {
+    /// Nothing (or a message still being written).
+    Empty,
+    /// A message of this type whose `len` payload bytes are in the buffer.
+    Message {
+        /// Its type.
+        kind: u16,
+        /// Payload bytes.
+        len: usize,
+    },
+    /// The ring breaks the protocol; its receiver should give it up.
+    Broken(&'static str),
+}
+
+/// Slots a payload of `len` bytes takes.
+pub const fn slots_for(len: usize) -> u32 {
+    if len <= KMSG_HEAD_DATA {
+        1
+    } else {
+        1 + (len - KMSG_HEAD_DATA).div_ceil(KMSG_SLOT_DATA) as u32
+    }
+}
+
+/// Sends one message read by `readers` receivers (1 for unicast); returns
+/// the message's ticket. Safe to call from several CPUs at once.
+pub fn send<M: RingMemory>(
+    ring: &M,
+    kind: u16,
+    payload: &[u8],
+    readers: u32,
+) -> Result<u32, SendError> {
+    let valid = payload.len() <= KMSG_MAX_LEN
+        && (1..KMSG_MAX_TYPES).contains(&(kind as usize))
+        && (1..=KMSG_MAX_READERS as u32).contains(&readers);
+    if !valid {
+        return Err(SendError::Invalid);
+    }
+    let n = slots_for(payload.len());
+    let ticket = claim(ring, n)?;
+    let mask = ring.slots() - 1;
+    let (first, rest) = payload.split_at(payload.len().min(KMSG_HEAD_DATA));
+    for (i, chunk) in rest.chunks(KMSG_SLOT_DATA).enumerate() {
+        let t = ticket.wrapping_add(1 + i as u32);
+        ring.write_data(t & mask, 0, chunk);
+        ring.stamp(t & mask).store(t.wrapping_add(1), Ordering::Relaxed);
+    }
+    let index = ticket & mask;
+    ring.readers(index).store(readers, Ordering::Relaxed);
+    ring.write_data(index, 0, &encode_head(kind, n as u16, payload.len() as u32));
+    ring.write_data(index, 8, first);
+    // Last: everything above is visible before a receiver sees the stamp.
+    ring.stamp(index).store(ticket.wrapping_add(1), Ordering::Release);
+    Ok(ticket)
+}
+
+/// Claims `n` consecutive slots, or says the ring is full.
+fn claim<M: RingMemory>(ring: &M, n: u32) -> Result<u32, SendError> {
+    loop {
+        let head = ring.head().load(Ordering::Relaxed);
+        // Acquire: the receivers' reads of the freed slots happen before our writes.
+        let tail = ring.tail().load(Ordering::Acquire);
+        let used = head.wrapping_sub(tail);
+        if used > ring.slots() || ring.slots() - used < n {
+            return Err(SendError::Full);
+        }
+        let next = head.wrapping_add(n);
+        if ring
+            .head()
+            .compare_exchange_weak(head, next, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+        {
+            return Ok(head);
+        }
+    }
+}
+
+fn encode_head(kind: u16, slots: u16, len: u32) -> [u8; 8] {
+    let mut h = [0u8; 8];
+    h[0..2].copy_from_slice(&kind.to_le_bytes());
+    h[2..4].copy_from_slice(&slots.to_le_bytes());
+    h[4..8].copy_from_slice(&len.to_le_bytes());
+    h
+}
+
+/// Whether a sender should interrupt receiver `r` (it is not polling).
+pub fn needs_interrupt<M: RingMemory>(ring: &M, r: u32) -> bool {
+    ring.polling().load(Ordering::Acquire) & (1 << r) == 0
+}
+
+/// One receiver's place in a ring. It lives in the receiver's own memory,
+/// so another kernel cannot move it.
+#[derive(Clone, Copy, Debug)]
+pub struct Receiver {
+    next: u32,
+    index: u32,
+    count: u32,
+}
+
+impl Receiver {
+    /// Receiver `index` of `count` (a unicast ring has one, index 0), at a
+    /// ring whose first ticket is 0.
+    pub const fn new(index: u32, count: u32) -> Self {
+        Receiver { next: 0, index, count }
+    }
+
+    /// The ticket of the next message it expects.
+    pub fn next_ticket(&self) -> u32 {
+        self.next
+    }
+
+    /// Says whether this receiver polls (senders then skip its interrupt).
+    /// After turning polling off, receive once more: a message may have
+    /// come while the bit was still set.
+    pub fn set_polling<M: RingMemory>(&self, ring: &M, on: bool) {
+        let bit = 1 << self.index;
+        if on {
+            ring.polling().fetch_or(bit, Ordering::AcqRel);
+        } else {
+            ring.polling().fetch_and(!bit, Ordering::AcqRel);
+        }
+    }
+
+    /// Copies the next message into `buf` (at least `KMSG_MAX_LEN` bytes).
+    pub fn receive<M: RingMemory>(&mut self, ring: &M, buf: &mut [u8]) -> Received {
+        let slots = ring.slots();
+        let mask = slots - 1;
+        let ticket = self.next;
+        let pending = ring.head().load(Ordering::Acquire).wrapping_sub(ticket);
+        if pending == 0 {
+            return Received::Empty;
+        }
+        if pending > slots {
+            return Received::Broken("head is more than a ring ahead of the receiver");
+        }
+        let index = ticket & mask;
+        // Acquire: pairs with the sender's release of the stamp.
+        if ring.stamp(index).load(Ordering::Acquire) != ticket.wrapping_add(1) {
+            return Received::Empty; // claimed, still being written
+        }
+        let mut head = [0u8; 8];
+        ring.read_data(index, 0, &mut head);
+        let kind = u16::from_le_bytes([head[0], head[1]]);
+        let n = u16::from_le_bytes([head[2], head[3]]) as u32;
+        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
+        if len > KMSG_MAX_LEN || len > buf.len() || n != slots_for(len) || n > pending {
+            return Received::Broken("a message's length or slot count is wrong");
+        }
+        let first = len.min(KMSG_HEAD_DATA);
+        ring.read_data(index, 8, &mut buf[..first]);
+        for (i, chunk) in buf[first..len].chunks_mut(KMSG_SLOT_DATA).enumerate() {
+            let t = ticket.wrapping_add(1 + i as u32);
+            if ring.stamp(t & mask).load(Ordering::Relaxed) != t.wrapping_add(1) {
+                return Received::Broken("a message's further slot was not written");
+            }
+            ring.read_data(t & mask, 0, chunk);
+        }
+        self.next = ticket.wrapping_add(n);
+        self.release(ring, index);
+        Received::Message { kind, len }
+    }
+
+    /// This receiver is done with the message in slot `index`.
+    fn release<M: RingMemory>(&self, ring: &M, index: u32) {
+        if self.count == 1 {
+            // The only reader: the slots are free once copied (release).
+            ring.tail().store(self.next, Ordering::Release);
+        } else if ring.readers(index).fetch_sub(1, Ordering::AcqRel) == 1 {
+            advance_tail(ring);
+        }
+    }
+}
+
+/// Moves tail past every message at its front that all receivers have read
+/// (several receivers may finish in any order; whoever finishes last moves it).
+fn advance_tail<M: RingMemory>(ring: &M) {
+    let mask = ring.slots() - 1;
+    loop {
+        let tail = ring.tail().load(Ordering::Acquire);
+        let index = tail & mask;
+        if ring.stamp(index).load(Ordering::Acquire) != tail.wrapping_add(1)
+            || ring.readers(index).load(Ordering::Acquire) != 0
+        {
+            return;
+        }
+        let mut head = [0u8; 8];
+        ring.read_data(index, 0, &mut head);
+        let n = u16::from_le_bytes([head[2], head[3]]) as u32;
+        if n == 0 || n > ring.slots() {
+            return; // garbage: leave the ring full rather than free what is unread
+        }
+        // Fails if another receiver moved it first; then look again.
+        let _ = ring.tail().compare_exchange(
+            tail,
+            tail.wrapping_add(n),
+            Ordering::AcqRel,
+            Ordering::Relaxed,
+        );
+    }
+}

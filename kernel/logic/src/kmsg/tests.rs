@@ -1,0 +1,295 @@
+//! The ring under real threads: ordering and integrity with several
+//! senders, every message size, multicast, a full ring and garbage.
+
+use super::*;
+use atoll_abi::{fnv1a, KMSG_RING_SLOTS};
+use std::sync::atomic::AtomicU8;
+use std::sync::Arc;
+use std::thread;
+
+/// A ring in ordinary memory; every byte is atomic so racing threads are
+/// well defined, as the other kernel's accesses are in shared memory.
+struct TestRing {
+    slots: u32,
+    head: AtomicU32,
+    tail: AtomicU32,
+    polling: AtomicU32,
+    stamps: Vec<AtomicU32>,
+    readers: Vec<AtomicU32>,
+    data: Vec<AtomicU8>,
+}
+
+const DATA: usize = 56;
+
+impl TestRing {
+    fn new(slots: u32) -> Arc<Self> {
+        Arc::new(TestRing {
+            slots,
+            head: AtomicU32::new(0),
+            tail: AtomicU32::new(0),
+            polling: AtomicU32::new(0),
+            stamps: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            readers: (0..slots).map(|_| AtomicU32::new(0)).collect(),
+            data: (0..slots as usize * DATA).map(|_| AtomicU8::new(0)).collect(),
+        })
+    }
+}
+
+impl RingMemory for TestRing {
+    fn slots(&self) -> u32 {
+        self.slots
+    }
+    fn head(&self) -> &AtomicU32 {
+        &self.head
+    }
+    fn tail(&self) -> &AtomicU32 {
+        &self.tail
+    }
+    fn polling(&self) -> &AtomicU32 {
+        &self.polling
+    }
+    fn stamp(&self, index: u32) -> &AtomicU32 {
+        &self.stamps[index as usize]
+    }
+    fn readers(&self, index: u32) -> &AtomicU32 {
+        &self.readers[index as usize]
+    }
+    fn write_data(&self, index: u32, offset: usize, src: &[u8]) {
+        let base = index as usize * DATA + offset;
+        assert!(offset + src.len() <= DATA);
+        for (i, &b) in src.iter().enumerate() {
+            self.data[base + i].store(b, Ordering::Relaxed);
+        }
+    }
+    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]) {
+        let base = index as usize * DATA + offset;
+        assert!(offset + dst.len() <= DATA);
+        for (i, b) in dst.iter_mut().enumerate() {
+            *b = self.data[base + i].load(Ordering::Relaxed);
+        }
+    }
+}
+
+/// A check message: sender, sequence number, checksum, then `extra`
+/// pattern bytes that depend on both.
+fn check_message(sender: u32, seq: u32, extra: usize) -> Vec<u8> {
+    let pattern: Vec<u8> =
+        (0..extra).map(|i| (i as u32).wrapping_mul(31).wrapping_add(seq ^ sender) as u8).collect();
+    let mut m = Vec::with_capacity(16 + extra);
+    m.extend_from_slice(&sender.to_le_bytes());
+    m.extend_from_slice(&seq.to_le_bytes());
+    m.extend_from_slice(&fnv1a(&pattern).to_le_bytes());
+    m.extend_from_slice(&0u32.to_le_bytes());
+    m.extend_from_slice(&pattern);
+    m
+}
+
+/// (sender, seq) of a check message, after verifying its checksum.
+fn verify(m: &[u8]) -> (u32, u32) {
+    let word = |i: usize| u32::from_le_bytes(m[i..i + 4].try_into().unwrap());
+    assert_eq!(word(8), fnv1a(&m[16..]), "checksum of sender {} seq {}", word(0), word(4));
+    (word(0), word(4))
+}
+
+fn send_retrying(ring: &TestRing, kind: u16, m: &[u8], readers: u32) {
+    loop {
+        match send(ring, kind, m, readers) {
+            Ok(_) => return,
+            Err(SendError::Full) => thread::yield_now(),
+            Err(e) => panic!("send: {e:?}"),
+        }
+    }
+}
+
+fn receive_one(ring: &TestRing, r: &mut Receiver, buf: &mut [u8]) -> (u16, usize) {
+    loop {
+        match r.receive(ring, buf) {
+            Received::Message { kind, len } => return (kind, len),
+            Received::Empty => thread::yield_now(),
+            Received::Broken(why) => panic!("ring broken: {why}"),
+        }
+    }
+}
+
+#[test]
+fn slot_counts_follow_the_layout() {
+    assert_eq!(slots_for(0), 1);
+    assert_eq!(slots_for(48), 1);
+    assert_eq!(slots_for(49), 2);
+    assert_eq!(slots_for(48 + 56), 2);
+    assert_eq!(slots_for(48 + 57), 3);
+    assert!(slots_for(KMSG_MAX_LEN) <= KMSG_RING_SLOTS);
+}
+
+#[test]
+fn several_senders_one_receiver_keep_order_and_bytes() {
+    const SENDERS: u32 = 4;
+    const EACH: u32 = 1_000_000;
+    let ring = TestRing::new(64); // small: senders meet a full ring often
+    let senders: Vec<_> = (0..SENDERS)
+        .map(|s| {
+            let ring = ring.clone();
+            thread::spawn(move || {
+                for seq in 0..EACH {
+                    // Mostly one slot, now and then two or three.
+                    let extra = [16, 32, 60, 100][(seq % 4) as usize];
+                    send_retrying(&ring, 5, &check_message(s, seq, extra), 1);
+                }
+            })
+        })
+        .collect();
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    let mut next = [0u32; SENDERS as usize];
+    for _ in 0..SENDERS * EACH {
+        let (kind, len) = receive_one(&ring, &mut r, &mut buf);
+        assert_eq!(kind, 5);
+        let (s, seq) = verify(&buf[..len]);
+        assert_eq!(seq, next[s as usize], "sender {s} out of order");
+        next[s as usize] += 1;
+    }
+    senders.into_iter().for_each(|t| t.join().unwrap());
+    assert_eq!(r.receive(&*ring, &mut buf), Received::Empty);
+}
+
+#[test]
+fn every_size_up_to_the_largest_arrives_intact() {
+    let ring = TestRing::new(KMSG_RING_SLOTS);
+    let sender = {
+        let ring = ring.clone();
+        thread::spawn(move || {
+            for size in 16..=KMSG_MAX_LEN {
+                send_retrying(&ring, 9, &check_message(0, size as u32, size - 16), 1);
+            }
+        })
+    };
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    for size in 16..=KMSG_MAX_LEN {
+        let (_, len) = receive_one(&ring, &mut r, &mut buf);
+        assert_eq!(len, size);
+        assert_eq!(verify(&buf[..len]), (0, size as u32));
+    }
+    sender.join().unwrap();
+    // Sizes below a check message's header: plain bytes.
+    for size in 0..16 {
+        let m: Vec<u8> = (0..size as u8).collect();
+        send(&*ring, 3, &m, 1).unwrap();
+        let (_, len) = receive_one(&ring, &mut r, &mut buf);
+        assert_eq!(&buf[..len], &m[..]);
+    }
+}
+
+#[test]
+fn multicast_reaches_every_receiver_and_frees_slots_after_the_last() {
+    const RECEIVERS: u32 = 3;
+    const COUNT: u32 = 200_000;
+    let ring = TestRing::new(32);
+    let receivers: Vec<_> = (0..RECEIVERS)
+        .map(|i| {
+            let ring = ring.clone();
+            thread::spawn(move || {
+                let mut r = Receiver::new(i, RECEIVERS);
+                let mut buf = vec![0u8; KMSG_MAX_LEN];
+                for seq in 0..COUNT {
+                    let (_, len) = receive_one(&ring, &mut r, &mut buf);
+                    assert_eq!(verify(&buf[..len]), (7, seq), "receiver {i}");
+                }
+            })
+        })
+        .collect();
+    for seq in 0..COUNT {
+        send_retrying(&ring, 4, &check_message(7, seq, (seq % 90) as usize), RECEIVERS);
+    }
+    receivers.into_iter().for_each(|t| t.join().unwrap());
+    assert_eq!(ring.tail.load(Ordering::Relaxed), ring.head.load(Ordering::Relaxed));
+}
+
+#[test]
+fn a_full_ring_refuses_and_overwrites_nothing() {
+    let ring = TestRing::new(16);
+    let mut sent = 0;
+    while send(&*ring, 2, &check_message(1, sent, 20), 1).is_ok() {
+        sent += 1;
+    }
+    assert_eq!(sent, 16);
+    assert_eq!(send(&*ring, 2, &[0; 8], 1), Err(SendError::Full));
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    for seq in 0..sent {
+        let (_, len) = receive_one(&ring, &mut r, &mut buf);
+        assert_eq!(verify(&buf[..len]), (1, seq));
+    }
+    assert!(send(&*ring, 2, &[0; 8], 1).is_ok(), "room again once read");
+}
+
+#[test]
+fn bad_sends_are_refused() {
+    let ring = TestRing::new(16);
+    assert_eq!(send(&*ring, 0, &[], 1), Err(SendError::Invalid));
+    assert_eq!(send(&*ring, KMSG_MAX_TYPES as u16, &[], 1), Err(SendError::Invalid));
+    assert_eq!(send(&*ring, 1, &vec![0; KMSG_MAX_LEN + 1], 1), Err(SendError::Invalid));
+    assert_eq!(send(&*ring, 1, &[], 0), Err(SendError::Invalid));
+    // Larger than the whole ring: never fits.
+    assert_eq!(send(&*ring, 1, &vec![0; 2000], 1), Err(SendError::Full));
+}
+
+#[test]
+fn polling_receivers_need_no_interrupt() {
+    let ring = TestRing::new(16);
+    let r = Receiver::new(2, 3);
+    assert!(needs_interrupt(&*ring, 2));
+    r.set_polling(&*ring, true);
+    assert!(!needs_interrupt(&*ring, 2));
+    assert!(needs_interrupt(&*ring, 1));
+    r.set_polling(&*ring, false);
+    assert!(needs_interrupt(&*ring, 2));
+}
+
+/// xorshift: garbage that repeats from run to run.
+fn garbage(state: &mut u64) -> u32 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state as u32
+}
+
+#[test]
+fn garbage_in_the_ring_is_refused_never_trusted() {
+    let mut seed = 0x2545_f491_4f6c_dd1d;
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    let (mut broken, mut messages) = (0, 0);
+    for round in 0..2000 {
+        let ring = TestRing::new(64);
+        // A hostile sender: any head, stamps that often look right, random bytes.
+        ring.head.store(garbage(&mut seed) % 200, Ordering::Relaxed);
+        for i in 0..64 {
+            let stamp =
+                if garbage(&mut seed).is_multiple_of(2) { i + 1 } else { garbage(&mut seed) };
+            ring.stamps[i as usize].store(stamp, Ordering::Relaxed);
+            let bytes: Vec<u8> = (0..DATA).map(|_| garbage(&mut seed) as u8).collect();
+            ring.write_data(i, 0, &bytes);
+        }
+        if round % 3 == 0 {
+            // A plausible head: small length and the right slot count.
+            let len = garbage(&mut seed) % 300;
+            ring.write_data(0, 0, &encode_head(1, slots_for(len as usize) as u16, len));
+        }
+        let mut r = Receiver::new(0, 1);
+        for _ in 0..100 {
+            match r.receive(&*ring, &mut buf) {
+                Received::Message { len, .. } => {
+                    assert!(len <= KMSG_MAX_LEN);
+                    messages += 1;
+                }
+                Received::Broken(_) => {
+                    broken += 1;
+                    break;
+                }
+                Received::Empty => break,
+            }
+        }
+    }
+    assert!(broken > 100, "garbage was detected {broken} times");
+    assert!(messages > 0, "well-formed messages in garbage still arrive");
+}
