@@ -30,6 +30,7 @@
 #define ATOLL_MAGIC_CONSOLE	0x4e435441	/* "ATCN" console ring */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
+#define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
 #define ATOLL_MAGIC_CONSREAD	0x44525441	/* "ATRD" console read */
 #define ATOLL_MAGIC_PING	0x47505441	/* "ATPG" ping */
 #define ATOLL_MAGIC_DESTROY	0x53445441	/* "ATDS" destroy */
@@ -228,12 +229,28 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_CALL_POSTED	14	/* LWK: u64 slot; a thread's call waits in it */
 /* Transport checks: host kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
 #define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
+#define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; every LWK CPU sends */
+#define ATOLL_KMSG_CHECK_DONE	17	/* LWK: u64 sender, u64 messages sent, u64 waits for room */
+#define ATOLL_KMSG_CHECK_END	18	/* host: u64 messages it sent the LWK */
+#define ATOLL_KMSG_CHECK_REPORT	19	/* LWK: u64 received, u64 bad (of the host's) */
 
-/* A message whose every byte can be checked: the test image floods with it. */
+/*
+ * A message whose every byte can be checked (the test image and
+ * ATOLL_IOC_KMSG_CHECK flood with it): this header, then pattern byte i =
+ * (i * 31 + (seq ^ sender)) & 0xff. A check message is at least
+ * sizeof(struct atoll_kmsg_check) long.
+ */
 struct atoll_kmsg_check {
-	__u32 sender;		/* stream: one per sending CPU */
+	__u32 sender;		/* stream: one per sending CPU; the host is stream 0 */
 	__u32 seq;		/* 0, 1, ... within the stream */
-	__u32 sum;		/* FNV-1a (32 bit) of the bytes after this struct */
+	__u32 sum;		/* FNV-1a (32 bit) of the pattern bytes */
+	__u32 pad0;
+};
+
+struct atoll_kmsg_check_start {
+	__u32 count;		/* messages each LWK CPU sends */
+	__u32 min_len;		/* lengths cycle min_len .. max_len */
+	__u32 max_len;
 	__u32 pad0;
 };
 
@@ -415,6 +432,39 @@ struct atoll_ping {
 	__u64 rtt_ns;		/* out */
 };
 
+/*
+ * ATOLL_IOC_KMSG_CHECK: floods the rings of enclave id with check messages
+ * of lengths cycling min_len .. max_len (the LWK's side is in the test
+ * image): count from Linux to the LWK, then count from every LWK CPU at
+ * once to Linux, which polls meanwhile (the LWK then sends no interrupts).
+ */
+#define ATOLL_CHECK_TO_LWK	1	/* directions: a bit each */
+#define ATOLL_CHECK_FROM_LWK	2
+
+struct atoll_kmsg_check_req {
+	struct atoll_header hdr;
+	__u32 id;
+	__u32 count;
+	__u32 min_len;
+	__u32 max_len;
+	__u32 directions;	/* ATOLL_CHECK_* bits */
+	__u32 pad1;
+	/* out: Linux -> LWK, as the LWK counted them */
+	__u64 to_messages;
+	__u64 to_bad;
+	__u64 to_bytes;
+	__u64 to_ns;
+	/* out: LWK -> Linux, as Linux counted them */
+	__u64 from_messages;
+	__u64 from_bad;		/* wrong checksum, length, sender or order */
+	__u64 from_bytes;
+	__u64 from_ns;
+	__u64 from_waits;	/* times an LWK sender found the ring full */
+	__u32 from_senders;
+	__u32 pad0;
+	char error[ATOLL_ERROR_LEN];
+};
+
 /* Phases of destroy. */
 #define ATOLL_DPHASE_STOP	0
 #define ATOLL_DPHASE_CPUS	1
@@ -489,5 +539,6 @@ struct atoll_kill {
 #define ATOLL_IOC_START		_IOWR(ATOLL_IOC_MAGIC, 7, struct atoll_start)
 #define ATOLL_IOC_CALL		_IOWR(ATOLL_IOC_MAGIC, 8, struct atoll_call)
 #define ATOLL_IOC_KILL		_IOWR(ATOLL_IOC_MAGIC, 9, struct atoll_kill)
+#define ATOLL_IOC_KMSG_CHECK	_IOWR(ATOLL_IOC_MAGIC, 10, struct atoll_kmsg_check_req)
 
 #endif /* ATOLL_ABI_H */

@@ -143,8 +143,8 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 }
 
 /*
- * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c ->
- * lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
+ * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
+ * kmsg_check.c -> lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
  * symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
@@ -155,6 +155,7 @@ int atoll_enclave_destroy(struct atoll_destroy *req);
 int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
+int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid);
@@ -204,6 +205,11 @@ int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len,
 int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
 			struct atoll_kmsg *m, const char **why);
 bool atoll_kring_polling(struct atoll_kring *k, u32 receiver);
+void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on);
+
+/* kmsg_check.c: ATOLL_IOC_KMSG_CHECK, both rings flooded with checked messages */
+int atoll_kmsg_check_init(void);
+int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req);
 
 /* program.c: programs in an enclave, one per open file */
 int atoll_program_init(void);

@@ -420,3 +420,14 @@ int atoll_enclave_ping(struct atoll_ping *req)
 		return -ENOENT;
 	return atoll_lwk_ping(e, &req->rtt_ns);
 }
+
+int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req)
+{
+	struct atoll_enclave *e = find(req->id);
+
+	if (!e) {
+		atoll_err(req->error, "there is no enclave with id %u", req->id);
+		return -ENOENT;
+	}
+	return atoll_kmsg_check(e, req);
+}

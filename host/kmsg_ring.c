@@ -174,3 +174,16 @@ bool atoll_kring_polling(struct atoll_kring *k, u32 receiver)
 	smp_mb();
 	return READ_ONCE(k->ring->polling) & BIT(receiver);
 }
+
+/* Says whether receiver r polls; after turning it off, receive once more. */
+void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on)
+{
+	atomic_t *polling = (atomic_t *)&k->ring->polling;
+
+	if (on)
+		atomic_or(BIT(receiver), polling);
+	else
+		atomic_andnot(BIT(receiver), polling);
+	/* Full barrier: the bit is visible before we next look at the ring. */
+	smp_mb__after_atomic();
+}

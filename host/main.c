@@ -60,6 +60,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_PING:
 		return run_op(arg, sizeof(struct atoll_ping), ATOLL_MAGIC_PING,
 			      (atoll_op)atoll_enclave_ping);
+	case ATOLL_IOC_KMSG_CHECK:
+		return run_op(arg, sizeof(struct atoll_kmsg_check_req), ATOLL_MAGIC_KCHECK,
+			      (atoll_op)atoll_enclave_kmsg_check);
 	case ATOLL_IOC_DESTROY:
 		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
 			      (atoll_op)atoll_enclave_destroy);
@@ -113,7 +116,8 @@ static struct miscdevice atoll_dev = {
 
 static int __init atoll_init(void)
 {
-	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init();
+	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
+		  atoll_kmsg_check_init();
 
 	if (ret)
 		return ret;

@@ -1,5 +1,6 @@
 """System tests of the inter-kernel messaging layer (kmsg): Linux and the
 LWK talk only through it, and Linux never trusts what an LWK writes."""
+import json
 import re
 
 from resources import RESOURCES, assert_nothing_lost
@@ -35,3 +36,44 @@ resources
     assert re.search(r"^REFUSED 3$", out, re.M), out
     assert len(re.findall(r"ping good: [\d.]+ us", out)) == 3, out
     assert_nothing_lost(out)
+
+
+def check_lines(out, name):
+    """(to-LWK, from-LWK) result dicts of each `atoll --json kmsg-check`."""
+    return [json.loads(line) for line in out.splitlines()
+            if line.startswith("{") and f'"name":"{name}"' in line]
+
+
+def test_both_ways_every_size_and_all_cpus_at_once(vm):
+    # Two LWK CPUs send at once while Linux polls; Linux sends every size
+    # from 16 bytes to 64 KiB; a million small messages each way per sender.
+    res = vm(RESOURCES + rf'''
+resources
+atoll create --cpus 2 --mem 256M --name k {TEST_IMAGE} || exit 9
+atoll --json kmsg-check k --count 1000000 --min-size 16 --max-size 48 || exit 10
+atoll --json kmsg-check k --direction to-lwk --count 65521 --min-size 16 --max-size 65536 || exit 11
+atoll --json kmsg-check k --direction from-lwk --count 8177 --min-size 16 --max-size 8192 || exit 12
+atoll kmsg-check k --direction from-lwk --count 200 --min-size 60000 --max-size 65536 || exit 12
+atoll create --cpus 1 --mem 128M --name prod || exit 13
+atoll kmsg-check prod --count 10 && exit 14
+atoll ping prod || exit 15
+atoll destroy prod || exit 16
+atoll destroy k || exit 17
+resources
+''', timeout=1200)
+    assert res.status == 0, res.output
+    small, every_to, every_from = check_lines(res.output, "k")
+    for r in (small, every_to):
+        assert r["to_lwk"]["messages"] == r["count"] and r["to_lwk"]["bad"] == 0, r
+    for r in (small, every_from):
+        assert r["from_lwk"]["senders"] == 2, r
+        assert r["from_lwk"]["messages"] == 2 * r["count"] and r["from_lwk"]["bad"] == 0, r
+    # Every length from 16 bytes to 64 KiB went from Linux to the LWK, and
+    # up to 8 KiB from each LWK CPU, once each.
+    assert every_to["to_lwk"]["bytes"] == sum(range(16, 65537)), every_to
+    assert every_from["from_lwk"]["bytes"] == 2 * sum(range(16, 8193)), every_from
+    assert re.search(r"LWK -> Linux: 2 CPUs x 200: 400 intact and in order, 0 bad", res.output), res.output
+    # The production LWK has no check code: a clear error, and it keeps working.
+    assert "it needs the LWK's test image" in res.output, res.output
+    assert "ping prod:" in res.output
+    assert_nothing_lost(res.output)

@@ -19,6 +19,7 @@ pub const MAGIC_KMSG: u32 = 0x474d_5441;
 pub const MAGIC_CONSOLE: u32 = 0x4e43_5441;
 pub const MAGIC_CREATE: u32 = 0x5243_5441;
 pub const MAGIC_INFO: u32 = 0x4e49_5441;
+pub const MAGIC_KCHECK: u32 = 0x4b43_5441;
 pub const MAGIC_CONSREAD: u32 = 0x4452_5441;
 pub const MAGIC_PING: u32 = 0x4750_5441;
 pub const MAGIC_DESTROY: u32 = 0x5344_5441;
@@ -244,6 +245,12 @@ pub const KMSG_PROC_RELEASE: u16 = 12;
 pub const KMSG_PROC_FREED: u16 = 13;
 pub const KMSG_CALL_POSTED: u16 = 14;
 pub const KMSG_CHECK: u16 = 15;
+pub const KMSG_CHECK_START: u16 = 16;
+pub const KMSG_CHECK_DONE: u16 = 17;
+pub const KMSG_CHECK_END: u16 = 18;
+pub const KMSG_CHECK_REPORT: u16 = 19;
+pub const CHECK_TO_LWK: u32 = 1;
+pub const CHECK_FROM_LWK: u32 = 2;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -254,9 +261,45 @@ pub struct KmsgCheck {
     pub pad0: u32,
 }
 
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KmsgCheckStart {
+    pub count: u32,
+    pub min_len: u32,
+    pub max_len: u32,
+    pub pad0: u32,
+}
+
 /// FNV-1a, 32 bit: the checksum of a check message's pattern bytes.
 pub fn fnv1a(bytes: &[u8]) -> u32 {
     bytes.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ b as u32).wrapping_mul(0x0100_0193))
+}
+
+/// Bytes before a check message's pattern.
+pub const KMSG_CHECK_HEAD: usize = core::mem::size_of::<KmsgCheck>();
+
+/// Fills `buf` (at least `KMSG_CHECK_HEAD` bytes) as check message `seq` of `sender`.
+pub fn kmsg_check_fill(buf: &mut [u8], sender: u32, seq: u32) {
+    let (head, pattern) = buf.split_at_mut(KMSG_CHECK_HEAD);
+    for (i, b) in pattern.iter_mut().enumerate() {
+        *b = (i as u32).wrapping_mul(31).wrapping_add(seq ^ sender) as u8;
+    }
+    let words = [sender, seq, fnv1a(pattern), 0];
+    for (chunk, w) in head.chunks_mut(4).zip(words) {
+        chunk.copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// (sender, seq) of a check message whose checksum and pattern are right.
+pub fn kmsg_check_verify(buf: &[u8]) -> Option<(u32, u32)> {
+    let word = |i: usize| u32::from_le_bytes([buf[i], buf[i + 1], buf[i + 2], buf[i + 3]]);
+    if buf.len() < KMSG_CHECK_HEAD {
+        return None;
+    }
+    let (sender, seq, pattern) = (word(0), word(4), &buf[KMSG_CHECK_HEAD..]);
+    let expected = |i: usize| (i as u32).wrapping_mul(31).wrapping_add(seq ^ sender) as u8;
+    let intact = pattern.iter().enumerate().all(|(i, &b)| b == expected(i));
+    (intact && fnv1a(pattern) == word(8)).then_some((sender, seq))
 }
 
 // ---- Programs (the protocol is described in atoll_abi.h) ----
@@ -411,6 +454,30 @@ pub struct Ping {
 
 #[repr(C)]
 #[derive(Clone, Copy)]
+pub struct KmsgCheckReq {
+    pub hdr: Header,
+    pub id: u32,
+    pub count: u32,
+    pub min_len: u32,
+    pub max_len: u32,
+    pub directions: u32,
+    pub pad1: u32,
+    pub to_messages: u64,
+    pub to_bad: u64,
+    pub to_bytes: u64,
+    pub to_ns: u64,
+    pub from_messages: u64,
+    pub from_bad: u64,
+    pub from_bytes: u64,
+    pub from_ns: u64,
+    pub from_waits: u64,
+    pub from_senders: u32,
+    pub pad0: u32,
+    pub error: [u8; ERROR_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
 pub struct Destroy {
     pub hdr: Header,
     pub id: u32,
@@ -489,7 +556,7 @@ zeroed_with_header!(
     BootParams => MAGIC_BOOT, Status => MAGIC_STATUS, KmsgRing => MAGIC_KMSG, Create => MAGIC_CREATE,
     EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
-    Call => MAGIC_CALL, Kill => MAGIC_KILL,
+    Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -508,6 +575,7 @@ pub const IOC_RUN: u32 = iowr::<Run>(6);
 pub const IOC_START: u32 = iowr::<Start>(7);
 pub const IOC_CALL: u32 = iowr::<Call>(8);
 pub const IOC_KILL: u32 = iowr::<Kill>(9);
+pub const IOC_KMSG_CHECK: u32 = iowr::<KmsgCheckReq>(10);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {
@@ -524,4 +592,23 @@ pub fn set_c_str(field: &mut [u8], s: &str) -> bool {
     field.fill(0);
     field[..s.len()].copy_from_slice(s.as_bytes());
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn check_messages_verify_and_damage_shows() {
+        let mut m = [0u8; 100];
+        kmsg_check_fill(&mut m, 3, 77);
+        assert_eq!(kmsg_check_verify(&m), Some((3, 77)));
+        assert_eq!(kmsg_check_verify(&m[..KMSG_CHECK_HEAD]), None, "sum of the full pattern");
+        for i in [0, 4, 8, 16, 99] {
+            let mut bad = m;
+            bad[i] ^= 1;
+            assert_eq!(kmsg_check_verify(&bad), None, "byte {i} flipped");
+        }
+        assert_eq!(kmsg_check_verify(&m[..10]), None);
+    }
 }

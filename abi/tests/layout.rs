@@ -66,6 +66,16 @@ fn expectations() -> Vec<(String, u64)> {
         "buf_len": buf_len, "copied": copied, "head": head,
     });
     layout!("atoll_ping", Ping { "hdr": hdr, "id": id, "pad0": pad0, "rtt_ns": rtt_ns });
+    layout!("atoll_kmsg_check_start", KmsgCheckStart {
+        "count": count, "min_len": min_len, "max_len": max_len, "pad0": pad0,
+    });
+    layout!("atoll_kmsg_check_req", KmsgCheckReq {
+        "hdr": hdr, "id": id, "count": count, "min_len": min_len, "max_len": max_len,
+        "directions": directions, "pad1": pad1, "to_messages": to_messages, "to_bad": to_bad, "to_bytes": to_bytes, "to_ns": to_ns,
+        "from_messages": from_messages, "from_bad": from_bad, "from_bytes": from_bytes,
+        "from_ns": from_ns, "from_waits": from_waits, "from_senders": from_senders,
+        "pad0": pad0, "error": error,
+    });
     layout!("atoll_destroy", Destroy {
         "hdr": hdr, "id": id, "force": force, "phase_ns": phase_ns, "pad0": pad0, "error": error,
     });
@@ -105,6 +115,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_MAGIC_CONSOLE", MAGIC_CONSOLE as u64),
         ("ATOLL_MAGIC_CREATE", MAGIC_CREATE as u64),
         ("ATOLL_MAGIC_INFO", MAGIC_INFO as u64),
+        ("ATOLL_MAGIC_KCHECK", MAGIC_KCHECK as u64),
         ("ATOLL_MAGIC_CONSREAD", MAGIC_CONSREAD as u64),
         ("ATOLL_MAGIC_PING", MAGIC_PING as u64),
         ("ATOLL_MAGIC_DESTROY", MAGIC_DESTROY as u64),
@@ -148,6 +159,12 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PROC_FREED", KMSG_PROC_FREED as u64),
         ("ATOLL_KMSG_CALL_POSTED", KMSG_CALL_POSTED as u64),
         ("ATOLL_KMSG_CHECK", KMSG_CHECK as u64),
+        ("ATOLL_KMSG_CHECK_START", KMSG_CHECK_START as u64),
+        ("ATOLL_KMSG_CHECK_DONE", KMSG_CHECK_DONE as u64),
+        ("ATOLL_KMSG_CHECK_END", KMSG_CHECK_END as u64),
+        ("ATOLL_KMSG_CHECK_REPORT", KMSG_CHECK_REPORT as u64),
+        ("ATOLL_CHECK_TO_LWK", CHECK_TO_LWK as u64),
+        ("ATOLL_CHECK_FROM_LWK", CHECK_FROM_LWK as u64),
         ("ATOLL_LWK_BOOTING", LWK_BOOTING as u64),
         ("ATOLL_LWK_RUNNING", LWK_RUNNING as u64),
         ("ATOLL_LWK_CRASHED", LWK_CRASHED as u64),
@@ -200,6 +217,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_IOC_START", IOC_START as u64),
         ("ATOLL_IOC_CALL", IOC_CALL as u64),
         ("ATOLL_IOC_KILL", IOC_KILL as u64),
+        ("ATOLL_IOC_KMSG_CHECK", IOC_KMSG_CHECK as u64),
     ];
     v.extend(consts.iter().map(|&(n, x)| (format!("(unsigned long long)({})", n), x)));
     v

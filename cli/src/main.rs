@@ -16,7 +16,7 @@ mod serve;
 mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{console, create, destroy, list, ping, run, status};
+use commands::{console, create, destroy, kmsg_check, list, ping, run, status};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +30,7 @@ use std::process::ExitCode;
                   Needs the atoll module (/dev/atoll) and root."
 )]
 struct Cli {
-    /// Print one JSON object instead of text (create, destroy, ping, list, status; not run)
+    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, list, status; not run)
     #[arg(long, global = true)]
     json: bool,
 
@@ -100,6 +100,27 @@ enum Command {
         count: u32,
     },
 
+    /// Flood the message rings to and from an enclave's LWK with checked messages (needs the LWK's test image)
+    KmsgCheck {
+        enclave: String,
+
+        /// Messages each way (from the LWK: from each of its CPUs)
+        #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=100_000_000))]
+        count: u32,
+
+        /// Smallest message in bytes (lengths cycle from the smallest to the largest)
+        #[arg(long, value_name = "BYTES", default_value_t = 16, value_parser = clap::value_parser!(u32).range(16..=65536))]
+        min_size: u32,
+
+        /// Largest message in bytes
+        #[arg(long, value_name = "BYTES", default_value_t = 4096, value_parser = clap::value_parser!(u32).range(16..=65536))]
+        max_size: u32,
+
+        /// Which way: to-lwk, from-lwk or both
+        #[arg(long, value_enum, default_value_t = kmsg_check::Direction::Both)]
+        direction: kmsg_check::Direction,
+    },
+
     /// Run a static x86-64 Linux program in an enclave, serving its file and terminal calls here; exit with its status
     #[command(after_help = "Exit status: the program's; 128+N if signal N ended it; 125 if atoll run or the enclave \
                             failed, 126 if the program cannot run in an enclave, 127 if it is not found.")]
@@ -142,6 +163,9 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
         Command::Ping { enclave, count } => ping::run(&enclave, count, json),
+        Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
+            kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
+        }
         Command::Run { enclave, threads, strict, command } => {
             return run::run(run::Options { enclave, threads, strict, command });
         }

@@ -73,6 +73,8 @@ fn kmain(info: BootInfo) -> ! {
     if let Some(e) = enclave {
         println!("Atoll LWK: enclave {} booted on {} CPUs", e.id, hal::smp::online_count());
         process::launch::init(e.shared.0);
+        #[cfg(feature = "testing")]
+        selftest::kmsg::init();
         lifecycle::report_booted(hal::smp::online_count());
     }
     run_command();

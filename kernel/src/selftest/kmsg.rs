@@ -1,14 +1,22 @@
+//! The LWK's side of the message-transport checks (test image only).
+//!
 //! `kmsggarbage=<seed>`: a hostile LWK. It writes garbage into its ring to
 //! Linux (a plausible head, a first slot that looks written, random bytes
 //! everywhere else) and interrupts Linux, which must refuse it, report the
 //! enclave as crashed and stay up.
 
-use atoll_abi::{kmsg_ring_bytes, KmsgRing, KmsgSlot, HOST_VECTOR};
+use alloc::vec;
+use alloc::vec::Vec;
+use atoll_abi::{kmsg_check_fill, kmsg_check_verify, kmsg_ring_bytes, KmsgCheckStart};
+use atoll_abi::{KmsgRing, KmsgSlot, HOST_VECTOR, KMSG_CHECK_HEAD, KMSG_MAX_LEN};
+use atoll_abi::{KMSG_CHECK, KMSG_CHECK_DONE, KMSG_CHECK_END, KMSG_CHECK_REPORT, KMSG_CHECK_START};
 use atoll_abi::{KMSG_RING_SLOTS, KMSG_TO_HOST_OFFSET};
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::Ordering;
 
-use crate::println;
+use crate::kmsg::{self, Message, Peer};
+use crate::sync::{SpinLock, WaitQueue};
+use crate::{println, sched};
 use hal::shared::SharedRegion;
 
 pub fn garbage(seed: u64) {
@@ -43,4 +51,86 @@ pub fn garbage(seed: u64) {
     ring.atomic_u32(offset_of!(KmsgRing, head)).store(head, Ordering::Release);
     println!("kmsggarbage: wrote garbage into the ring to Linux (seed {seed}, head {head})");
     hal::apic::send_ipi(e.host_apic_id, HOST_VECTOR);
+}
+
+// ---- The LWK's side of `atoll kmsg-check` (ATOLL_IOC_KMSG_CHECK) ----
+
+/// What arrived from Linux's stream: (received intact and in order, bad).
+static FROM_HOST: SpinLock<(u64, u64)> = SpinLock::new((0, 0));
+static STARTS: SpinLock<Option<KmsgCheckStart>> = SpinLock::new(None);
+static STARTED: WaitQueue = WaitQueue::new();
+
+pub fn init() {
+    kmsg::register(KMSG_CHECK, on_check);
+    kmsg::register(KMSG_CHECK_END, on_end);
+    kmsg::register(KMSG_CHECK_START, on_start);
+    sched::spawn(0, "kmsg-check", || loop {
+        STARTED.wait_until(|| STARTS.lock().is_some());
+        let start = STARTS.lock().take();
+        if let Some(start) = start {
+            flood(start);
+        }
+    });
+}
+
+fn on_check(msg: &Message) {
+    let mut counts = FROM_HOST.lock();
+    match kmsg_check_verify(msg.data) {
+        Some((0, seq)) if seq as u64 == counts.0 => counts.0 += 1,
+        _ => counts.1 += 1,
+    }
+}
+
+fn on_end(msg: &Message) {
+    let (received, bad) = core::mem::take(&mut *FROM_HOST.lock());
+    if received + bad != msg.word(0) {
+        println!("kmsg-check: Linux sent {} messages, {} arrived", msg.word(0), received + bad);
+    }
+    let _ = kmsg::send_words(Peer::Host, KMSG_CHECK_REPORT, &[received, bad]);
+}
+
+/// From the message interrupt: the flood itself runs in threads.
+fn on_start(msg: &Message) {
+    let word = |i: usize| {
+        msg.data.get(i * 4..i * 4 + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    };
+    *STARTS.lock() =
+        Some(KmsgCheckStart { count: word(0), min_len: word(1), max_len: word(2), pad0: 0 });
+    STARTED.wake_one(true);
+}
+
+/// Every CPU sends `count` check messages to Linux at once, then says so.
+fn flood(start: KmsgCheckStart) {
+    let senders: Vec<_> = hal::smp::online_cpus()
+        .map(|cpu| sched::spawn(cpu, "kmsg-sender", move || send_stream(cpu as u32, start)))
+        .collect();
+    for s in senders {
+        s.join();
+    }
+}
+
+fn send_stream(sender: u32, start: KmsgCheckStart) {
+    let max = (start.max_len as usize).clamp(KMSG_CHECK_HEAD, KMSG_MAX_LEN);
+    let min = (start.min_len as usize).clamp(KMSG_CHECK_HEAD, max);
+    let mut buf = vec![0u8; max];
+    let (mut sent, mut waits) = (0u64, 0u64);
+    for seq in 0..start.count {
+        let len = min + seq as usize % (max - min + 1);
+        kmsg_check_fill(&mut buf[..len], sender, seq);
+        loop {
+            match kmsg::send(Peer::Host, KMSG_CHECK, &buf[..len]) {
+                Ok(()) => break,
+                Err(kmsg::SendError::Full) => {
+                    waits += 1;
+                    hal::cpu::relax();
+                }
+                Err(e) => {
+                    println!("kmsg-check: CPU {sender} stops: {e:?}");
+                    return;
+                }
+            }
+        }
+        sent += 1;
+    }
+    kmsg::send_words_waiting(Peer::Host, KMSG_CHECK_DONE, &[sender as u64, sent, waits]);
 }

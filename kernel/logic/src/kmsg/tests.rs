@@ -2,7 +2,7 @@
 //! senders, every message size, multicast, a full ring and garbage.
 
 use super::*;
-use atoll_abi::{fnv1a, KMSG_RING_SLOTS};
+use atoll_abi::{kmsg_check_fill, kmsg_check_verify, KMSG_CHECK_HEAD, KMSG_RING_SLOTS};
 use std::sync::atomic::AtomicU8;
 use std::sync::Arc;
 use std::thread;
@@ -70,25 +70,16 @@ impl RingMemory for TestRing {
     }
 }
 
-/// A check message: sender, sequence number, checksum, then `extra`
-/// pattern bytes that depend on both.
+/// A check message (atoll_abi's pattern) of `16 + extra` bytes.
 fn check_message(sender: u32, seq: u32, extra: usize) -> Vec<u8> {
-    let pattern: Vec<u8> =
-        (0..extra).map(|i| (i as u32).wrapping_mul(31).wrapping_add(seq ^ sender) as u8).collect();
-    let mut m = Vec::with_capacity(16 + extra);
-    m.extend_from_slice(&sender.to_le_bytes());
-    m.extend_from_slice(&seq.to_le_bytes());
-    m.extend_from_slice(&fnv1a(&pattern).to_le_bytes());
-    m.extend_from_slice(&0u32.to_le_bytes());
-    m.extend_from_slice(&pattern);
+    let mut m = vec![0u8; KMSG_CHECK_HEAD + extra];
+    kmsg_check_fill(&mut m, sender, seq);
     m
 }
 
-/// (sender, seq) of a check message, after verifying its checksum.
+/// (sender, seq) of a check message, after verifying every byte.
 fn verify(m: &[u8]) -> (u32, u32) {
-    let word = |i: usize| u32::from_le_bytes(m[i..i + 4].try_into().unwrap());
-    assert_eq!(word(8), fnv1a(&m[16..]), "checksum of sender {} seq {}", word(0), word(4));
-    (word(0), word(4))
+    kmsg_check_verify(m).expect("a check message arrived damaged")
 }
 
 fn send_retrying(ring: &TestRing, kind: u16, m: &[u8], readers: u32) {
