@@ -235,6 +235,33 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_CHECK_REPORT	19	/* LWK: u64 received, u64 bad (of the host's) */
 
 /*
+ * Rings between two enclaves: the host lends each pair of running
+ * enclaves one block of its memory holding two rings (one each way, at
+ * out_offset and in_offset from each side's view) and tells both. Each LWK
+ * maps the block and from then on sends to the other directly: a message,
+ * then ATOLL_LWK_VECTOR to the other's notify_apic_id. Before the host
+ * takes the block back it sends PEER_REMOVE and waits for PEER_REMOVED:
+ * the LWK has stopped using it and unmapped it on every CPU.
+ */
+#define ATOLL_KMSG_PEER_ADD	20	/* host: struct atoll_kmsg_peer */
+#define ATOLL_KMSG_PEER_ADDED	21	/* LWK: u64 peer id, s64 0 or -errno */
+#define ATOLL_KMSG_PEER_REMOVE	22	/* host: u64 peer id */
+#define ATOLL_KMSG_PEER_REMOVED	23	/* LWK: u64 peer id; the block is no longer mapped */
+#define ATOLL_KMSG_PEER_PING	24	/* host: u64 peer id, u64 cookie: ping the peer */
+#define ATOLL_KMSG_PEER_PONG	25	/* LWK: u64 cookie, s64 round trip in ns or -errno */
+
+struct atoll_kmsg_peer {
+	__u32 peer_id;		/* the other enclave's id */
+	__u32 notify_apic_id;	/* the other enclave's CPU that hears messages */
+	__u64 block_phys;	/* page aligned, in Linux's memory */
+	__u64 block_size;
+	__u64 out_offset;	/* our ring to the peer */
+	__u64 in_offset;	/* the peer's ring to us */
+	__u32 slots;		/* in each ring */
+	__u32 pad0;
+};
+
+/*
  * A message whose every byte can be checked (the test image and
  * ATOLL_IOC_KMSG_CHECK flood with it): this header, then pattern byte i =
  * (i * 31 + (seq ^ sender)) & 0xff. A check message is at least
@@ -428,7 +455,7 @@ struct atoll_console_read {
 struct atoll_ping {
 	struct atoll_header hdr;
 	__u32 id;
-	__u32 pad0;
+	__u32 from_id;		/* 0: from Linux; else from that enclave's LWK, directly */
 	__u64 rtt_ns;		/* out */
 };
 

@@ -85,6 +85,11 @@ struct atoll_enclave {
 	bool stopped;
 	u64 pong_cookie;
 
+	/* Rings to other enclaves (peer.c), set by the LWK's messages. */
+	u64 peer_removed;		/* the last peer whose rings it unmapped */
+	u64 peer_pong;			/* the last PEER_PONG's cookie ... */
+	s64 peer_rtt;			/* ... and its round trip, or -errno */
+
 	/*
 	 * The program bound to this enclave (enclave.c binds it for
 	 * program.c), NULL when none; while set, destroy refuses, so the
@@ -144,7 +149,7 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
- * kmsg_check.c -> lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
+ * peer.c, kmsg_check.c -> lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
  * symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
@@ -206,6 +211,12 @@ int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void 
 			struct atoll_kmsg *m, const char **why);
 bool atoll_kring_polling(struct atoll_kring *k, u32 receiver);
 void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on);
+
+/* peer.c: rings between enclaves, lent from Linux's memory */
+int atoll_peers_init(void);
+int atoll_peer_connect(struct atoll_enclave *a, struct atoll_enclave *b);
+void atoll_peers_disconnect(struct atoll_enclave *e);
+int atoll_peer_ping(struct atoll_enclave *from, struct atoll_enclave *to, u64 *rtt_ns);
 
 /* kmsg_check.c: ATOLL_IOC_KMSG_CHECK, both rings flooded with checked messages */
 int atoll_kmsg_check_init(void);

@@ -243,6 +243,21 @@ static void copy_cpus(const struct atoll_enclave *e, __u64 out[ATOLL_HOST_CPU_WO
 		   (size_t)BITS_TO_LONGS(nr_cpu_ids) * sizeof(long)));
 }
 
+/* The new enclave gets rings to every running one (a failure costs only those rings). */
+static void connect_peers(struct atoll_enclave *e)
+{
+	int i;
+
+	for (i = 0; i < ATOLL_MAX_ENCLAVES; i++) {
+		if (!registry[i] || registry[i] == e ||
+		    atoll_lwk_state(registry[i]) != ATOLL_ENCLAVE_RUNNING)
+			continue;
+		if (atoll_peer_connect(registry[i], e))
+			pr_warn("atoll: no memory for rings between enclaves %s and %s\n",
+				registry[i]->name, e->name);
+	}
+}
+
 int atoll_enclave_create(struct atoll_create *req)
 {
 	struct atoll_enclave *e;
@@ -295,6 +310,7 @@ int atoll_enclave_create(struct atoll_create *req)
 	}
 	next_id++;
 	e->created_ns = ktime_get_ns();
+	connect_peers(e);
 	__module_get(THIS_MODULE);	/* no unload while an enclave exists */
 
 	req->id = e->id;
@@ -343,6 +359,7 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	for (i = 0; i < e->cpu_count; i++)
 		atoll_cpu_init(e->apic_ids[i]);
 	registry_remove(e);
+	atoll_peers_disconnect(e);
 	req->phase_ns[ATOLL_DPHASE_STOP] = ktime_get_ns() - t;
 
 	t = ktime_get_ns();
@@ -414,11 +431,16 @@ int atoll_enclave_console(struct atoll_console_read *req)
 
 int atoll_enclave_ping(struct atoll_ping *req)
 {
-	struct atoll_enclave *e = find(req->id);
+	struct atoll_enclave *e = find(req->id), *from;
 
 	if (!e)
 		return -ENOENT;
-	return atoll_lwk_ping(e, &req->rtt_ns);
+	if (!req->from_id)
+		return atoll_lwk_ping(e, &req->rtt_ns);
+	from = find(req->from_id);
+	if (!from)
+		return -ENOENT;
+	return atoll_peer_ping(from, e, &req->rtt_ns);
 }
 
 int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req)

@@ -117,7 +117,7 @@ static struct miscdevice atoll_dev = {
 static int __init atoll_init(void)
 {
 	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
-		  atoll_kmsg_check_init();
+		  atoll_peers_init() ?: atoll_kmsg_check_init();
 
 	if (ret)
 		return ret;

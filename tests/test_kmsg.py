@@ -77,3 +77,37 @@ resources
     assert "it needs the LWK's test image" in res.output, res.output
     assert "ping prod:" in res.output
     assert_nothing_lost(res.output)
+
+
+def test_enclaves_message_each_other_directly(vm):
+    # Each LWK maps the rings Linux lent the pair and interrupts the other
+    # LWK's CPU itself; the sender times the round trip.
+    res = vm(RESOURCES + r'''
+resources
+atoll create --cpus 1 --mem 128M --name a || exit 9
+atoll create --cpus 1 --mem 128M --name b || exit 10
+atoll ping b --from a --count 3 || exit 11
+atoll ping a --from b --count 3 || exit 12
+atoll ping a --from a && exit 13
+atoll ping b --from a --count 200 | tail -1
+atoll destroy a || exit 14
+atoll ping b || exit 15
+atoll ping b --from a && exit 16
+# A newcomer gets rings to the enclave already there.
+atoll create --cpus 1 --mem 128M --name c || exit 17
+atoll ping c --from b --count 2 || exit 18
+atoll ping b --from c --count 2 || exit 19
+atoll destroy b || exit 20
+atoll destroy c || exit 21
+dmesg | grep -c "did not unmap its rings" | sed 's/^/NOT_UNMAPPED /'
+resources
+''', timeout=600)
+    assert res.status == 0, res.output
+    out = res.output
+    assert re.search(r"ping b from a: 3 round trips", out), out
+    assert re.search(r"ping a from b: 3 round trips", out), out
+    assert "an enclave does not ping itself" in out
+    assert re.search(r"ping c from b: 2 round trips", out) and re.search(r"ping b from c: 2 round trips", out), out
+    assert re.search(r"ping b from a: 200 round trips", out), out
+    assert "NOT_UNMAPPED 0" in out, out
+    assert_nothing_lost(out)

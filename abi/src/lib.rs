@@ -249,6 +249,26 @@ pub const KMSG_CHECK_START: u16 = 16;
 pub const KMSG_CHECK_DONE: u16 = 17;
 pub const KMSG_CHECK_END: u16 = 18;
 pub const KMSG_CHECK_REPORT: u16 = 19;
+pub const KMSG_PEER_ADD: u16 = 20;
+pub const KMSG_PEER_ADDED: u16 = 21;
+pub const KMSG_PEER_REMOVE: u16 = 22;
+pub const KMSG_PEER_REMOVED: u16 = 23;
+pub const KMSG_PEER_PING: u16 = 24;
+pub const KMSG_PEER_PONG: u16 = 25;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KmsgPeer {
+    pub peer_id: u32,
+    pub notify_apic_id: u32,
+    pub block_phys: u64,
+    pub block_size: u64,
+    pub out_offset: u64,
+    pub in_offset: u64,
+    pub slots: u32,
+    pub pad0: u32,
+}
+
 pub const CHECK_TO_LWK: u32 = 1;
 pub const CHECK_FROM_LWK: u32 = 2;
 
@@ -448,7 +468,7 @@ pub struct ConsoleRead {
 pub struct Ping {
     pub hdr: Header,
     pub id: u32,
-    pub pad0: u32,
+    pub from_id: u32,
     pub rtt_ns: u64,
 }
 

@@ -65,7 +65,12 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
         "buf_len": buf_len, "copied": copied, "head": head,
     });
-    layout!("atoll_ping", Ping { "hdr": hdr, "id": id, "pad0": pad0, "rtt_ns": rtt_ns });
+    layout!("atoll_ping", Ping { "hdr": hdr, "id": id, "from_id": from_id, "rtt_ns": rtt_ns });
+    layout!("atoll_kmsg_peer", KmsgPeer {
+        "peer_id": peer_id, "notify_apic_id": notify_apic_id, "block_phys": block_phys,
+        "block_size": block_size, "out_offset": out_offset, "in_offset": in_offset,
+        "slots": slots, "pad0": pad0,
+    });
     layout!("atoll_kmsg_check_start", KmsgCheckStart {
         "count": count, "min_len": min_len, "max_len": max_len, "pad0": pad0,
     });
@@ -164,6 +169,12 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_CHECK_END", KMSG_CHECK_END as u64),
         ("ATOLL_KMSG_CHECK_REPORT", KMSG_CHECK_REPORT as u64),
         ("ATOLL_CHECK_TO_LWK", CHECK_TO_LWK as u64),
+        ("ATOLL_KMSG_PEER_ADD", KMSG_PEER_ADD as u64),
+        ("ATOLL_KMSG_PEER_ADDED", KMSG_PEER_ADDED as u64),
+        ("ATOLL_KMSG_PEER_REMOVE", KMSG_PEER_REMOVE as u64),
+        ("ATOLL_KMSG_PEER_REMOVED", KMSG_PEER_REMOVED as u64),
+        ("ATOLL_KMSG_PEER_PING", KMSG_PEER_PING as u64),
+        ("ATOLL_KMSG_PEER_PONG", KMSG_PEER_PONG as u64),
         ("ATOLL_CHECK_FROM_LWK", CHECK_FROM_LWK as u64),
         ("ATOLL_LWK_BOOTING", LWK_BOOTING as u64),
         ("ATOLL_LWK_RUNNING", LWK_RUNNING as u64),

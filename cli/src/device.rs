@@ -98,10 +98,12 @@ impl Device {
         Ok(req)
     }
 
-    /// IOC_PING: one round trip to enclave `id`'s LWK; returns its time in ns.
-    pub fn ping(&self, id: u32) -> io::Result<u64> {
+    /// IOC_PING: one round trip to enclave `id`'s LWK, from Linux (`from_id`
+    /// 0) or from enclave `from_id`'s LWK; returns its time in ns.
+    pub fn ping(&self, id: u32, from_id: u32) -> io::Result<u64> {
         let mut req = Ping::new();
         req.id = id;
+        req.from_id = from_id;
         // SAFETY: `req` is a live local `Ping`, the type whose size IOC_PING
         // encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_PING as _, &mut req as *mut Ping) })?;

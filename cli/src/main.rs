@@ -91,9 +91,13 @@ enum Command {
         force: bool,
     },
 
-    /// Time round trips of a message to an enclave's LWK and back
+    /// Time round trips of a message to an enclave's LWK and back (from Linux, or from another enclave's LWK)
     Ping {
         enclave: String,
+
+        /// Send from this enclave's LWK, directly to the other's (timed by the sender)
+        #[arg(long, value_name = "ENCLAVE")]
+        from: Option<String>,
 
         /// Number of round trips
         #[arg(short, long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
@@ -162,7 +166,7 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
-        Command::Ping { enclave, count } => ping::run(&enclave, count, json),
+        Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }

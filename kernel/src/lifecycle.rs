@@ -1,11 +1,13 @@
-//! The enclave's life-cycle protocol with the host: "booted", ping/pong,
-//! shutdown/"stopped" and the crash report.
+//! The enclave's life-cycle protocol with the host: "booted", ping/pong
+//! (also to and from other enclaves, which the host asks for with
+//! PEER_PING), shutdown/"stopped" and the crash report.
 
 use atoll_abi::{
-    KMSG_BOOTED, KMSG_PANIC, KMSG_PING, KMSG_PONG, KMSG_SHUTDOWN, KMSG_STOPPED, LWK_CRASHED,
-    LWK_RUNNING, LWK_STOPPED,
+    KMSG_BOOTED, KMSG_PANIC, KMSG_PEER_PING, KMSG_PEER_PONG, KMSG_PING, KMSG_PONG, KMSG_SHUTDOWN,
+    KMSG_STOPPED, LWK_CRASHED, LWK_RUNNING, LWK_STOPPED,
 };
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use lwk_logic::errno::EINVAL;
 
 use crate::kmsg::{self, Message, Peer};
 use crate::status;
@@ -16,8 +18,13 @@ static STOPPED_CPUS: AtomicUsize = AtomicUsize::new(0);
 /// Stops a secondary CPU for good (shutdown).
 const STOP_VECTOR: u8 = 0xf3;
 
+/// The host's ping to a peer in flight: its cookie and when it left (TSC).
+static PEER_PING: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+
 pub fn init() {
     kmsg::register(KMSG_PING, on_ping);
+    kmsg::register(KMSG_PONG, on_pong);
+    kmsg::register(KMSG_PEER_PING, on_peer_ping);
     kmsg::register(KMSG_SHUTDOWN, |_| shutdown());
     hal::irq::register(STOP_VECTOR, |_| stop_this_cpu());
 }
@@ -40,6 +47,30 @@ pub fn report_crash(cpu: usize) {
 
 fn on_ping(msg: &Message) {
     let _ = kmsg::send_words(msg.from, KMSG_PONG, &[msg.word(0)]);
+}
+
+/// The host asks for a round trip to another enclave: (peer id, cookie).
+fn on_peer_ping(msg: &Message) {
+    if msg.from != Peer::Host {
+        return;
+    }
+    let (peer, cookie) = (msg.word(0) as u32, msg.word(1));
+    PEER_PING[0].store(cookie, Ordering::Relaxed);
+    PEER_PING[1].store(cpu::rdtsc(), Ordering::Release);
+    if let Err(e) = kmsg::send_words(Peer::Enclave(peer), KMSG_PING, &[cookie]) {
+        crate::println!("kmsg: ping to enclave {peer} not sent: {e:?}");
+        let _ = kmsg::send_words(Peer::Host, KMSG_PEER_PONG, &[cookie, EINVAL.to_return()]);
+    }
+}
+
+/// A peer's answer to the host's ping: the round trip goes to the host.
+fn on_pong(msg: &Message) {
+    let sent = PEER_PING[1].load(Ordering::Acquire);
+    if msg.from == Peer::Host || msg.word(0) != PEER_PING[0].load(Ordering::Relaxed) {
+        return;
+    }
+    let rtt = tsc::cycles_to_ns(cpu::rdtsc().saturating_sub(sent));
+    let _ = kmsg::send_words(Peer::Host, KMSG_PEER_PONG, &[msg.word(0), rtt]);
 }
 
 fn stop_this_cpu() -> ! {

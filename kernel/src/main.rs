@@ -25,6 +25,7 @@ mod selftest;
 mod status;
 mod sync;
 mod syscall;
+mod tlb;
 mod trap;
 
 #[allow(unused_imports)]
@@ -72,6 +73,8 @@ fn kmain(info: BootInfo) -> ! {
     println!("smp: {} of {} CPUs online", hal::smp::online_count(), hal::smp::count());
     if let Some(e) = enclave {
         println!("Atoll LWK: enclave {} booted on {} CPUs", e.id, hal::smp::online_count());
+        tlb::init();
+        kmsg::init_peers();
         process::launch::init(e.shared.0);
         #[cfg(feature = "testing")]
         selftest::kmsg::init();

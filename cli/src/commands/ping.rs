@@ -1,4 +1,5 @@
-//! `atoll ping <enclave>`: round trips through the control channel.
+//! `atoll ping <enclave> [--from <enclave>]`: round trips of a message
+//! from Linux, or from one LWK directly to another, and back.
 
 use super::print_json;
 use crate::device::Device;
@@ -7,20 +8,31 @@ use crate::error::{os_error, Error, Result};
 use crate::format;
 use serde_json::json;
 
-pub fn run(key: &str, count: u32, json: bool) -> Result<()> {
+pub fn run(key: &str, from: Option<&str>, count: u32, json: bool) -> Result<()> {
     let dev = Device::open()?;
     let enclave = enclave::find(&dev, key)?;
-    let name = &enclave.name;
+    let sender = from.map(|f| enclave::find(&dev, f)).transpose()?;
+    if sender.as_ref().is_some_and(|s| s.id == enclave.id) {
+        return Err(Error::new(format!("ping {0} --from {0}: an enclave does not ping itself", enclave.name)));
+    }
+    let name = match &sender {
+        Some(s) => format!("{} from {}", enclave.name, s.name),
+        None => enclave.name.clone(),
+    };
+    let name = &name;
+    let from_id = sender.as_ref().map_or(0, |s| s.id);
     let mut rtts = Vec::with_capacity(count as usize);
     for _ in 0..count {
-        let rtt = dev.ping(enclave.id).map_err(|e| Error::new(format!("ping {name} failed: {}", os_error(&e))))?;
+        let rtt =
+            dev.ping(enclave.id, from_id).map_err(|e| Error::new(format!("ping {name} failed: {}", os_error(&e))))?;
         if !json {
             println!("ping {name}: {} us", format::us(rtt));
         }
         rtts.push(rtt);
     }
     if json {
-        print_json(&json!({ "name": name, "rtt_ns": rtts }));
+        let from = sender.as_ref().map(|s| s.name.as_str());
+        print_json(&json!({ "name": enclave.name, "from": from, "rtt_ns": rtts }));
     } else if let Some(line) = summary(name, &rtts) {
         println!("{line}");
     }

@@ -2,8 +2,8 @@
 //!
 //! It owns everything that touches the machine directly: the boot paths,
 //! CPUs and their tables, interrupts, page tables, the context switch,
-//! per-CPU data, the way into and out of user mode, physical memory and
-//! the memory shared with the host. The kernel crate above it is safe Rust
+//! per-CPU data, the way into and out of user mode, physical memory, the
+//! memory shared with the host and the memory it lends after boot. The kernel crate above it is safe Rust
 //! (`#![forbid(unsafe_code)]`) and never gets called from here except
 //! through the hooks it registers:
 //!
@@ -33,6 +33,7 @@ mod gdt;
 pub mod heap;
 pub mod idt;
 pub mod irq;
+pub mod lent;
 pub mod lock;
 pub mod machine;
 pub mod mem;

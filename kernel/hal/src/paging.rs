@@ -36,8 +36,9 @@ pub(crate) struct Builder<F: FnMut() -> u64> {
 }
 
 fn table(phys: u64) -> &'static mut [u64; 512] {
-    // SAFETY: `phys` is a page-table frame this builder allocated; it is mapped
-    // (frames come from the first 4 GiB or the direct map) and owned by it.
+    // SAFETY: `phys` is a page-table frame the kernel allocated (at boot by
+    // the builder, later by next_live under the lent-memory lock); it is
+    // mapped (the direct map) and only changed under that ownership.
     unsafe { &mut *(phys_to_virt(phys) as *mut [u64; 512]) }
 }
 
@@ -92,6 +93,64 @@ impl<F: FnMut() -> u64> Builder<F> {
         KERNEL_PML4.store(self.pml4, Ordering::Relaxed);
         self.pml4
     }
+}
+
+/// Why a page could not be mapped after boot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum PteError {
+    /// No frame for a page table.
+    NoMemory,
+    /// A large page covers the address already.
+    Huge,
+    /// Outside the 512 GiB the kernel's top-level entries cover: user
+    /// address spaces copied those entries and would not see a new one.
+    OutOfReach,
+}
+
+/// The table an entry points to, made (zeroed) if absent. Runs after boot,
+/// on the live kernel tables, under the caller's lock.
+fn next_live(table_phys: u64, index: usize) -> Result<u64, PteError> {
+    let t = table(table_phys);
+    if t[index] & PRESENT == 0 {
+        let fresh = super::mem::alloc_zeroed_frames(1, 1).ok_or(PteError::NoMemory)?;
+        t[index] = fresh | PRESENT | WRITABLE;
+    } else if t[index] & HUGE != 0 {
+        return Err(PteError::Huge);
+    }
+    Ok(t[index] & ADDR_MASK)
+}
+
+/// Maps one 4 KiB page write-back in the live kernel tables; the caller
+/// serializes changes and checked that `virt` was unmapped. A present
+/// entry never changes, so no CPU needs a flush.
+pub(crate) fn map_kernel_page(virt: u64, phys: u64) -> Result<(), PteError> {
+    let [i4, i3, i2, i1] = table_indices(virt);
+    let top = table(KERNEL_PML4.load(Ordering::Relaxed))[i4];
+    if top & PRESENT == 0 {
+        return Err(PteError::OutOfReach);
+    }
+    let pdpt = top & ADDR_MASK;
+    let pd = next_live(pdpt, i3)?;
+    let pt = next_live(pd, i2)?;
+    table(pt)[i1] = phys | PRESENT | WRITABLE;
+    Ok(())
+}
+
+/// Unmaps one 4 KiB page that `map_kernel_page` mapped, and drops this
+/// CPU's translation of it; other CPUs are the caller's to flush.
+pub(crate) fn unmap_kernel_page(virt: u64) {
+    let [i4, i3, i2, i1] = table_indices(virt);
+    let mut t = KERNEL_PML4.load(Ordering::Relaxed);
+    for i in [i4, i3, i2] {
+        let e = table(t)[i];
+        if e & PRESENT == 0 || e & HUGE != 0 {
+            return;
+        }
+        t = e & ADDR_MASK;
+    }
+    table(t)[i1] = 0;
+    // SAFETY: invlpg only drops a cached translation.
+    unsafe { core::arch::asm!("invlpg [{}]", in(reg) virt, options(nostack)) };
 }
 
 /// Switches this CPU to the kernel page tables.

@@ -58,6 +58,12 @@ impl SharedRegion {
         SharedRegion { virt: phys_to_virt(phys), len }
     }
 
+    /// Memory the host lends (`lent::Lent::region`), mapped at `virt` for as
+    /// long as the `Lent` is not unmapped.
+    pub(crate) fn lent(virt: u64, len: usize) -> Self {
+        SharedRegion { virt, len }
+    }
+
     fn at(&self, offset: usize, size: usize, align: usize) -> u64 {
         assert!(
             offset + size <= self.len && offset.is_multiple_of(align),

@@ -1,21 +1,20 @@
 //! The one transport to other kernels (Popcorn's messaging layer): send a
-//! typed message to a peer, or register a handler for a type. Each
-//! protocol owns its types and handlers in its own file; this module knows
-//! none of them. Handlers run in the message interrupt (on the enclave's
-//! first CPU, which Linux interrupts) and must not sleep.
+//! typed message to a peer (the host, or another enclave's LWK directly),
+//! or register a handler for a type. Each protocol owns its types and
+//! handlers in its own file; this module knows none of them. Handlers run
+//! in the message interrupt (on the enclave's first CPU, which Linux and
+//! the other enclaves interrupt) and must not sleep.
 
+mod link;
+mod peers;
 mod ring;
 
-use alloc::vec;
-use alloc::vec::Vec;
-use atoll_abi::{kmsg_ring_bytes, HOST_VECTOR, KMSG_MAX_LEN, KMSG_MAX_TYPES, KMSG_RING_SLOTS};
+use atoll_abi::{kmsg_ring_bytes, HOST_VECTOR, KMSG_MAX_TYPES, KMSG_RING_SLOTS};
 use atoll_abi::{KMSG_TO_HOST_OFFSET, KMSG_TO_LWK_OFFSET, LWK_VECTOR};
-use core::sync::atomic::{AtomicBool, Ordering};
-use lwk_logic::kmsg::{self as rings, Received, Receiver};
 use spin::Once;
 
-use crate::sync::SpinLock;
-use hal::{apic, cpu, shared::SharedRegion, tsc};
+use hal::{cpu, shared::SharedRegion, tsc};
+use link::Link;
 use ring::SharedRing;
 
 pub use lwk_logic::kmsg::SendError;
@@ -25,6 +24,8 @@ pub use lwk_logic::kmsg::SendError;
 pub enum Peer {
     /// The host module on Linux.
     Host,
+    /// The LWK of the enclave with this id.
+    Enclave(u32),
 }
 
 /// A received message; `data` is valid only during the handler.
@@ -53,62 +54,48 @@ pub fn register(kind: u16, handler: Handler) {
     slot.call_once(|| handler);
 }
 
-struct Incoming {
-    ring: SharedRing,
-    receiver: Receiver,
-    buf: Vec<u8>,
-}
-
-/// Both directions between this LWK and one peer.
-struct Link {
-    peer: Peer,
-    out: SharedRing,
-    /// Who hears our messages: its APIC id and vector.
-    notify: (u32, u8),
-    incoming: SpinLock<Incoming>,
-    /// The peer broke the ring protocol; nothing more is read from it.
-    broken: AtomicBool,
+fn handle(msg: &Message) {
+    match HANDLERS.get(msg.kind as usize).and_then(|h| h.get()) {
+        Some(handler) => handler(msg),
+        None => crate::println!("kmsg: {:?} sent unknown type {}", msg.from, msg.kind),
+    }
 }
 
 static HOST: Once<Link> = Once::new();
 
-fn link(peer: Peer) -> Option<&'static Link> {
-    match peer {
-        Peer::Host => HOST.get(),
-    }
-}
-
-/// Attaches to the rings the host made in the shared area and listens.
+/// Attaches to the rings the host made in the shared area and listens for
+/// every peer's interrupt.
 pub fn init_host(shared_phys: u64, host_apic_id: u32) {
     let ring_at = |offset: u64| {
         let region =
             SharedRegion::in_enclave_area(shared_phys + offset, kmsg_ring_bytes(KMSG_RING_SLOTS));
         SharedRing::new(region, KMSG_RING_SLOTS)
     };
-    HOST.call_once(|| Link {
-        peer: Peer::Host,
-        out: ring_at(KMSG_TO_HOST_OFFSET),
-        notify: (host_apic_id, HOST_VECTOR),
-        incoming: SpinLock::new(Incoming {
-            ring: ring_at(KMSG_TO_LWK_OFFSET),
-            receiver: Receiver::new(0, 1),
-            buf: vec![0; KMSG_MAX_LEN],
-        }),
-        broken: AtomicBool::new(false),
+    HOST.call_once(|| {
+        Link::new(
+            Peer::Host,
+            ring_at(KMSG_TO_HOST_OFFSET),
+            ring_at(KMSG_TO_LWK_OFFSET),
+            (host_apic_id, HOST_VECTOR),
+        )
     });
     hal::irq::register(LWK_VECTOR, |_| poll());
 }
 
+/// Takes the host's commands about other enclaves (once threads can run).
+pub fn init_peers() {
+    peers::init();
+}
+
 /// Sends `payload` to `to` and interrupts it unless it polls. Never waits:
-/// a full ring gives `SendError::Full`. Safe from any CPU and context,
-/// even a crash report (it takes no lock).
+/// a full ring gives `SendError::Full`, a peer that is gone `Invalid`.
+/// Safe from any CPU and context; to the host even in a crash report (it
+/// takes no lock).
 pub fn send(to: Peer, kind: u16, payload: &[u8]) -> Result<(), SendError> {
-    let link = link(to).ok_or(SendError::Invalid)?;
-    rings::send(&link.out, kind, payload, 1)?;
-    if rings::needs_interrupt(&link.out, 0) {
-        apic::send_ipi(link.notify.0, link.notify.1);
+    match to {
+        Peer::Host => HOST.get().ok_or(SendError::Invalid)?.send(kind, payload),
+        Peer::Enclave(id) => peers::get(id).ok_or(SendError::Invalid)?.link.send(kind, payload),
     }
-    Ok(())
 }
 
 /// Sends `words` as little-endian u64s, the payload of most control messages.
@@ -138,36 +125,8 @@ pub fn send_words_waiting(to: Peer, kind: u16, words: &[u64]) {
 
 /// Receives and handles every message waiting from every peer.
 pub fn poll() {
-    for link in [HOST.get()].into_iter().flatten() {
-        drain(link);
+    if let Some(host) = HOST.get() {
+        host.drain(handle);
     }
-}
-
-fn drain(link: &Link) {
-    if link.broken.load(Ordering::Relaxed) {
-        return;
-    }
-    let mut inc = link.incoming.lock();
-    let Incoming { ring, receiver, buf } = &mut *inc;
-    loop {
-        match receiver.receive(ring, buf) {
-            Received::Empty => return,
-            Received::Message { kind, len } => {
-                let msg = Message { from: link.peer, kind, data: &buf[..len] };
-                match HANDLERS.get(kind as usize).and_then(|h| h.get()) {
-                    Some(handler) => handler(&msg),
-                    None => crate::println!("kmsg: {:?} sent unknown type {}", link.peer, kind),
-                }
-            }
-            Received::Broken(why) => {
-                crate::println!(
-                    "kmsg: the ring from {:?} is broken ({}); ignoring it",
-                    link.peer,
-                    why
-                );
-                link.broken.store(true, Ordering::Relaxed);
-                return;
-            }
-        }
-    }
+    peers::drain_all(handle);
 }

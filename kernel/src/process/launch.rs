@@ -27,7 +27,6 @@ const SIGKILL: u32 = 9;
 pub fn init(shared_phys: u64) {
     area::init(shared_phys);
     super::delegate::init();
-    super::tlb::init();
     for kind in [KMSG_PROC_CREATE, KMSG_PROC_START, KMSG_PROC_KILL, KMSG_PROC_RELEASE] {
         kmsg::register(kind, post);
     }

@@ -7,7 +7,6 @@ pub mod delegate;
 pub mod futex;
 pub mod launch;
 mod thread;
-pub mod tlb;
 pub mod uaccess;
 pub mod vm;
 

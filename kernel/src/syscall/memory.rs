@@ -5,7 +5,9 @@ use lwk_logic::user_pages::Access;
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::{tlb, vm};
+use crate::process::vm;
+use crate::tlb;
+use core::sync::atomic::Ordering;
 
 const PROT_READ: u64 = 1;
 const PROT_WRITE: u64 = 2;
@@ -29,7 +31,7 @@ fn access(prot: u64) -> Access {
 /// After mappings shrank: no core may still see them (TLB), the host's
 /// mirror drops them, then the frames are free.
 fn retire(c: &Call, freed: vm::Freed) {
-    tlb::shootdown(c.process);
+    tlb::shootdown(c.process.ran_on.load(Ordering::Acquire));
     crate::process::note_unmapped();
     vm::free_all(freed);
     crate::status::report_memory();

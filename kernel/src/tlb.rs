@@ -1,10 +1,11 @@
 //! TLB shootdown: after a program's mappings shrink, every other core that
 //! ran one of its threads drops its cached translations before the freed
-//! frames can be reused. A program on one core never sends an IPI.
+//! frames can be reused (a program on one core never sends an IPI); after
+//! lent memory is unmapped from the kernel's map, every core does. Kernel
+//! pages are not global, so reloading CR3 drops both.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::Process;
 use hal::{
     cpu, paging,
     percpu::{self, MAX_CPUS},
@@ -25,11 +26,12 @@ pub fn init() {
     });
 }
 
-/// Flushes this core and every other core that ran `p`, and waits.
-pub fn shootdown(p: &Process) {
+/// Flushes this core and every other core that ran a program (`ran_on`, a
+/// bit per core), and waits.
+pub fn shootdown(ran_on: u64) {
     paging::flush_user_tlb();
     let me = percpu::cpu_index();
-    let others = p.ran_on.load(Ordering::Acquire) & !(1u64 << me);
+    let others = ran_on & !(1u64 << me);
     if others == 0 {
         return;
     }
@@ -43,4 +45,9 @@ pub fn shootdown(p: &Process) {
             cpu::relax();
         }
     }
+}
+
+/// Flushes every online core, and waits (after unmapping lent memory).
+pub fn flush_everywhere() {
+    shootdown(hal::smp::online_cpus().fold(0, |mask, c| mask | 1 << c));
 }
