@@ -14,6 +14,8 @@
 #                            channel round trip, OS noise) with a plot
 #   make bench-programs      programs in an enclave vs on Linux (getpid,
 #                            delegated write, threads, STREAM, CG) with a plot
+#   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
+#                            next to a bounced cache line and a bare IPI
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
 #                            run a shell script in the Debian-kernel test VM,
 #                            exit with its status; the guest gets build/atoll.ko,
@@ -38,7 +40,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs demo clean
+.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs bench-kmsg demo clean
 
 all: kernel module cli
 
@@ -110,6 +112,9 @@ bench-enclave: deps kernel module cli
 
 bench-programs: deps kernel module cli
 	python3 bench/program_bench.py
+
+bench-kmsg: deps kernel module cli
+	python3 bench/kmsg_bench.py
 
 # The README's first command: the OS-noise comparison, then the test VM:
 # create an enclave that runs the self-tests, show its console, and end by

@@ -31,6 +31,8 @@
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
+#define ATOLL_MAGIC_KBENCH	0x424b5441	/* "ATKB" message benchmark */
+#define ATOLL_MAGIC_MSG		0x474d5541	/* "AUMG" program message */
 #define ATOLL_MAGIC_CONSREAD	0x44525441	/* "ATRD" console read */
 #define ATOLL_MAGIC_PING	0x47505441	/* "ATPG" ping */
 #define ATOLL_MAGIC_DESTROY	0x53445441	/* "ATDS" destroy */
@@ -66,6 +68,7 @@ struct atoll_mem_range {
 #define ATOLL_BOOT_PARAMS_OFFSET 0x0
 #define ATOLL_STATUS_OFFSET	0x1000
 #define ATOLL_STATUS_SIZE	0x1000
+#define ATOLL_BENCH_LINE_OFFSET	0x2000	/* one cache line Linux and the LWK bounce (benchmarks) */
 #define ATOLL_CONSOLE_OFFSET	0x10000
 #define ATOLL_CONSOLE_SIZE	0x40000
 #define ATOLL_KMSG_TO_LWK_OFFSET 0x50000	/* struct atoll_kmsg_ring, host -> LWK */
@@ -83,6 +86,8 @@ struct atoll_mem_range {
 /* The host sends ATOLL_DONE_VECTOR to the LWK CPU named in a delegated-call
  * slot once the call's result is in the slot. */
 #define ATOLL_DONE_VECTOR	0xf4
+/* Benchmarks (test image): a bare IPI to time against a message round trip. */
+#define ATOLL_BENCH_VECTOR	0xf6
 
 struct atoll_boot_params {
 	struct atoll_header hdr;
@@ -259,7 +264,58 @@ struct atoll_kmsg_peer {
 	__u64 in_offset;	/* the peer's ring to us */
 	__u32 slots;		/* in each ring */
 	__u32 pad0;
+	__u64 line_offset;	/* one cache line both bounce (benchmarks) */
 };
+
+/*
+ * Messages between programs: a program in an enclave, a process on Linux
+ * or a program in another enclave sends up to ATOLL_MSG_MAX bytes to a
+ * (kernel, port); kernel 0 is Linux, any other the enclave with that id.
+ * In an enclave the two calls are system calls of the LWK; on Linux they
+ * are ioctls of /dev/atoll (abi/atoll_msg.h wraps both). Between kernels a
+ * message travels as one ATOLL_KMSG_USER message, straight from LWK to LWK
+ * between enclaves. A port keeps ATOLL_MSG_QUEUE messages; past that the
+ * sender's call fails with EAGAIN on Linux, and messages from other
+ * kernels are dropped and counted.
+ */
+#define ATOLL_SYS_MSG_SEND	1000	/* (kernel, port, from port, buf, len) -> 0 */
+#define ATOLL_SYS_MSG_RECV	1001	/* (port, buf, len, struct atoll_msg_from *, timeout ms) -> bytes */
+#define ATOLL_MSG_MAX		4096
+#define ATOLL_MSG_PORTS		256
+#define ATOLL_MSG_QUEUE		64
+#define ATOLL_KERNEL_LINUX	0
+#define ATOLL_KMSG_USER		32	/* struct atoll_user_msg, then the bytes */
+
+struct atoll_user_msg {
+	__u16 dest_port;
+	__u16 src_port;
+	__u32 len;		/* bytes after this struct */
+};
+
+/* Who sent a received message. */
+struct atoll_msg_from {
+	__u32 kernel;
+	__u32 port;
+};
+
+/*
+ * Message benchmarks (test image; host kmsg_bench.c, LWK
+ * kernel/src/selftest/kmsg_bench.rs): one side times `rounds` round trips
+ * of each mode, the other answers. Linux times its own round trips with an
+ * LWK; for two LWKs, Linux asks one (BENCH_RUN) and it reports BENCH_RESULT.
+ */
+#define ATOLL_BENCH_LINE	1	/* a cache line bounced between the two CPUs */
+#define ATOLL_BENCH_IPI		2	/* a bare IPI and one back */
+#define ATOLL_BENCH_KMSG_IPI	3	/* a 64-byte message each way, with interrupts */
+#define ATOLL_BENCH_KMSG_POLL	4	/* a 64-byte message each way, both sides polling */
+#define ATOLL_BENCH_MODES	4
+
+#define ATOLL_KMSG_BENCH_RESPOND 26	/* u64 mode, rounds, partner APIC id, reply vector */
+#define ATOLL_KMSG_BENCH_READY	27	/* u64 mode: the responder is in place */
+#define ATOLL_KMSG_BENCH_DONE	28	/* the polling responder may stop */
+#define ATOLL_KMSG_BENCH_RUN	29	/* host: u64 peer id, rounds: time every mode with it */
+#define ATOLL_KMSG_BENCH_RESULT	30	/* LWK: u64 mode, median ns, min ns, 90th percentile ns, s64 error */
+#define ATOLL_KMSG_BENCH_ECHO	31	/* 64 bytes, echoed by the receiver (the round trips) */
 
 /*
  * A message whose every byte can be checked (the test image and
@@ -492,6 +548,40 @@ struct atoll_kmsg_check_req {
 	char error[ATOLL_ERROR_LEN];
 };
 
+/* ATOLL_IOC_KMSG_BENCH: round trips to enclave id from Linux or from enclave from_id. */
+struct atoll_bench_figure {
+	__u64 median_ns;
+	__u64 min_ns;
+	__u64 p90_ns;
+	__s64 error;		/* 0, or -errno: this mode could not be measured */
+};
+
+struct atoll_kmsg_bench_req {
+	struct atoll_header hdr;
+	__u32 id;
+	__u32 from_id;		/* 0: Linux times it */
+	__u32 rounds;
+	__u32 pad0;
+	struct atoll_bench_figure mode[ATOLL_BENCH_MODES];	/* [ATOLL_BENCH_x - 1] */
+	char error[ATOLL_ERROR_LEN];
+};
+
+/*
+ * ATOLL_IOC_MSG_SEND: buf_ptr/len to (kernel, port) from src_port.
+ * ATOLL_IOC_MSG_RECV: waits up to timeout_ms (-1: for ever) for a message
+ * on port; len in: room at buf_ptr, out: the message's bytes (at most the
+ * room); kernel and src_port out: who sent it.
+ */
+struct atoll_msg_io {
+	struct atoll_header hdr;
+	__u32 kernel;
+	__u16 port;
+	__u16 src_port;
+	__u64 buf_ptr;
+	__u32 len;
+	__s32 timeout_ms;
+};
+
 /* Phases of destroy. */
 #define ATOLL_DPHASE_STOP	0
 #define ATOLL_DPHASE_CPUS	1
@@ -567,5 +657,8 @@ struct atoll_kill {
 #define ATOLL_IOC_CALL		_IOWR(ATOLL_IOC_MAGIC, 8, struct atoll_call)
 #define ATOLL_IOC_KILL		_IOWR(ATOLL_IOC_MAGIC, 9, struct atoll_kill)
 #define ATOLL_IOC_KMSG_CHECK	_IOWR(ATOLL_IOC_MAGIC, 10, struct atoll_kmsg_check_req)
+#define ATOLL_IOC_KMSG_BENCH	_IOWR(ATOLL_IOC_MAGIC, 11, struct atoll_kmsg_bench_req)
+#define ATOLL_IOC_MSG_SEND	_IOWR(ATOLL_IOC_MAGIC, 12, struct atoll_msg_io)
+#define ATOLL_IOC_MSG_RECV	_IOWR(ATOLL_IOC_MAGIC, 13, struct atoll_msg_io)
 
 #endif /* ATOLL_ABI_H */

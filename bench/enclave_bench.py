@@ -25,6 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import vm  # noqa: E402
+from plotting import pyplot  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 HELPERS = ["selfish", "hotplug", "pipe_rtt"]
@@ -192,12 +193,8 @@ def table(res):
 
 
 def plot(noise, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("enclave_bench: matplotlib missing, no plot")
+    plt = pyplot("enclave_bench")
+    if plt is None:
         return
     fig, axes = plt.subplots(2, 2, figsize=(11, 7), sharex=True, sharey=True)
     for ax, (case, r) in zip(axes.flat, noise.items()):

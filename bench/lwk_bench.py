@@ -12,6 +12,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import run_lwk  # noqa: E402
+from plotting import pyplot  # noqa: E402
 
 RESULT = re.compile(r"^result (\S+) (.*)$")
 
@@ -56,12 +57,8 @@ def table(results):
 
 
 def plot(results, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("lwk_bench: matplotlib missing, no plot", file=sys.stderr)
+    plt = pyplot("lwk_bench")
+    if plt is None:
         return
     locks = [(n[5:], r) for n, r in results.items() if n.startswith("lock_")]
     if not locks:

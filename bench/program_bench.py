@@ -28,6 +28,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 import vm  # noqa: E402
+from plotting import pyplot  # noqa: E402
 from enclave_bench import kv, pin_vcpus, sections  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
@@ -189,14 +190,10 @@ def table(res, config):
 
 
 def plot(res, path):
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        from matplotlib.ticker import MaxNLocator
-    except ImportError:
-        print("program_bench: matplotlib missing, no plot")
+    plt = pyplot("program_bench")
+    if plt is None:
         return
+    from matplotlib.ticker import MaxNLocator
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
     styles = {("linux", "idle"): ("tab:blue", "o--"), ("linux", "busy"): ("tab:red", "o--"),
               ("enclave", "idle"): ("tab:green", "s-"), ("enclave", "busy"): ("tab:purple", "s-")}

@@ -149,8 +149,9 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
- * peer.c, kmsg_check.c -> lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
- * symbols.c are called, never call up. The LWK's messages reach the
+ * peer.c, kmsg_check.c, kmsg_bench.c, usermsg.c -> lifecycle.c -> kmsg.c ->
+ * kmsg_ring.c; cpus.c, memory.c, mirror.c and symbols.c are called, never
+ * call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
 
@@ -161,6 +162,8 @@ int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
 int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req);
+int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req);
+int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid);
@@ -200,6 +203,7 @@ int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len
 int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u32 len);
 void atoll_kmsg_poll(struct atoll_enclave *e);
 bool atoll_kmsg_broken(struct atoll_enclave *e);
+u64 atoll_kmsg_ipis(void);
 u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i);
 int atoll_kmsg_start(void);
 void atoll_kmsg_stop(void);
@@ -217,6 +221,17 @@ int atoll_peers_init(void);
 int atoll_peer_connect(struct atoll_enclave *a, struct atoll_enclave *b);
 void atoll_peers_disconnect(struct atoll_enclave *e);
 int atoll_peer_ping(struct atoll_enclave *from, struct atoll_enclave *to, u64 *rtt_ns);
+
+/* usermsg.c: messages between programs, Linux's ports */
+int atoll_usermsg_init(void);
+void atoll_usermsg_exit(void);
+int atoll_usermsg_send(struct atoll_enclave *e, struct atoll_msg_io *io);
+long atoll_usermsg_recv(unsigned long arg);
+
+/* kmsg_bench.c: ATOLL_IOC_KMSG_BENCH, round trips against their baselines */
+int atoll_kmsg_bench_init(void);
+int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
+		     struct atoll_kmsg_bench_req *req);
 
 /* kmsg_check.c: ATOLL_IOC_KMSG_CHECK, both rings flooded with checked messages */
 int atoll_kmsg_check_init(void);

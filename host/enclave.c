@@ -453,3 +453,29 @@ int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req)
 	}
 	return atoll_kmsg_check(e, req);
 }
+
+int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req)
+{
+	struct atoll_enclave *e = find(req->id), *from = NULL;
+
+	if (req->from_id)
+		from = find(req->from_id);
+	if (!e || (req->from_id && !from)) {
+		atoll_err(req->error, "there is no enclave with id %u",
+			  e ? req->from_id : req->id);
+		return -ENOENT;
+	}
+	return atoll_kmsg_bench(e, from, req);
+}
+
+int atoll_enclave_msg_send(struct atoll_msg_io *io)
+{
+	struct atoll_enclave *e = NULL;
+
+	if (io->kernel != ATOLL_KERNEL_LINUX) {
+		e = find(io->kernel);
+		if (!e)
+			return -EHOSTUNREACH;
+	}
+	return atoll_usermsg_send(e, io);
+}

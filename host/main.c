@@ -63,6 +63,14 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_KMSG_CHECK:
 		return run_op(arg, sizeof(struct atoll_kmsg_check_req), ATOLL_MAGIC_KCHECK,
 			      (atoll_op)atoll_enclave_kmsg_check);
+	case ATOLL_IOC_KMSG_BENCH:
+		return run_op(arg, sizeof(struct atoll_kmsg_bench_req), ATOLL_MAGIC_KBENCH,
+			      (atoll_op)atoll_enclave_kmsg_bench);
+	case ATOLL_IOC_MSG_SEND:
+		return run_op(arg, sizeof(struct atoll_msg_io), ATOLL_MAGIC_MSG,
+			      (atoll_op)atoll_enclave_msg_send);
+	case ATOLL_IOC_MSG_RECV:
+		return atoll_usermsg_recv(arg);
 	case ATOLL_IOC_DESTROY:
 		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
 			      (atoll_op)atoll_enclave_destroy);
@@ -117,7 +125,8 @@ static struct miscdevice atoll_dev = {
 static int __init atoll_init(void)
 {
 	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
-		  atoll_peers_init() ?: atoll_kmsg_check_init();
+		  atoll_peers_init() ?: atoll_kmsg_check_init() ?:
+		  atoll_kmsg_bench_init() ?: atoll_usermsg_init();
 
 	if (ret)
 		return ret;
@@ -136,6 +145,7 @@ static void __exit atoll_exit(void)
 	/* Enclaves hold a module reference, so none is left here. */
 	misc_deregister(&atoll_dev);
 	atoll_kmsg_stop();
+	atoll_usermsg_exit();
 }
 
 module_init(atoll_init);

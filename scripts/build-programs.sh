@@ -3,7 +3,7 @@
 # static x86-64 Linux executables (they also run on Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, mmap_churn, and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, mmap_churn, msgping, and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl;
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, stream, cg, pipe_rtt.
@@ -34,6 +34,7 @@ case $what in tests|all)
     cc pthreads -pthread "$T/pthreads.c"
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc openmp $OMP "$T/openmp.c"
+    cc msgping -I "$ROOT/abi" "$T/msgping.c"
     gcc $CFLAGS -static-pie -fPIE -o "$out/hello-pie" "$T/hello.c"
     if command -v musl-gcc >/dev/null; then
         for p in hello args pthreads; do

@@ -1,6 +1,7 @@
 """Shared helpers for the system tests: where the built artefacts are and
 how to boot the LWK and the Debian-kernel test VM."""
 import os
+import subprocess
 import sys
 
 import pytest
@@ -46,3 +47,13 @@ def vm(tmp_path):
         return vm_tool.run_vm(str(script), extra_dir=extra_dir,
                               timeout=timeout, **kw)
     return _vm
+
+
+@pytest.fixture(scope="session")
+def programs(tmp_path_factory):
+    """The test programs (tests/programs), built into a fresh directory (the VM's /extra)."""
+    out = tmp_path_factory.mktemp("programs")
+    res = subprocess.run([os.path.join(ROOT, "scripts", "build-programs.sh"), str(out), "tests"],
+                         capture_output=True, text=True)
+    assert res.returncode == 0, f"building tests/programs failed:\n{res.stdout}{res.stderr}"
+    return out

@@ -59,16 +59,6 @@ def built():
         pytest.fail(f"missing {missing}: run `make module cli kernel` first")
 
 
-@pytest.fixture(scope="module")
-def programs(tmp_path_factory):
-    """The test programs, built into a fresh directory (the VM's /extra)."""
-    out = tmp_path_factory.mktemp("programs")
-    res = subprocess.run([os.path.join(ROOT, "scripts", "build-programs.sh"), str(out), "tests"],
-                         capture_output=True, text=True)
-    assert res.returncode == 0, f"building tests/programs failed:\n{res.stdout}{res.stderr}"
-    return out
-
-
 class Section:
     def __init__(self, name, stdout, stderr, status):
         self.name, self.stdout, self.stderr, self.status = name, stdout, stderr, status

@@ -20,6 +20,8 @@ pub const MAGIC_CONSOLE: u32 = 0x4e43_5441;
 pub const MAGIC_CREATE: u32 = 0x5243_5441;
 pub const MAGIC_INFO: u32 = 0x4e49_5441;
 pub const MAGIC_KCHECK: u32 = 0x4b43_5441;
+pub const MAGIC_KBENCH: u32 = 0x424b_5441;
+pub const MAGIC_MSG: u32 = 0x474d_5541;
 pub const MAGIC_CONSREAD: u32 = 0x4452_5441;
 pub const MAGIC_PING: u32 = 0x4750_5441;
 pub const MAGIC_DESTROY: u32 = 0x5344_5441;
@@ -103,6 +105,7 @@ pub const BOOT_KIND_COKERNEL: u64 = 2;
 pub const BOOT_PARAMS_OFFSET: u64 = 0x0;
 pub const STATUS_OFFSET: u64 = 0x1000;
 pub const STATUS_SIZE: u64 = 0x1000;
+pub const BENCH_LINE_OFFSET: u64 = 0x2000;
 pub const CONSOLE_OFFSET: u64 = 0x10000;
 pub const CONSOLE_SIZE: u64 = 0x40000;
 pub const KMSG_TO_LWK_OFFSET: u64 = 0x5_0000;
@@ -116,6 +119,7 @@ pub const IMAGE_OFFSET: u64 = SHARED_SIZE;
 pub const LWK_VECTOR: u8 = 0xf2;
 pub const HOST_VECTOR: u8 = 0xf7;
 pub const DONE_VECTOR: u8 = 0xf4;
+pub const BENCH_VECTOR: u8 = 0xf6;
 
 #[repr(C)]
 #[derive(Clone, Copy)]
@@ -267,6 +271,75 @@ pub struct KmsgPeer {
     pub in_offset: u64,
     pub slots: u32,
     pub pad0: u32,
+    pub line_offset: u64,
+}
+
+pub const SYS_MSG_SEND: u64 = 1000;
+pub const SYS_MSG_RECV: u64 = 1001;
+pub const MSG_MAX: usize = 4096;
+pub const MSG_PORTS: usize = 256;
+pub const MSG_QUEUE: usize = 64;
+pub const KERNEL_LINUX: u32 = 0;
+pub const KMSG_USER: u16 = 32;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UserMsg {
+    pub dest_port: u16,
+    pub src_port: u16,
+    pub len: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsgFrom {
+    pub kernel: u32,
+    pub port: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MsgIo {
+    pub hdr: Header,
+    pub kernel: u32,
+    pub port: u16,
+    pub src_port: u16,
+    pub buf_ptr: u64,
+    pub len: u32,
+    pub timeout_ms: i32,
+}
+
+pub const BENCH_LINE: u64 = 1;
+pub const BENCH_IPI: u64 = 2;
+pub const BENCH_KMSG_IPI: u64 = 3;
+pub const BENCH_KMSG_POLL: u64 = 4;
+pub const BENCH_MODES: usize = 4;
+pub const KMSG_BENCH_RESPOND: u16 = 26;
+pub const KMSG_BENCH_READY: u16 = 27;
+pub const KMSG_BENCH_DONE: u16 = 28;
+pub const KMSG_BENCH_RUN: u16 = 29;
+pub const KMSG_BENCH_RESULT: u16 = 30;
+pub const KMSG_BENCH_ECHO: u16 = 31;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BenchFigure {
+    pub median_ns: u64,
+    pub min_ns: u64,
+    pub p90_ns: u64,
+    pub error: i64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct KmsgBenchReq {
+    pub hdr: Header,
+    pub id: u32,
+    pub from_id: u32,
+    pub rounds: u32,
+    pub pad0: u32,
+    pub mode: [BenchFigure; BENCH_MODES],
+    pub error: [u8; ERROR_LEN],
 }
 
 pub const CHECK_TO_LWK: u32 = 1;
@@ -577,6 +650,7 @@ zeroed_with_header!(
     EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
+    KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -596,6 +670,9 @@ pub const IOC_START: u32 = iowr::<Start>(7);
 pub const IOC_CALL: u32 = iowr::<Call>(8);
 pub const IOC_KILL: u32 = iowr::<Kill>(9);
 pub const IOC_KMSG_CHECK: u32 = iowr::<KmsgCheckReq>(10);
+pub const IOC_KMSG_BENCH: u32 = iowr::<KmsgBenchReq>(11);
+pub const IOC_MSG_SEND: u32 = iowr::<MsgIo>(12);
+pub const IOC_MSG_RECV: u32 = iowr::<MsgIo>(13);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

@@ -69,7 +69,20 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_kmsg_peer", KmsgPeer {
         "peer_id": peer_id, "notify_apic_id": notify_apic_id, "block_phys": block_phys,
         "block_size": block_size, "out_offset": out_offset, "in_offset": in_offset,
-        "slots": slots, "pad0": pad0,
+        "slots": slots, "pad0": pad0, "line_offset": line_offset,
+    });
+    layout!("atoll_user_msg", UserMsg { "dest_port": dest_port, "src_port": src_port, "len": len });
+    layout!("atoll_msg_from", MsgFrom { "kernel": kernel, "port": port });
+    layout!("atoll_msg_io", MsgIo {
+        "hdr": hdr, "kernel": kernel, "port": port, "src_port": src_port, "buf_ptr": buf_ptr,
+        "len": len, "timeout_ms": timeout_ms,
+    });
+    layout!("atoll_bench_figure", BenchFigure {
+        "median_ns": median_ns, "min_ns": min_ns, "p90_ns": p90_ns, "error": error,
+    });
+    layout!("atoll_kmsg_bench_req", KmsgBenchReq {
+        "hdr": hdr, "id": id, "from_id": from_id, "rounds": rounds, "pad0": pad0, "mode": mode,
+        "error": error,
     });
     layout!("atoll_kmsg_check_start", KmsgCheckStart {
         "count": count, "min_len": min_len, "max_len": max_len, "pad0": pad0,
@@ -175,6 +188,28 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PEER_REMOVED", KMSG_PEER_REMOVED as u64),
         ("ATOLL_KMSG_PEER_PING", KMSG_PEER_PING as u64),
         ("ATOLL_KMSG_PEER_PONG", KMSG_PEER_PONG as u64),
+        ("ATOLL_SYS_MSG_SEND", SYS_MSG_SEND),
+        ("ATOLL_SYS_MSG_RECV", SYS_MSG_RECV),
+        ("ATOLL_MSG_MAX", MSG_MAX as u64),
+        ("ATOLL_MSG_PORTS", MSG_PORTS as u64),
+        ("ATOLL_MSG_QUEUE", MSG_QUEUE as u64),
+        ("ATOLL_KERNEL_LINUX", KERNEL_LINUX as u64),
+        ("ATOLL_KMSG_USER", KMSG_USER as u64),
+        ("ATOLL_MAGIC_MSG", MAGIC_MSG as u64),
+        ("ATOLL_BENCH_LINE", BENCH_LINE),
+        ("ATOLL_BENCH_IPI", BENCH_IPI),
+        ("ATOLL_BENCH_KMSG_IPI", BENCH_KMSG_IPI),
+        ("ATOLL_BENCH_KMSG_POLL", BENCH_KMSG_POLL),
+        ("ATOLL_BENCH_MODES", BENCH_MODES as u64),
+        ("ATOLL_KMSG_BENCH_RESPOND", KMSG_BENCH_RESPOND as u64),
+        ("ATOLL_KMSG_BENCH_READY", KMSG_BENCH_READY as u64),
+        ("ATOLL_KMSG_BENCH_DONE", KMSG_BENCH_DONE as u64),
+        ("ATOLL_KMSG_BENCH_RUN", KMSG_BENCH_RUN as u64),
+        ("ATOLL_KMSG_BENCH_RESULT", KMSG_BENCH_RESULT as u64),
+        ("ATOLL_KMSG_BENCH_ECHO", KMSG_BENCH_ECHO as u64),
+        ("ATOLL_BENCH_VECTOR", BENCH_VECTOR as u64),
+        ("ATOLL_BENCH_LINE_OFFSET", BENCH_LINE_OFFSET),
+        ("ATOLL_MAGIC_KBENCH", MAGIC_KBENCH as u64),
         ("ATOLL_CHECK_FROM_LWK", CHECK_FROM_LWK as u64),
         ("ATOLL_LWK_BOOTING", LWK_BOOTING as u64),
         ("ATOLL_LWK_RUNNING", LWK_RUNNING as u64),
@@ -229,6 +264,9 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_IOC_CALL", IOC_CALL as u64),
         ("ATOLL_IOC_KILL", IOC_KILL as u64),
         ("ATOLL_IOC_KMSG_CHECK", IOC_KMSG_CHECK as u64),
+        ("ATOLL_IOC_KMSG_BENCH", IOC_KMSG_BENCH as u64),
+        ("ATOLL_IOC_MSG_SEND", IOC_MSG_SEND as u64),
+        ("ATOLL_IOC_MSG_RECV", IOC_MSG_RECV as u64),
     ];
     v.extend(consts.iter().map(|&(n, x)| (format!("(unsigned long long)({})", n), x)));
     v

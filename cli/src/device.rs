@@ -6,8 +6,9 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgCheckReq, Ping, Run, Start, IOC_CALL, IOC_CONSOLE,
-    IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_CHECK, IOC_PING, IOC_RUN, IOC_START,
+    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, Ping, Run, Start, IOC_CALL,
+    IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_PING, IOC_RUN,
+    IOC_START,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -116,6 +117,14 @@ impl Device {
         // SAFETY: `req` is a live, exclusively borrowed `KmsgCheckReq`, the
         // type whose size IOC_KMSG_CHECK encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_KMSG_CHECK as _, req as *mut KmsgCheckReq) })
+    }
+
+    /// IOC_KMSG_BENCH: times message round trips with enclave `req.id`. On
+    /// failure the module may have left a reason in `req.error`.
+    pub fn kmsg_bench(&self, req: &mut KmsgBenchReq) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `KmsgBenchReq`, the
+        // type whose size IOC_KMSG_BENCH encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_KMSG_BENCH as _, req as *mut KmsgBenchReq) })
     }
 
     /// IOC_DESTROY. On failure the module may have left a reason in `req.error`.

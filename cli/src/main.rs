@@ -16,7 +16,7 @@ mod serve;
 mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{console, create, destroy, kmsg_check, list, ping, run, status};
+use commands::{console, create, destroy, kmsg_bench, kmsg_check, list, ping, run, status};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +30,7 @@ use std::process::ExitCode;
                   Needs the atoll module (/dev/atoll) and root."
 )]
 struct Cli {
-    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, list, status; not run)
+    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, kmsg-bench, list, status; not run)
     #[arg(long, global = true)]
     json: bool,
 
@@ -125,6 +125,19 @@ enum Command {
         direction: kmsg_check::Direction,
     },
 
+    /// Time message round trips to an enclave's LWK next to their floors: a cache line bounced, a bare IPI (needs the LWK's test image)
+    KmsgBench {
+        enclave: String,
+
+        /// Time them from this enclave's LWK instead of from Linux
+        #[arg(long, value_name = "ENCLAVE")]
+        from: Option<String>,
+
+        /// Round trips of each kind
+        #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        rounds: u32,
+    },
+
     /// Run a static x86-64 Linux program in an enclave, serving its file and terminal calls here; exit with its status
     #[command(after_help = "Exit status: the program's; 128+N if signal N ended it; 125 if atoll run or the enclave \
                             failed, 126 if the program cannot run in an enclave, 127 if it is not found.")]
@@ -167,6 +180,7 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
+        Command::KmsgBench { enclave, from, rounds } => kmsg_bench::run(&enclave, from.as_deref(), rounds, json),
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }

@@ -27,6 +27,7 @@ mod sync;
 mod syscall;
 mod tlb;
 mod trap;
+mod usermsg;
 
 #[allow(unused_imports)]
 pub(crate) use hal::{fatal, print, println};
@@ -75,9 +76,13 @@ fn kmain(info: BootInfo) -> ! {
         println!("Atoll LWK: enclave {} booted on {} CPUs", e.id, hal::smp::online_count());
         tlb::init();
         kmsg::init_peers();
+        usermsg::init();
         process::launch::init(e.shared.0);
         #[cfg(feature = "testing")]
-        selftest::kmsg::init();
+        {
+            selftest::kmsg::init();
+            selftest::kmsg_bench::init();
+        }
         lifecycle::report_booted(hal::smp::online_count());
     }
     run_command();
@@ -111,6 +116,8 @@ fn run_command() {
         selftest::crash::hang();
     } else if let Some(seed) = cmd.value_u64("kmsggarbage") {
         selftest::kmsg::garbage(seed);
+    } else if let Some(peer) = cmd.value_u64("kmsgflood") {
+        selftest::kmsg::flood_peer(peer as u32);
     } else if let Some(seconds) = cmd.value_u64("noise") {
         let threshold = cmd.value_u64("noise_threshold").unwrap_or(DEFAULT_NOISE_THRESHOLD_NS);
         bench::noise::selfish_detour(seconds, threshold);
@@ -122,7 +129,8 @@ fn run_command() {
     } else {
         println!(
             "Atoll LWK: booted, nothing to run \
-             (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, bench, noise=<seconds>)"
+             (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, \
+             kmsgflood=<enclave id>, bench, noise=<seconds>)"
         );
     }
 }
@@ -131,7 +139,7 @@ fn run_command() {
 #[cfg(not(feature = "testing"))]
 fn run_command() {
     let cmd = boot::cmdline();
-    let asked = ["selftest", "crashtest", "hangtest", "kmsggarbage", "bench", "noise"];
+    let asked = ["selftest", "crashtest", "hangtest", "kmsggarbage", "kmsgflood", "bench", "noise"];
     if let Some(word) = asked.iter().find(|w| cmd.has(w) || cmd.value(w).is_some()) {
         println!(
             "Atoll LWK: \"{}\" needs the test image (build/atoll-kernel-test, \

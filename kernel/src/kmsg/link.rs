@@ -43,13 +43,29 @@ impl Link {
         }
     }
 
-    /// Sends and interrupts the peer unless it polls (no lock taken).
+    /// Sends and interrupts the peer unless it polls (no lock taken). A
+    /// full ring interrupts it too: a receiver that missed a notification
+    /// (it attached after the message came) would otherwise never drain it.
     pub fn send(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {
-        rings::send(&self.out, kind, payload, 1)?;
-        if rings::needs_interrupt(&self.out, 0) {
+        let sent = rings::send(&self.out, kind, payload, 1);
+        if sent != Err(SendError::Invalid) && rings::needs_interrupt(&self.out, 0) {
             apic::send_ipi(self.notify.0, self.notify.1);
         }
-        Ok(())
+        sent.map(|_| ())
+    }
+
+    /// Says whether we poll this link (the peer then sends no interrupts).
+    /// After turning it off, drain once more.
+    #[cfg(feature = "testing")]
+    pub fn set_polling(&self, on: bool) {
+        let inc = self.incoming.lock();
+        inc.receiver.set_polling(&inc.ring, on);
+    }
+
+    /// The APIC id that hears our messages.
+    #[cfg(feature = "testing")]
+    pub fn notify_apic(&self) -> u32 {
+        self.notify.0
     }
 
     /// Hands every waiting message to `handle`.

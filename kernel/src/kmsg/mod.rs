@@ -9,7 +9,7 @@ mod link;
 mod peers;
 mod ring;
 
-use atoll_abi::{kmsg_ring_bytes, HOST_VECTOR, KMSG_MAX_TYPES, KMSG_RING_SLOTS};
+use atoll_abi::{kmsg_ring_bytes, BENCH_LINE_OFFSET, HOST_VECTOR, KMSG_MAX_TYPES, KMSG_RING_SLOTS};
 use atoll_abi::{KMSG_TO_HOST_OFFSET, KMSG_TO_LWK_OFFSET, LWK_VECTOR};
 use spin::Once;
 
@@ -62,6 +62,8 @@ fn handle(msg: &Message) {
 }
 
 static HOST: Once<Link> = Once::new();
+/// A cache line in the shared area for benchmarks with the host.
+static HOST_LINE: Once<SharedRegion> = Once::new();
 
 /// Attaches to the rings the host made in the shared area and listens for
 /// every peer's interrupt.
@@ -79,6 +81,7 @@ pub fn init_host(shared_phys: u64, host_apic_id: u32) {
             (host_apic_id, HOST_VECTOR),
         )
     });
+    HOST_LINE.call_once(|| SharedRegion::in_enclave_area(shared_phys + BENCH_LINE_OFFSET, 64));
     hal::irq::register(LWK_VECTOR, |_| poll());
 }
 
@@ -95,6 +98,43 @@ pub fn send(to: Peer, kind: u16, payload: &[u8]) -> Result<(), SendError> {
     match to {
         Peer::Host => HOST.get().ok_or(SendError::Invalid)?.send(kind, payload),
         Peer::Enclave(id) => peers::get(id).ok_or(SendError::Invalid)?.link.send(kind, payload),
+    }
+}
+
+/// Whether there are rings to `to` now.
+#[cfg(feature = "testing")]
+pub fn is_linked(to: Peer) -> bool {
+    match to {
+        Peer::Host => HOST.get().is_some(),
+        Peer::Enclave(id) => peers::get(id).is_some(),
+    }
+}
+
+/// Says whether this LWK polls its link from `from` (which then sends no
+/// interrupts); after turning it off, `poll` once more.
+#[cfg(feature = "testing")]
+pub fn set_polling(from: Peer, on: bool) {
+    match from {
+        Peer::Host => HOST.get().inspect(|l| l.set_polling(on)).map(|_| ()),
+        Peer::Enclave(id) => peers::get(id).map(|p| p.link.set_polling(on)),
+    };
+}
+
+/// The APIC id of the CPU that hears our messages to `to`.
+#[cfg(feature = "testing")]
+pub fn notify_of(to: Peer) -> Option<u32> {
+    match to {
+        Peer::Host => HOST.get().map(Link::notify_apic),
+        Peer::Enclave(id) => peers::get(id).map(|p| p.link.notify_apic()),
+    }
+}
+
+/// A cache line shared with `peer`, for benchmarks.
+#[cfg(feature = "testing")]
+pub fn bench_line(peer: Peer) -> Option<SharedRegion> {
+    match peer {
+        Peer::Host => HOST_LINE.get().copied(),
+        Peer::Enclave(id) => peers::get(id).and_then(|p| p.line),
     }
 }
 
@@ -119,6 +159,31 @@ pub fn send_words_waiting(to: Peer, kind: u16, words: &[u64]) {
                 crate::println!("kmsg: message {kind} to {to:?} not sent: {e:?}");
                 return;
             }
+        }
+    }
+}
+
+/// One link held for polling in a loop (benchmarks): no lookup per poll.
+#[cfg(feature = "testing")]
+pub enum Poller {
+    Host(&'static Link),
+    Enclave(alloc::sync::Arc<peers::PeerLink>),
+}
+
+#[cfg(feature = "testing")]
+impl Poller {
+    pub fn new(from: Peer) -> Option<Self> {
+        match from {
+            Peer::Host => HOST.get().map(Poller::Host),
+            Peer::Enclave(id) => peers::get(id).map(Poller::Enclave),
+        }
+    }
+
+    /// Handles what waits on this link alone.
+    pub fn poll(&self) {
+        match self {
+            Poller::Host(link) => link.drain(handle),
+            Poller::Enclave(p) => p.link.drain(handle),
         }
     }
 }

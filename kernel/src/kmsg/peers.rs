@@ -17,6 +17,7 @@ use super::{Message, Peer};
 use crate::sync::{SpinLock, WaitQueue};
 use crate::{println, sched, tlb};
 use hal::lent::{self, Lent};
+use hal::shared::SharedRegion;
 use lwk_logic::errno::{Errno, EEXIST, EINVAL, ENOMEM};
 
 /// At most this many other enclaves at once (the host's limit, less us).
@@ -25,6 +26,9 @@ const MAX_PEERS: usize = 16;
 pub struct PeerLink {
     pub id: u32,
     pub link: Link,
+    /// A cache line in the block both sides may bounce (benchmarks).
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub line: Option<SharedRegion>,
     lent: Lent,
 }
 
@@ -88,6 +92,7 @@ fn parse(data: &[u8]) -> KmsgPeer {
         in_offset: u64_at(32),
         slots: u32_at(40),
         pad0: 0,
+        line_offset: u64_at(48),
     }
 }
 
@@ -129,11 +134,18 @@ fn add(p: &KmsgPeer) -> Result<(), Errno> {
         ring(p.in_offset),
         (p.notify_apic_id, LWK_VECTOR),
     );
-    let peer = Arc::new(PeerLink { id: p.peer_id, link, lent });
+    let line = (p.line_offset.is_multiple_of(64)
+        && p.line_offset.saturating_add(64) <= p.block_size)
+        .then(|| lent.region(p.line_offset, 64));
+    let peer = Arc::new(PeerLink { id: p.peer_id, link, line, lent });
     let mut table = TABLE.lock();
     match table.iter_mut().find(|slot| slot.is_none()) {
         Some(slot) => {
             *slot = Some(peer);
+            drop(table);
+            // The peer may have sent before we listened: look now, in the
+            // message interrupt where handlers run.
+            hal::irq::send(hal::cpu_index(), LWK_VECTOR);
             Ok(())
         }
         None => {

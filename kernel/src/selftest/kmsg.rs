@@ -1,9 +1,9 @@
 //! The LWK's side of the message-transport checks (test image only).
 //!
-//! `kmsggarbage=<seed>`: a hostile LWK. It writes garbage into its ring to
-//! Linux (a plausible head, a first slot that looks written, random bytes
-//! everywhere else) and interrupts Linux, which must refuse it, report the
-//! enclave as crashed and stay up.
+//! `kmsggarbage=<seed>`: a hostile LWK. Once Linux has read its messages,
+//! it writes garbage into its ring to Linux (a head anywhere, a first slot
+//! that looks written, random bytes everywhere else) and interrupts Linux,
+//! which must refuse it, report the enclave as crashed and stay up.
 
 use alloc::vec;
 use alloc::vec::Vec;
@@ -14,7 +14,7 @@ use atoll_abi::{KMSG_RING_SLOTS, KMSG_TO_HOST_OFFSET};
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::Ordering;
 
-use crate::kmsg::{self, Message, Peer};
+use crate::kmsg::{self, Message, Peer, SendError};
 use crate::sync::{SpinLock, WaitQueue};
 use crate::{println, sched};
 use hal::shared::SharedRegion;
@@ -35,7 +35,14 @@ pub fn garbage(seed: u64) {
         state ^= state << 17;
         state
     };
-    let tail = ring.atomic_u32(offset_of!(KmsgRing, tail)).load(Ordering::Acquire);
+    // Linux reads "booted" and the rest first: the garbage follows them.
+    let head = ring.atomic_u32(offset_of!(KmsgRing, head)).load(Ordering::Acquire);
+    let tail = ring.atomic_u32(offset_of!(KmsgRing, tail));
+    let deadline = hal::cpu::rdtsc() + hal::tsc::ns_to_cycles(1_000_000_000);
+    while tail.load(Ordering::Acquire) != head && hal::cpu::rdtsc() < deadline {
+        hal::cpu::relax();
+    }
+    let tail = head;
     let slot =
         |t: u32| size_of::<KmsgRing>() + (t % KMSG_RING_SLOTS) as usize * size_of::<KmsgSlot>();
     for t in tail..tail + 64 {
@@ -74,6 +81,9 @@ pub fn init() {
 }
 
 fn on_check(msg: &Message) {
+    if msg.from != Peer::Host {
+        return on_peer_check(msg);
+    }
     let mut counts = FROM_HOST.lock();
     match kmsg_check_verify(msg.data) {
         Some((0, seq)) if seq as u64 == counts.0 => counts.0 += 1,
@@ -133,4 +143,74 @@ fn send_stream(sender: u32, start: KmsgCheckStart) {
         sent += 1;
     }
     kmsg::send_words_waiting(Peer::Host, KMSG_CHECK_DONE, &[sender as u64, sent, waits]);
+}
+
+// ---- `kmsgflood=<enclave id>`: this LWK floods another one directly ----
+
+/// What arrived from another enclave's flood: the next sequence number per
+/// sending CPU, and (intact and in order, bad).
+static FROM_PEER: SpinLock<([u32; hal::MAX_CPUS], u64, u64)> =
+    SpinLock::new(([0; hal::MAX_CPUS], 0, 0));
+
+/// Messages between the receiver's progress lines on its console.
+const PROGRESS_EVERY: u64 = 20_000;
+
+fn on_peer_check(msg: &Message) {
+    let mut s = FROM_PEER.lock();
+    let (next, good, bad) = &mut *s;
+    match kmsg_check_verify(msg.data) {
+        Some((cpu, seq)) if next.get(cpu as usize) == Some(&seq) => {
+            next[cpu as usize] += 1;
+            *good += 1;
+        }
+        _ => *bad += 1,
+    }
+    if (*good + *bad).is_multiple_of(PROGRESS_EVERY) {
+        println!("kmsgflood: from {:?}: {} intact and in order, {} bad", msg.from, good, bad);
+    }
+}
+
+/// Every CPU sends check messages to enclave `peer` until it is gone; the
+/// senders give way when the ring is full, so the LWK keeps serving Linux.
+pub fn flood_peer(peer: u32) {
+    sched::spawn(0, "kmsgflood", move || {
+        for _ in 0..300 {
+            if kmsg::is_linked(Peer::Enclave(peer)) {
+                break;
+            }
+            sched::sleep_ns(100_000_000);
+        }
+        if !kmsg::is_linked(Peer::Enclave(peer)) {
+            println!("kmsgflood: no rings to enclave {peer} after 30 s");
+            return;
+        }
+        println!("kmsgflood: sending to enclave {peer}");
+        let senders: Vec<_> = hal::smp::online_cpus()
+            .map(|cpu| sched::spawn(cpu, "kmsgflood-cpu", move || flood_stream(peer, cpu as u32)))
+            .collect();
+        let (sent, full): (u64, u64) =
+            senders.into_iter().map(|s| s.join()).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        println!("kmsgflood: enclave {peer} is gone after {sent} messages ({full} times full); senders stopped");
+    });
+}
+
+/// (sent, times the ring was full) until sending fails for good.
+fn flood_stream(peer: u32, cpu: u32) -> (u64, u64) {
+    let mut buf = [0u8; 200];
+    let (mut seq, mut full) = (0u32, 0u64);
+    loop {
+        let len = KMSG_CHECK_HEAD + seq as usize % (buf.len() - KMSG_CHECK_HEAD);
+        kmsg_check_fill(&mut buf[..len], cpu, seq);
+        match kmsg::send(Peer::Enclave(peer), KMSG_CHECK, &buf[..len]) {
+            Ok(()) => seq += 1,
+            Err(SendError::Full) => {
+                full += 1;
+                sched::yield_now();
+            }
+            Err(SendError::Invalid) => return (seq.into(), full),
+        }
+        if seq.is_multiple_of(64) {
+            sched::yield_now();
+        }
+    }
 }

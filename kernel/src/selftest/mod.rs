@@ -5,6 +5,7 @@
 pub mod crash;
 mod events;
 pub mod kmsg;
+pub mod kmsg_bench;
 mod locks;
 mod memory;
 mod threads;

@@ -4,7 +4,7 @@ use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
 use super::{SpinLock, SpinLockGuard};
-use crate::sched::{self, Thread};
+use crate::sched::{self, timer, Thread};
 
 pub struct WaitQueue {
     waiters: SpinLock<VecDeque<Arc<Thread>>>,
@@ -29,6 +29,31 @@ impl WaitQueue {
             q.push_back(me);
             drop(q);
             sched::schedule();
+        }
+    }
+
+    /// As `wait_until`, giving up at `deadline` (TSC) if there is one;
+    /// true if `done()` holds. Whatever woke the thread (the queue, the
+    /// timer, the program's end), it leaves the queue before looking again.
+    pub fn wait_until_deadline(
+        &self,
+        mut done: impl FnMut() -> bool,
+        deadline: Option<u64>,
+    ) -> bool {
+        loop {
+            let mut q = self.waiters.lock();
+            if done() {
+                return true;
+            }
+            if deadline.is_some_and(|d| hal::cpu::rdtsc() >= d) {
+                return false;
+            }
+            let me = sched::current();
+            me.mark_blocked();
+            q.push_back(me.clone());
+            drop(q);
+            timer::block_until(deadline);
+            self.waiters.lock().retain(|t| !Arc::ptr_eq(t, &me));
         }
     }
 

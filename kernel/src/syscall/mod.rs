@@ -6,6 +6,7 @@
 
 mod files;
 mod memory;
+mod msg;
 mod process;
 mod signal;
 mod sync;
@@ -81,6 +82,8 @@ static TABLE: &[(u64, &str, How)] = &[
     (318, "getrandom", Local(system::getrandom)),
     (334, "rseq", Local(process::rseq)),
     (435, "clone3", Local(process::clone3)),
+    (atoll_abi::SYS_MSG_SEND, "atoll_msg_send", Local(msg::msg_send)),
+    (atoll_abi::SYS_MSG_RECV, "atoll_msg_recv", Local(msg::msg_recv)),
 ];
 
 /// Both lists indexed by number, built once.
@@ -88,7 +91,7 @@ static BY_NUMBER: spin::Once<alloc::vec::Vec<Option<How>>> = spin::Once::new();
 
 fn lookup(nr: u64) -> Option<How> {
     let index = BY_NUMBER.call_once(|| {
-        let mut v = alloc::vec![None; 512];
+        let mut v = alloc::vec![None; 1024];
         let local = TABLE.iter().map(|&(n, _, how)| (n, how));
         let delegated = atoll_abi::DELEGATED_SYSCALLS.iter().map(|&(n, _)| (n, Delegated));
         for (n, how) in local.chain(delegated) {

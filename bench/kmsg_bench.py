@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Message round trips (issue 11; Popcorn's Tables 6.x analogues) in one
+test-VM run: `atoll kmsg-bench` from Linux to an LWK and from one LWK to
+another, each mode next to its floor between the same two CPUs: a 64-byte
+message with both sides polling against a cache line bounced, one with
+interrupts against a bare IPI and one back. Targets: polling within 2x of
+the cache line, interrupts within 1.2x of the bare IPI. Linux's side runs
+on CPU 0, where the LWKs' messages and bare IPIs arrive. Each measured pair
+of vCPUs has a host CPU each (0 and 2 on one, 3 on the other); the rest of
+QEMU floats.
+Writes kmsg-bench.{json,md,png} to --out-dir (default bench/results)."""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
+import vm  # noqa: E402
+from plotting import pyplot  # noqa: E402
+from enclave_bench import pin_vcpus  # noqa: E402
+
+MODES = [("line", "cache line bounced"), ("ipi", "bare IPI and one back"),
+         ("kmsg_ipi", "64-byte message, interrupts"), ("kmsg_poll", "64-byte message, both polling")]
+PAIRS = [("linux_lwk", "Linux CPU 0 <-> LWK CPU 3"), ("lwk_lwk", "LWK CPU 3 <-> LWK CPU 2")]
+
+GUEST = r'''
+atoll create --cpus 3-3 --mem 128M --name a --kernel /lib/atoll/atoll-kernel-test > /dev/null || exit 2
+atoll create --cpus 2-2 --mem 128M --name b --kernel /lib/atoll/atoll-kernel-test > /dev/null || exit 3
+for r in $(seq $REPEATS); do
+    echo "progress: repeat $r of $REPEATS" >&2
+    taskset -c 0 atoll --json kmsg-bench a --rounds $ROUNDS | sed 's/^/linux_lwk /' || exit 4
+    atoll --json kmsg-bench b --from a --rounds $ROUNDS | sed 's/^/lwk_lwk /' || exit 5
+done
+atoll destroy a > /dev/null && atoll destroy b > /dev/null || exit 6
+echo "=== done"
+'''
+
+
+def run(args):
+    host = sorted(os.sched_getaffinity(0))
+    # vCPUs 0 and 2 are never measured at once: they share one host CPU.
+    alone = [host[0], host[0], host[-1]] if len(host) >= 2 else None
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "run.sh")
+        with open(script, "w") as f:
+            f.write(f"REPEATS={args.repeats}\nROUNDS={args.rounds}\n{GUEST}")
+        stop = threading.Event()
+        print(f"kmsg_bench: booting the test VM, {args.repeats} repeats of {args.rounds} round trips per mode",
+              flush=True)
+        res = vm.run_vm(script, timeout=args.timeout, echo=False,
+                        qemu_args=["-name", "atoll-kmsg-bench,debug-threads=on"],
+                        on_start=lambda proc: threading.Thread(
+                            target=pin_vcpus, args=(proc, [0, 2, 3], alone, host, stop), daemon=True).start())
+        stop.set()
+    if res.status != 0 or "=== done" not in res.output:
+        sys.exit(f"kmsg_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
+    runs = {pair: [] for pair, _ in PAIRS}
+    for line in res.output.splitlines():
+        pair, _, rest = line.partition(" ")
+        if pair in runs and rest.startswith("{"):
+            runs[pair].append(json.loads(rest))
+    return runs
+
+
+def summarize(runs):
+    """{pair: {mode: {median_us, spread: [min, max] of the repeats' medians}, targets}}"""
+    out = {}
+    for pair, reps in runs.items():
+        modes = {}
+        for mode, _ in MODES:
+            medians = [r["modes"][mode]["median_ns"] / 1000 for r in reps if r["modes"][mode]["error"] == 0]
+            modes[mode] = {"median_us": statistics.median(medians), "spread_us": [min(medians), max(medians)]}
+        poll = modes["kmsg_poll"]["median_us"] / modes["line"]["median_us"]
+        ipi = modes["kmsg_ipi"]["median_us"] / modes["ipi"]["median_us"]
+        out[pair] = {"modes": modes, "poll_vs_line": poll, "ipi_msg_vs_ipi": ipi,
+                     "targets": {"polling within 2x of the cache line": poll <= 2.0,
+                                 "interrupts within 1.2x of the bare IPI": ipi <= 1.2}}
+    return out
+
+
+def markdown(summary, args):
+    rows = ["| mode | " + " | ".join(label for _, label in PAIRS) + " |", "|---|---|---|"]
+    for mode, label in MODES:
+        cells = []
+        for pair, _ in PAIRS:
+            m = summary[pair]["modes"][mode]
+            cells.append(f"{m['median_us']:.2f} µs ({m['spread_us'][0]:.2f}-{m['spread_us'][1]:.2f})")
+        rows.append(f"| {label} | " + " | ".join(cells) + " |")
+    for key, label in [("poll_vs_line", "polling message / cache line (target ≤ 2)"),
+                       ("ipi_msg_vs_ipi", "message with interrupts / bare IPI (target ≤ 1.2)")]:
+        rows.append(f"| {label} | " + " | ".join(f"{summary[p][key]:.2f}x" for p, _ in PAIRS) + " |")
+    head = (f"Medians of {args.repeats} repeats of {args.rounds} round trips per mode (range of the "
+            f"repeats' medians in brackets), `python3 bench/kmsg_bench.py --repeats {args.repeats} "
+            f"--rounds {args.rounds}`.\n\n")
+    return head + "\n".join(rows) + "\n"
+
+
+def plot(summary, path):
+    plt = pyplot("kmsg_bench")
+    if plt is None:
+        return
+    fig, ax = plt.subplots(figsize=(8, 4))
+    width = 0.38
+    for i, (pair, label) in enumerate(PAIRS):
+        values = [summary[pair]["modes"][m]["median_us"] for m, _ in MODES]
+        ax.bar([x + i * width for x in range(len(MODES))], values, width, label=label)
+    ax.set_xticks([x + width / 2 for x in range(len(MODES))], [label for _, label in MODES], fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("round trip, µs (median, log scale)")
+    ax.set_title("kmsg round trips next to their floors (QEMU TCG)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=2000)
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--out-dir", default=os.path.join(HERE, "results"))
+    args = ap.parse_args()
+    runs = run(args)
+    summary = summarize(runs)
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "kmsg-bench.json"), "w") as f:
+        json.dump({"args": vars(args), "summary": summary, "runs": runs}, f, indent=1)
+    md = markdown(summary, args)
+    with open(os.path.join(args.out_dir, "kmsg-bench.md"), "w") as f:
+        f.write(md)
+    plot(summary, os.path.join(args.out_dir, "kmsg-bench.png"))
+    print(md)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+//! `atoll kmsg-bench <enclave> [--from <enclave>]`: message round trips
+//! between Linux (or another enclave's LWK) and an enclave's LWK, each next
+//! to its floor between the same two CPUs: a 64-byte message with both
+//! sides polling against a cache line bounced, one with interrupts against
+//! a bare IPI and one back. The LWK's side is in its test image.
+
+use super::print_json;
+use crate::device::Device;
+use crate::enclave;
+use crate::error::{module_error, Error, Result};
+use crate::format;
+use atoll_abi::{BenchFigure, KmsgBenchReq, BENCH_MODES};
+use serde_json::json;
+
+const MODES: [(&str, &str); BENCH_MODES] = [
+    ("line", "cache line bounced"),
+    ("ipi", "bare IPI and one back"),
+    ("kmsg_ipi", "64-byte message, interrupts"),
+    ("kmsg_poll", "64-byte message, both polling"),
+];
+
+pub fn run(key: &str, from: Option<&str>, rounds: u32, json: bool) -> Result<()> {
+    let dev = Device::open()?;
+    let enclave = enclave::find(&dev, key)?;
+    let sender = from.map(|f| enclave::find(&dev, f)).transpose()?;
+    let mut req = KmsgBenchReq::new();
+    req.id = enclave.id;
+    req.from_id = sender.as_ref().map_or(0, |s| s.id);
+    req.rounds = rounds;
+    dev.kmsg_bench(&mut req).map_err(|e| module_error("kmsg-bench", &req.error, &e))?;
+    let from_name = sender.as_ref().map_or("Linux", |s| s.name.as_str());
+    if json {
+        print_json(&to_json(&enclave.name, from_name, rounds, &req.mode));
+    } else {
+        println!("{}", to_text(&enclave.name, from_name, rounds, &req.mode));
+    }
+    match req.mode.iter().position(|f| f.error != 0) {
+        Some(i) => Err(Error::new(format!("kmsg-bench: {} could not be measured", MODES[i].1))),
+        None => Ok(()),
+    }
+}
+
+/// a / b, the message's cost against its floor.
+fn ratio(a: &BenchFigure, b: &BenchFigure) -> f64 {
+    if b.median_ns == 0 {
+        0.0
+    } else {
+        a.median_ns as f64 / b.median_ns as f64
+    }
+}
+
+fn to_text(name: &str, from: &str, rounds: u32, f: &[BenchFigure; BENCH_MODES]) -> String {
+    let mut out = format!("kmsg-bench {name} from {from}: {rounds} round trips each, median (min, 90th percentile)");
+    for (i, (_, what)) in MODES.iter().enumerate() {
+        let fig = &f[i];
+        let line = if fig.error != 0 {
+            format!("\n  {what:<32} not measured (error {})", fig.error)
+        } else {
+            format!(
+                "\n  {what:<32} {:>8} us ({} .. {})",
+                format::us(fig.median_ns),
+                format::us(fig.min_ns),
+                format::us(fig.p90_ns)
+            )
+        };
+        out.push_str(&line);
+    }
+    out.push_str(&format!(
+        "\n  polling message / cache line: {:.2}x; message with interrupts / bare IPI: {:.2}x",
+        ratio(&f[3], &f[0]),
+        ratio(&f[2], &f[1])
+    ));
+    out
+}
+
+fn to_json(name: &str, from: &str, rounds: u32, f: &[BenchFigure; BENCH_MODES]) -> serde_json::Value {
+    let modes: serde_json::Map<String, serde_json::Value> = MODES
+        .iter()
+        .zip(f)
+        .map(|((key, _), fig)| {
+            let v =
+                json!({ "median_ns": fig.median_ns, "min_ns": fig.min_ns, "p90_ns": fig.p90_ns, "error": fig.error });
+            (key.to_string(), v)
+        })
+        .collect();
+    json!({ "name": name, "from": from, "rounds": rounds, "modes": modes,
+            "poll_vs_line": ratio(&f[3], &f[0]), "ipi_msg_vs_ipi": ratio(&f[2], &f[1]) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fig(median_ns: u64) -> BenchFigure {
+        BenchFigure { median_ns, min_ns: median_ns / 2, p90_ns: median_ns * 2, error: 0 }
+    }
+
+    #[test]
+    fn table_and_ratios() {
+        let f = [fig(1_000), fig(8_000), fig(10_000), fig(1_500)];
+        let text = to_text("b", "a", 100, &f);
+        assert!(text.contains("cache line bounced"), "{text}");
+        assert!(text.contains("polling message / cache line: 1.50x; message with interrupts / bare IPI: 1.25x"));
+        let j = to_json("b", "Linux", 100, &f);
+        assert_eq!(j["modes"]["kmsg_ipi"]["median_ns"], 10_000);
+        let mut bad = f;
+        bad[1].error = -110;
+        assert!(to_text("b", "a", 1, &bad).contains("not measured (error -110)"));
+        assert_eq!(ratio(&f[0], &BenchFigure::default()), 0.0);
+    }
+}

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ATOLL_IOC_KMSG_BENCH: message round trips against their baselines
+ * between the same two CPUs (abi/atoll_abi.h, "Message benchmarks"): a
+ * cache line bounced, a bare IPI and one back, a 64-byte message each way
+ * with interrupts, and with both sides polling. Linux times its own round
+ * trips with an LWK; between two LWKs it asks one to time them. The LWK's
+ * side is in its test image. One benchmark at a time (under atoll_lock).
+ */
+#include <linux/ktime.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/sort.h>
+#include <linux/vmalloc.h>
+#include <asm/apic.h>
+#include "atoll.h"
+
+#define BENCH_WAIT_NS	(2ULL * NSEC_PER_SEC)	/* for the other side, each time */
+#define BENCH_REPLY	BIT_ULL(63)		/* set on an echo's answer */
+#define BENCH_MAX_ROUNDS 100000
+
+/* What the handlers hear during a benchmark. */
+static struct {
+	spinlock_t lock;		/* results; the rest are single words */
+	struct atoll_enclave *e;	/* the enclave that answers or times, else NULL */
+	u64 ready;			/* the mode the responder is ready for */
+	u64 echo;			/* the round of the last echo answered */
+	struct atoll_bench_figure fig[ATOLL_BENCH_MODES];
+	u32 results;
+} bench = { .lock = __SPIN_LOCK_UNLOCKED(bench.lock) };
+
+static void on_ready(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	if (READ_ONCE(bench.e) == e)
+		WRITE_ONCE(bench.ready, atoll_kmsg_word(m, 0));
+}
+
+static void on_echo(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	u64 round = atoll_kmsg_word(m, 0);
+
+	if (READ_ONCE(bench.e) == e && (round & BENCH_REPLY))
+		WRITE_ONCE(bench.echo, round & ~BENCH_REPLY);
+}
+
+static void on_result(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	u64 mode = atoll_kmsg_word(m, 0);
+
+	spin_lock(&bench.lock);
+	if (bench.e == e && mode >= 1 && mode <= ATOLL_BENCH_MODES) {
+		bench.fig[mode - 1] = (struct atoll_bench_figure){
+			atoll_kmsg_word(m, 1), atoll_kmsg_word(m, 2), atoll_kmsg_word(m, 3),
+			(s64)atoll_kmsg_word(m, 4) };
+		bench.results++;
+	}
+	spin_unlock(&bench.lock);
+}
+
+int atoll_kmsg_bench_init(void)
+{
+	return atoll_kmsg_register(ATOLL_KMSG_BENCH_READY, on_ready) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_BENCH_ECHO, on_echo) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_BENCH_RESULT, on_result);
+}
+
+/* Spins until done() or BENCH_WAIT_NS; polls e's messages if `poll`. */
+static int spin_until(struct atoll_enclave *e, bool (*done)(u64 arg), u64 arg, bool poll)
+{
+	u64 deadline = ktime_get_ns() + BENCH_WAIT_NS;
+
+	while (!done(arg)) {
+		if (poll)
+			atoll_kmsg_poll(e);
+		if (ktime_get_ns() > deadline || READ_ONCE(e->crashed))
+			return -ETIMEDOUT;
+		cpu_relax();
+	}
+	return 0;
+}
+
+static u64 *line_of(struct atoll_enclave *e)
+{
+	return e->shared + ATOLL_BENCH_LINE_OFFSET;
+}
+
+static bool ready_for(u64 mode)
+{
+	return READ_ONCE(bench.ready) == mode;
+}
+
+static bool echoed(u64 round)
+{
+	return READ_ONCE(bench.echo) == round;
+}
+
+static u64 *line_now;
+
+static bool line_is(u64 value)
+{
+	return READ_ONCE(*line_now) == value;
+}
+
+static u64 ipis_before;
+
+static bool ipi_back(u64 unused)
+{
+	return atoll_kmsg_ipis() != ipis_before;
+}
+
+/* One round trip of `mode`, round r. */
+static int round_trip(struct atoll_enclave *e, u64 mode, u64 r)
+{
+	u64 msg[8] = { r };
+	int ret;
+
+	switch (mode) {
+	case ATOLL_BENCH_LINE:
+		/* The LWK waits for this value, then writes the next. */
+		WRITE_ONCE(*line_now, 2 * r + 1);
+		return spin_until(e, line_is, 2 * r + 2, false);
+	case ATOLL_BENCH_IPI:
+		ipis_before = atoll_kmsg_ipis();
+		atoll_apic_send(e->apic_ids[0], APIC_DM_FIXED | ATOLL_BENCH_VECTOR);
+		return spin_until(e, ipi_back, 0, false);
+	default:
+		ret = atoll_kmsg_send(e, ATOLL_KMSG_BENCH_ECHO, msg, sizeof(msg));
+		/* With interrupts, the platform IPI's callback takes the answer. */
+		return ret ?: spin_until(e, echoed, r, mode == ATOLL_BENCH_KMSG_POLL);
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Linux times `rounds` round trips of `mode` with e's LWK. */
+static int time_mode(struct atoll_enclave *e, u64 mode, u32 rounds, u64 *ns,
+		     struct atoll_bench_figure *fig)
+{
+	/* The bare IPI goes where the LWK's messages go (boot.c's host_apic_id). */
+	u64 respond[4] = { mode, rounds, cpu_physical_id(0), ATOLL_HOST_VECTOR };
+	bool polling = mode == ATOLL_BENCH_KMSG_POLL;
+	u64 t0, r;
+	int ret;
+
+	WRITE_ONCE(bench.ready, 0);
+	WRITE_ONCE(bench.echo, U64_MAX);
+	line_now = line_of(e);
+	WRITE_ONCE(*line_now, 0);
+	ret = atoll_kmsg_send(e, ATOLL_KMSG_BENCH_RESPOND, respond, sizeof(respond)) ?:
+	      spin_until(e, ready_for, mode, true);
+	if (ret)
+		return ret;
+	if (polling)
+		atoll_kring_set_polling(&e->link.in, 0, true);
+	for (r = 0; r < rounds && !ret; r++) {
+		preempt_disable();
+		t0 = ktime_get_ns();
+		ret = round_trip(e, mode, r);
+		ns[r] = ktime_get_ns() - t0;
+		preempt_enable();
+		if (fatal_signal_pending(current))
+			ret = -EINTR;
+	}
+	if (polling) {
+		atoll_kring_set_polling(&e->link.in, 0, false);
+		atoll_kmsg_send(e, ATOLL_KMSG_BENCH_DONE, NULL, 0);
+		atoll_kmsg_poll(e);
+	}
+	if (ret)
+		return ret;
+	sort(ns, rounds, sizeof(*ns), cmp_u64, NULL);
+	*fig = (struct atoll_bench_figure){ ns[rounds / 2], ns[0], ns[rounds * 9 / 10], 0 };
+	return 0;
+}
+
+static bool all_results(struct atoll_enclave *from, u64 unused)
+{
+	bool done;
+
+	atoll_lwk_poll(from);
+	spin_lock_irq(&bench.lock);
+	done = bench.results == ATOLL_BENCH_MODES;
+	spin_unlock_irq(&bench.lock);
+	return done || READ_ONCE(from->crashed);
+}
+
+/* Enclave `from`'s LWK times every mode with e's and reports. */
+static int lwk_times(struct atoll_enclave *from, struct atoll_enclave *e,
+		     struct atoll_kmsg_bench_req *req)
+{
+	u64 run[2] = { e->id, req->rounds };
+	u64 wait_ms = 10000 + 4ULL * req->rounds;
+	int ret;
+
+	WRITE_ONCE(bench.e, from);
+	ret = atoll_kmsg_send(from, ATOLL_KMSG_BENCH_RUN, run, sizeof(run));
+	if (!ret && !wait_event_timeout(from->wq, all_results(from, 0), msecs_to_jiffies(wait_ms)))
+		ret = -ETIMEDOUT;
+	spin_lock_irq(&bench.lock);
+	memcpy(req->mode, bench.fig, sizeof(req->mode));
+	spin_unlock_irq(&bench.lock);
+	return ret;
+}
+
+/* Under atoll_lock: the enclaves stay, and no other benchmark runs. */
+int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
+		     struct atoll_kmsg_bench_req *req)
+{
+	u64 mode, *ns;
+	int ret = 0;
+
+	if (!req->rounds || req->rounds > BENCH_MAX_ROUNDS || from == e) {
+		atoll_err(req->error, "rounds are 1 to %u, between two different kernels",
+			  BENCH_MAX_ROUNDS);
+		return -EINVAL;
+	}
+	if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING ||
+	    (from && atoll_lwk_state(from) != ATOLL_ENCLAVE_RUNNING)) {
+		atoll_err(req->error, "both enclaves must be running");
+		return -EHOSTDOWN;
+	}
+	memset(bench.fig, 0, sizeof(bench.fig));
+	bench.results = 0;
+	if (from) {
+		ret = lwk_times(from, e, req);
+	} else {
+		ns = vmalloc(array_size(req->rounds, sizeof(*ns)));
+		if (!ns)
+			return -ENOMEM;
+		WRITE_ONCE(bench.e, e);
+		for (mode = 1; mode <= ATOLL_BENCH_MODES; mode++) {
+			ret = time_mode(e, mode, req->rounds, ns, &req->mode[mode - 1]);
+			if (ret == -EINTR)
+				break;
+			req->mode[mode - 1].error = ret;
+			ret = 0;
+		}
+		vfree(ns);
+	}
+	WRITE_ONCE(bench.e, NULL);
+	if (ret == -ETIMEDOUT)
+		atoll_err(req->error, "no answer in time; the benchmark needs the LWK's test image (--kernel /lib/atoll/atoll-kernel-test)");
+	return ret;
+}
