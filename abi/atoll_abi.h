@@ -33,6 +33,7 @@
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
 #define ATOLL_MAGIC_KBENCH	0x424b5441	/* "ATKB" message benchmark */
 #define ATOLL_MAGIC_MSG		0x474d5541	/* "AUMG" program message */
+#define ATOLL_MAGIC_MCAST	0x434d5441	/* "ATMC" multicast check */
 #define ATOLL_MAGIC_CONSREAD	0x44525441	/* "ATRD" console read */
 #define ATOLL_MAGIC_PING	0x47505441	/* "ATPG" ping */
 #define ATOLL_MAGIC_DESTROY	0x53445441	/* "ATDS" destroy */
@@ -318,6 +319,26 @@ struct atoll_msg_from {
 #define ATOLL_KMSG_BENCH_ECHO	31	/* 64 bytes, echoed by the receiver (the round trips) */
 
 /*
+ * Multicast: a ring several LWKs receive from (up to ATOLL_KMSG_MAX_READERS),
+ * in a block of Linux's memory each maps; the sender writes each message
+ * once with a reader count and interrupts every receiver that does not
+ * poll. Joining and leaving work as PEER_ADD/PEER_REMOVE do.
+ */
+#define ATOLL_KMSG_GROUP_JOIN	33	/* host: struct atoll_kmsg_group */
+#define ATOLL_KMSG_GROUP_JOINED	34	/* LWK: u64 group, s64 0 or -errno */
+#define ATOLL_KMSG_GROUP_LEAVE	35	/* host: u64 group */
+#define ATOLL_KMSG_GROUP_LEFT	36	/* LWK: u64 group; the block is no longer mapped */
+
+struct atoll_kmsg_group {
+	__u32 group;		/* its number, from the host */
+	__u32 index;		/* this receiver's, 0 .. count - 1 */
+	__u32 count;		/* receivers */
+	__u32 slots;		/* of the ring at the block's start */
+	__u64 block_phys;
+	__u64 block_size;
+};
+
+/*
  * A message whose every byte can be checked (the test image and
  * ATOLL_IOC_KMSG_CHECK flood with it): this header, then pattern byte i =
  * (i * 31 + (seq ^ sender)) & 0xff. A check message is at least
@@ -582,6 +603,27 @@ struct atoll_msg_io {
 	__s32 timeout_ms;
 };
 
+/*
+ * ATOLL_IOC_KMSG_MCAST (test image): count check messages of len bytes to
+ * the count enclaves in ids, once as multicast and once as unicasts to
+ * each; each phase's time runs until every LWK has reported.
+ */
+#define ATOLL_MCAST_MAX		8
+
+struct atoll_kmsg_mcast_req {
+	struct atoll_header hdr;
+	__u32 ids[ATOLL_MCAST_MAX];
+	__u32 n;
+	__u32 count;
+	__u32 len;
+	__u32 pad0;
+	__u64 mcast_ns;		/* out */
+	__u64 unicast_ns;	/* out */
+	__u64 received[ATOLL_MCAST_MAX];	/* out: intact and in order, per LWK, both phases */
+	__u64 bad[ATOLL_MCAST_MAX];
+	char error[ATOLL_ERROR_LEN];
+};
+
 /* Phases of destroy. */
 #define ATOLL_DPHASE_STOP	0
 #define ATOLL_DPHASE_CPUS	1
@@ -660,5 +702,6 @@ struct atoll_kill {
 #define ATOLL_IOC_KMSG_BENCH	_IOWR(ATOLL_IOC_MAGIC, 11, struct atoll_kmsg_bench_req)
 #define ATOLL_IOC_MSG_SEND	_IOWR(ATOLL_IOC_MAGIC, 12, struct atoll_msg_io)
 #define ATOLL_IOC_MSG_RECV	_IOWR(ATOLL_IOC_MAGIC, 13, struct atoll_msg_io)
+#define ATOLL_IOC_KMSG_MCAST	_IOWR(ATOLL_IOC_MAGIC, 14, struct atoll_kmsg_mcast_req)
 
 #endif /* ATOLL_ABI_H */

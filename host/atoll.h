@@ -90,6 +90,14 @@ struct atoll_enclave {
 	u64 peer_pong;			/* the last PEER_PONG's cookie ... */
 	s64 peer_rtt;			/* ... and its round trip, or -errno */
 
+	/* Checks (kmsg_check.c, kmsg_mcast.c), set by the LWK's messages. */
+	bool check_reported;		/* CHECK_REPORT came: check_received, check_bad */
+	u64 check_received;
+	u64 check_bad;
+	u64 group_joined;		/* the last multicast group it joined ... */
+	s64 group_result;		/* ... with this result */
+	u64 group_left;			/* the last group whose ring it unmapped */
+
 	/*
 	 * The program bound to this enclave (enclave.c binds it for
 	 * program.c), NULL when none; while set, destroy refuses, so the
@@ -149,7 +157,7 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
- * peer.c, kmsg_check.c, kmsg_bench.c, usermsg.c -> lifecycle.c -> kmsg.c ->
+ * peer.c, kmsg_check.c, kmsg_bench.c, kmsg_mcast.c, usermsg.c -> lifecycle.c -> kmsg.c ->
  * kmsg_ring.c; cpus.c, memory.c, mirror.c and symbols.c are called, never
  * call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
@@ -164,6 +172,7 @@ int atoll_enclave_ping(struct atoll_ping *req);
 int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req);
 int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req);
 int atoll_enclave_msg_send(struct atoll_msg_io *io);
+int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid);
@@ -233,9 +242,14 @@ int atoll_kmsg_bench_init(void);
 int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
 		     struct atoll_kmsg_bench_req *req);
 
+/* kmsg_mcast.c: ATOLL_IOC_KMSG_MCAST, a multicast ring checked and timed */
+int atoll_kmsg_mcast_init(void);
+int atoll_kmsg_mcast(struct atoll_enclave **es, u32 n, struct atoll_kmsg_mcast_req *req);
+
 /* kmsg_check.c: ATOLL_IOC_KMSG_CHECK, both rings flooded with checked messages */
 int atoll_kmsg_check_init(void);
 int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req);
+void atoll_kmsg_check_fill(u8 *buf, u32 len, u32 sender, u32 seq);
 
 /* program.c: programs in an enclave, one per open file */
 int atoll_program_init(void);

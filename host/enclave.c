@@ -479,3 +479,29 @@ int atoll_enclave_msg_send(struct atoll_msg_io *io)
 	}
 	return atoll_usermsg_send(e, io);
 }
+
+int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req)
+{
+	struct atoll_enclave *es[ATOLL_MCAST_MAX];
+	u32 i, j;
+
+	if (!req->n || req->n > ATOLL_MCAST_MAX) {
+		atoll_err(req->error, "a multicast check goes to 1 to %u enclaves",
+			  ATOLL_MCAST_MAX);
+		return -EINVAL;
+	}
+	for (i = 0; i < req->n; i++) {
+		es[i] = find(req->ids[i]);
+		if (!es[i] || atoll_lwk_state(es[i]) != ATOLL_ENCLAVE_RUNNING) {
+			atoll_err(req->error, "enclave %u does not exist or is not running",
+				  req->ids[i]);
+			return -EHOSTDOWN;
+		}
+		for (j = 0; j < i; j++)
+			if (es[j] == es[i]) {
+				atoll_err(req->error, "enclave %s is named twice", es[i]->name);
+				return -EINVAL;
+			}
+	}
+	return atoll_kmsg_mcast(es, req->n, req);
+}

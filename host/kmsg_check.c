@@ -25,8 +25,6 @@ static struct {
 	u32 next_seq[ATOLL_MAX_CPUS];
 	u64 messages, bad, bytes, waits;
 	u32 senders_done;
-	bool reported;			/* the LWK's CHECK_REPORT came */
-	u64 lwk_received, lwk_bad;
 } run = { .lock = __SPIN_LOCK_UNLOCKED(run.lock) };
 
 static u32 fnv1a(const u8 *p, u32 len)
@@ -38,7 +36,8 @@ static u32 fnv1a(const u8 *p, u32 len)
 	return h;
 }
 
-static void fill(u8 *buf, u32 len, u32 sender, u32 seq)
+/* Fills buf as check message seq of sender (len >= the header). */
+void atoll_kmsg_check_fill(u8 *buf, u32 len, u32 sender, u32 seq)
 {
 	struct atoll_kmsg_check *c = (void *)buf;
 	u32 i;
@@ -89,15 +88,13 @@ static void on_done(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	spin_unlock(&run.lock);
 }
 
+/* What the LWK got of Linux's check messages (this check, or a multicast one). */
 static void on_report(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
-	spin_lock(&run.lock);
-	if (run.e == e) {
-		run.lwk_received = atoll_kmsg_word(m, 0);
-		run.lwk_bad = atoll_kmsg_word(m, 1);
-		run.reported = true;
-	}
-	spin_unlock(&run.lock);
+	e->check_received = atoll_kmsg_word(m, 0);
+	e->check_bad = atoll_kmsg_word(m, 1);
+	/* The counts first: readers take check_reported with an acquire. */
+	smp_store_release(&e->check_reported, true);
 }
 
 int atoll_kmsg_check_init(void)
@@ -105,16 +102,6 @@ int atoll_kmsg_check_init(void)
 	return atoll_kmsg_register(ATOLL_KMSG_CHECK, on_check) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_CHECK_DONE, on_done) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_CHECK_REPORT, on_report);
-}
-
-static bool reported(void)
-{
-	bool done;
-
-	spin_lock_irq(&run.lock);
-	done = run.reported;
-	spin_unlock_irq(&run.lock);
-	return done;
 }
 
 static bool all_received(struct atoll_enclave *e, u64 expected)
@@ -133,7 +120,7 @@ static u64 progress(void)
 	u64 n;
 
 	spin_lock_irq(&run.lock);
-	n = run.messages + run.bad + run.senders_done + run.reported;
+	n = run.messages + run.bad + run.senders_done;
 	spin_unlock_irq(&run.lock);
 	return n;
 }
@@ -182,7 +169,8 @@ static int poll_until(struct atoll_enclave *e, bool (*done)(struct atoll_enclave
 
 static bool report_came(struct atoll_enclave *e, u64 n)
 {
-	return reported();
+	/* Pairs with the release in on_report(). */
+	return smp_load_acquire(&e->check_reported);
 }
 
 /* Sends one message, waiting for room as long as the LWK is alive. */
@@ -213,7 +201,7 @@ static int check_to_lwk(struct atoll_enclave *e, struct atoll_kmsg_check_req *re
 
 	for (seq = 0; seq < req->count && !ret; seq++) {
 		len = length_of(req, seq);
-		fill(buf, len, 0, seq);
+		atoll_kmsg_check_fill(buf, len, 0, seq);
 		ret = send_waiting(e, ATOLL_KMSG_CHECK, buf, len);
 		req->to_bytes += len;
 		sent++;
@@ -226,8 +214,8 @@ static int check_to_lwk(struct atoll_enclave *e, struct atoll_kmsg_check_req *re
 	}
 	ret = poll_until(e, report_came, 0, req->error, "the LWK did not report what it received");
 	req->to_ns = ktime_get_ns() - t0;
-	req->to_messages = run.lwk_received;
-	req->to_bad = run.lwk_bad;
+	req->to_messages = e->check_received;
+	req->to_bad = e->check_bad;
 	return ret;
 }
 
@@ -265,7 +253,6 @@ static void run_reset(struct atoll_enclave *e)
 	run.bytes = 0;
 	run.waits = 0;
 	run.senders_done = 0;
-	run.reported = false;
 	run.e = e;
 	spin_unlock_irq(&run.lock);
 }
@@ -294,6 +281,7 @@ int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req)
 	if (!buf)
 		return -ENOMEM;
 	run_reset(e);
+	WRITE_ONCE(e->check_reported, false);
 	ret = 0;
 	if (req->directions & ATOLL_CHECK_TO_LWK)
 		ret = check_to_lwk(e, req, buf);

@@ -71,6 +71,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			      (atoll_op)atoll_enclave_msg_send);
 	case ATOLL_IOC_MSG_RECV:
 		return atoll_usermsg_recv(arg);
+	case ATOLL_IOC_KMSG_MCAST:
+		return run_op(arg, sizeof(struct atoll_kmsg_mcast_req), ATOLL_MAGIC_MCAST,
+			      (atoll_op)atoll_enclave_kmsg_mcast);
 	case ATOLL_IOC_DESTROY:
 		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
 			      (atoll_op)atoll_enclave_destroy);
@@ -126,7 +129,8 @@ static int __init atoll_init(void)
 {
 	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
 		  atoll_peers_init() ?: atoll_kmsg_check_init() ?:
-		  atoll_kmsg_bench_init() ?: atoll_usermsg_init();
+		  atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?:
+		  atoll_usermsg_init();
 
 	if (ret)
 		return ret;

@@ -184,3 +184,29 @@ resources
     assert len(re.findall(r"msgping: served \d+ messages", out)) == 3, out
     assert "msgping send: No route to host" in out, out
     assert_nothing_lost(out)
+
+
+def test_multicast_to_three_lwks(vm):
+    # One ring, three LWK receivers: each message is written once and read
+    # by all three (the slots are free only after the last); then the same
+    # messages as unicasts. Every LWK checks every byte and the order.
+    res = vm(RESOURCES + rf'''
+resources
+for n in a b c; do atoll create --cpus 1 --mem 128M --name $n {TEST_IMAGE} > /dev/null || exit 9; done
+atoll --json kmsg-mcast a b c --count 20000 --size 64 || exit 10
+atoll --json kmsg-mcast a b c --count 500 --size 4096 || exit 11
+atoll kmsg-mcast a b b && exit 12
+for n in a b c; do atoll destroy $n > /dev/null || exit 13; done
+dmesg | grep -c "did not unmap multicast" | sed 's/^/NOT_UNMAPPED /'
+resources
+''', timeout=600)
+    assert res.status == 0, res.output
+    out = res.output
+    runs = [json.loads(l) for l in out.splitlines() if l.startswith('{"bad"')]
+    assert [r["count"] for r in runs] == [20000, 500], out
+    for r in runs:
+        assert r["received"] == [2 * r["count"]] * 3 and r["bad"] == [0, 0, 0], r
+        assert r["mcast_ns"] > 0 and r["unicast_ns"] > 0, r
+    assert "is named twice" in out, out
+    assert "NOT_UNMAPPED 0" in out, out
+    assert_nothing_lost(out)

@@ -22,6 +22,7 @@ pub const MAGIC_INFO: u32 = 0x4e49_5441;
 pub const MAGIC_KCHECK: u32 = 0x4b43_5441;
 pub const MAGIC_KBENCH: u32 = 0x424b_5441;
 pub const MAGIC_MSG: u32 = 0x474d_5541;
+pub const MAGIC_MCAST: u32 = 0x434d_5441;
 pub const MAGIC_CONSREAD: u32 = 0x4452_5441;
 pub const MAGIC_PING: u32 = 0x4750_5441;
 pub const MAGIC_DESTROY: u32 = 0x5344_5441;
@@ -272,6 +273,39 @@ pub struct KmsgPeer {
     pub slots: u32,
     pub pad0: u32,
     pub line_offset: u64,
+}
+
+pub const KMSG_GROUP_JOIN: u16 = 33;
+pub const KMSG_GROUP_JOINED: u16 = 34;
+pub const KMSG_GROUP_LEAVE: u16 = 35;
+pub const KMSG_GROUP_LEFT: u16 = 36;
+pub const MCAST_MAX: usize = 8;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KmsgGroup {
+    pub group: u32,
+    pub index: u32,
+    pub count: u32,
+    pub slots: u32,
+    pub block_phys: u64,
+    pub block_size: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct KmsgMcastReq {
+    pub hdr: Header,
+    pub ids: [u32; MCAST_MAX],
+    pub n: u32,
+    pub count: u32,
+    pub len: u32,
+    pub pad0: u32,
+    pub mcast_ns: u64,
+    pub unicast_ns: u64,
+    pub received: [u64; MCAST_MAX],
+    pub bad: [u64; MCAST_MAX],
+    pub error: [u8; ERROR_LEN],
 }
 
 pub const SYS_MSG_SEND: u64 = 1000;
@@ -651,6 +685,7 @@ zeroed_with_header!(
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
     KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG,
+    KmsgMcastReq => MAGIC_MCAST,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -673,6 +708,7 @@ pub const IOC_KMSG_CHECK: u32 = iowr::<KmsgCheckReq>(10);
 pub const IOC_KMSG_BENCH: u32 = iowr::<KmsgBenchReq>(11);
 pub const IOC_MSG_SEND: u32 = iowr::<MsgIo>(12);
 pub const IOC_MSG_RECV: u32 = iowr::<MsgIo>(13);
+pub const IOC_KMSG_MCAST: u32 = iowr::<KmsgMcastReq>(14);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

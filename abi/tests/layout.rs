@@ -71,6 +71,15 @@ fn expectations() -> Vec<(String, u64)> {
         "block_size": block_size, "out_offset": out_offset, "in_offset": in_offset,
         "slots": slots, "pad0": pad0, "line_offset": line_offset,
     });
+    layout!("atoll_kmsg_group", KmsgGroup {
+        "group": group, "index": index, "count": count, "slots": slots, "block_phys": block_phys,
+        "block_size": block_size,
+    });
+    layout!("atoll_kmsg_mcast_req", KmsgMcastReq {
+        "hdr": hdr, "ids": ids, "n": n, "count": count, "len": len, "pad0": pad0,
+        "mcast_ns": mcast_ns, "unicast_ns": unicast_ns, "received": received, "bad": bad,
+        "error": error,
+    });
     layout!("atoll_user_msg", UserMsg { "dest_port": dest_port, "src_port": src_port, "len": len });
     layout!("atoll_msg_from", MsgFrom { "kernel": kernel, "port": port });
     layout!("atoll_msg_io", MsgIo {
@@ -188,6 +197,13 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PEER_REMOVED", KMSG_PEER_REMOVED as u64),
         ("ATOLL_KMSG_PEER_PING", KMSG_PEER_PING as u64),
         ("ATOLL_KMSG_PEER_PONG", KMSG_PEER_PONG as u64),
+        ("ATOLL_KMSG_GROUP_JOIN", KMSG_GROUP_JOIN as u64),
+        ("ATOLL_KMSG_GROUP_JOINED", KMSG_GROUP_JOINED as u64),
+        ("ATOLL_KMSG_GROUP_LEAVE", KMSG_GROUP_LEAVE as u64),
+        ("ATOLL_KMSG_GROUP_LEFT", KMSG_GROUP_LEFT as u64),
+        ("ATOLL_MCAST_MAX", MCAST_MAX as u64),
+        ("ATOLL_MAGIC_MCAST", MAGIC_MCAST as u64),
+        ("ATOLL_IOC_KMSG_MCAST", IOC_KMSG_MCAST as u64),
         ("ATOLL_SYS_MSG_SEND", SYS_MSG_SEND),
         ("ATOLL_SYS_MSG_RECV", SYS_MSG_RECV),
         ("ATOLL_MSG_MAX", MSG_MAX as u64),

@@ -6,9 +6,9 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, Ping, Run, Start, IOC_CALL,
-    IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_PING, IOC_RUN,
-    IOC_START,
+    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping, Run, Start,
+    IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST,
+    IOC_PING, IOC_RUN, IOC_START,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -125,6 +125,14 @@ impl Device {
         // SAFETY: `req` is a live, exclusively borrowed `KmsgBenchReq`, the
         // type whose size IOC_KMSG_BENCH encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_KMSG_BENCH as _, req as *mut KmsgBenchReq) })
+    }
+
+    /// IOC_KMSG_MCAST: multicast to the enclaves in `req.ids`, then unicasts.
+    /// On failure the module may have left a reason in `req.error`.
+    pub fn kmsg_mcast(&self, req: &mut KmsgMcastReq) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `KmsgMcastReq`, the
+        // type whose size IOC_KMSG_MCAST encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_KMSG_MCAST as _, req as *mut KmsgMcastReq) })
     }
 
     /// IOC_DESTROY. On failure the module may have left a reason in `req.error`.

@@ -16,7 +16,7 @@ mod serve;
 mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{console, create, destroy, kmsg_bench, kmsg_check, list, ping, run, status};
+use commands::{console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, ping, run, status};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -30,7 +30,7 @@ use std::process::ExitCode;
                   Needs the atoll module (/dev/atoll) and root."
 )]
 struct Cli {
-    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, kmsg-bench, list, status; not run)
+    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, kmsg-bench, kmsg-mcast, list, status; not run)
     #[arg(long, global = true)]
     json: bool,
 
@@ -138,6 +138,20 @@ enum Command {
         rounds: u32,
     },
 
+    /// Send checked messages to several LWKs through one multicast ring, then as unicasts, and compare (needs the LWKs' test image)
+    KmsgMcast {
+        #[arg(required = true, value_name = "ENCLAVE")]
+        enclaves: Vec<String>,
+
+        /// Messages in each phase
+        #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+        count: u32,
+
+        /// Bytes per message
+        #[arg(long, value_name = "BYTES", default_value_t = 64, value_parser = clap::value_parser!(u32).range(16..=65536))]
+        size: u32,
+    },
+
     /// Run a static x86-64 Linux program in an enclave, serving its file and terminal calls here; exit with its status
     #[command(after_help = "Exit status: the program's; 128+N if signal N ended it; 125 if atoll run or the enclave \
                             failed, 126 if the program cannot run in an enclave, 127 if it is not found.")]
@@ -181,6 +195,7 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
         Command::KmsgBench { enclave, from, rounds } => kmsg_bench::run(&enclave, from.as_deref(), rounds, json),
+        Command::KmsgMcast { enclaves, count, size } => kmsg_mcast::run(&enclaves, count, size, json),
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }

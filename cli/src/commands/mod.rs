@@ -6,6 +6,7 @@ pub mod create;
 pub mod destroy;
 pub mod kmsg_bench;
 pub mod kmsg_check;
+pub mod kmsg_mcast;
 pub mod list;
 pub mod ping;
 pub mod run;

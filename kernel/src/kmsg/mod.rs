@@ -5,6 +5,7 @@
 //! in the message interrupt (on the enclave's first CPU, which Linux and
 //! the other enclaves interrupt) and must not sleep.
 
+mod inbox;
 mod link;
 mod peers;
 mod ring;
@@ -97,7 +98,10 @@ pub fn init_peers() {
 pub fn send(to: Peer, kind: u16, payload: &[u8]) -> Result<(), SendError> {
     match to {
         Peer::Host => HOST.get().ok_or(SendError::Invalid)?.send(kind, payload),
-        Peer::Enclave(id) => peers::get(id).ok_or(SendError::Invalid)?.link.send(kind, payload),
+        Peer::Enclave(id) => {
+            let peer = peers::get(id).ok_or(SendError::Invalid)?;
+            peer.link().ok_or(SendError::Invalid)?.send(kind, payload)
+        }
     }
 }
 
@@ -116,7 +120,7 @@ pub fn is_linked(to: Peer) -> bool {
 pub fn set_polling(from: Peer, on: bool) {
     match from {
         Peer::Host => HOST.get().inspect(|l| l.set_polling(on)).map(|_| ()),
-        Peer::Enclave(id) => peers::get(id).map(|p| p.link.set_polling(on)),
+        Peer::Enclave(id) => peers::get(id).and_then(|p| p.link().map(|l| l.set_polling(on))),
     };
 }
 
@@ -125,7 +129,7 @@ pub fn set_polling(from: Peer, on: bool) {
 pub fn notify_of(to: Peer) -> Option<u32> {
     match to {
         Peer::Host => HOST.get().map(Link::notify_apic),
-        Peer::Enclave(id) => peers::get(id).map(|p| p.link.notify_apic()),
+        Peer::Enclave(id) => peers::get(id).and_then(|p| p.link().map(Link::notify_apic)),
     }
 }
 
@@ -134,7 +138,7 @@ pub fn notify_of(to: Peer) -> Option<u32> {
 pub fn bench_line(peer: Peer) -> Option<SharedRegion> {
     match peer {
         Peer::Host => HOST_LINE.get().copied(),
-        Peer::Enclave(id) => peers::get(id).and_then(|p| p.line),
+        Peer::Enclave(id) => peers::get(id).and_then(|p| p.line()),
     }
 }
 
@@ -167,7 +171,7 @@ pub fn send_words_waiting(to: Peer, kind: u16, words: &[u64]) {
 #[cfg(feature = "testing")]
 pub enum Poller {
     Host(&'static Link),
-    Enclave(alloc::sync::Arc<peers::PeerLink>),
+    Enclave(alloc::sync::Arc<peers::Lending>),
 }
 
 #[cfg(feature = "testing")]
@@ -183,7 +187,7 @@ impl Poller {
     pub fn poll(&self) {
         match self {
             Poller::Host(link) => link.drain(handle),
-            Poller::Enclave(p) => p.link.drain(handle),
+            Poller::Enclave(p) => p.link().into_iter().for_each(|l| l.drain(handle)),
         }
     }
 }

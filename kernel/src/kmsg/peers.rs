@@ -1,16 +1,19 @@
-//! Rings to other enclaves, lent by the host (PEER_ADD and PEER_REMOVE in
-//! atoll_abi.h). On ADD the block is mapped and the link listed; on REMOVE
-//! it leaves the list, the last sender using it finishes, it is unmapped on
-//! every CPU, and only then does the host hear PEER_REMOVED and take it
-//! back. Commands run in a thread: mapping allocates and the flush waits
-//! for the other CPUs, which a message interrupt must not do.
+//! Blocks of Linux's memory the host lends this LWK for messages: rings to
+//! another enclave (PEER_ADD, PEER_REMOVE) and multicast rings it is one
+//! receiver of (GROUP_JOIN, GROUP_LEAVE). On ADD or JOIN the block is
+//! mapped and listed; on REMOVE or LEAVE it leaves the list, the last
+//! sender or receiver using it finishes, it is unmapped on every CPU, and
+//! only then does the host hear so and take it back. Commands run in a
+//! thread: mapping allocates and the flush waits for the other CPUs, which
+//! a message interrupt must not do.
 
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
-use atoll_abi::{kmsg_ring_bytes, KmsgPeer, LWK_VECTOR};
+use atoll_abi::{kmsg_ring_bytes, KmsgGroup, KmsgPeer, LWK_VECTOR};
+use atoll_abi::{KMSG_GROUP_JOIN, KMSG_GROUP_JOINED, KMSG_GROUP_LEAVE, KMSG_GROUP_LEFT};
 use atoll_abi::{KMSG_PEER_ADD, KMSG_PEER_ADDED, KMSG_PEER_REMOVE, KMSG_PEER_REMOVED};
-use core::mem::size_of;
 
+use super::inbox::Inbox;
 use super::link::Link;
 use super::ring::SharedRing;
 use super::{Message, Peer};
@@ -20,43 +23,87 @@ use hal::lent::{self, Lent};
 use hal::shared::SharedRegion;
 use lwk_logic::errno::{Errno, EEXIST, EINVAL, ENOMEM};
 
-/// At most this many other enclaves at once (the host's limit, less us).
-const MAX_PEERS: usize = 16;
+/// Other enclaves (the host's limit, less us) and groups at once.
+const MAX_LENT: usize = 32;
 
-pub struct PeerLink {
-    pub id: u32,
-    pub link: Link,
-    /// A cache line in the block both sides may bounce (benchmarks).
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
-    pub line: Option<SharedRegion>,
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Key {
+    Peer(u32),
+    Group(u32),
+}
+
+enum What {
+    /// Both ways with another enclave, and a cache line for benchmarks.
+    Peer { link: Link, line: Option<SharedRegion> },
+    /// One receiver of a multicast ring.
+    Group(Inbox),
+}
+
+pub struct Lending {
+    key: Key,
+    what: What,
     lent: Lent,
 }
 
-type Table = [Option<Arc<PeerLink>>; MAX_PEERS];
+impl Lending {
+    /// The link, for a block lent for another enclave.
+    pub fn link(&self) -> Option<&Link> {
+        match &self.what {
+            What::Peer { link, .. } => Some(link),
+            What::Group(_) => None,
+        }
+    }
 
-static TABLE: SpinLock<Table> = SpinLock::new([const { None }; MAX_PEERS]);
+    /// The benchmarks' cache line in a peer's block.
+    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
+    pub fn line(&self) -> Option<SharedRegion> {
+        match &self.what {
+            What::Peer { line, .. } => *line,
+            What::Group(_) => None,
+        }
+    }
+
+    fn drain(&self, handle: fn(&Message)) {
+        match &self.what {
+            What::Peer { link, .. } => link.drain(handle),
+            What::Group(inbox) => inbox.drain(handle),
+        }
+    }
+}
+
+type Table = [Option<Arc<Lending>>; MAX_LENT];
+
+static TABLE: SpinLock<Table> = SpinLock::new([const { None }; MAX_LENT]);
 static COMMANDS: SpinLock<VecDeque<Command>> = SpinLock::new(VecDeque::new());
 static ARRIVED: WaitQueue = WaitQueue::new();
 
 enum Command {
     Add(KmsgPeer),
-    Remove(u32),
+    Join(KmsgGroup),
+    Remove(Key),
 }
 
 pub fn init() {
-    super::register(KMSG_PEER_ADD, post);
-    super::register(KMSG_PEER_REMOVE, post);
+    for kind in [KMSG_PEER_ADD, KMSG_PEER_REMOVE, KMSG_GROUP_JOIN, KMSG_GROUP_LEAVE] {
+        super::register(kind, post);
+    }
     sched::spawn(0, "peers", || loop {
         ARRIVED.wait_until(|| !COMMANDS.lock().is_empty());
         let next = COMMANDS.lock().pop_front();
+        let answer = |kind, id: u32, result: Result<(), Errno>| {
+            let result = result.map_or_else(|e| e.to_return(), |()| 0);
+            super::send_words_waiting(Peer::Host, kind, &[id.into(), result]);
+        };
         match next {
-            Some(Command::Add(p)) => {
-                let result = add(&p).map_or_else(|e| e.to_return(), |()| 0);
-                super::send_words_waiting(Peer::Host, KMSG_PEER_ADDED, &[p.peer_id.into(), result]);
-            }
-            Some(Command::Remove(id)) => {
-                remove(id);
-                super::send_words_waiting(Peer::Host, KMSG_PEER_REMOVED, &[id.into()]);
+            Some(Command::Add(p)) => answer(KMSG_PEER_ADDED, p.peer_id, add(&p)),
+            Some(Command::Join(g)) => answer(KMSG_GROUP_JOINED, g.group, join(&g)),
+            Some(Command::Remove(key)) => {
+                remove(key);
+                let (kind, id) = match key {
+                    Key::Peer(id) => (KMSG_PEER_REMOVED, id),
+                    Key::Group(id) => (KMSG_GROUP_LEFT, id),
+                };
+                super::send_words_waiting(Peer::Host, kind, &[id.into()]);
             }
             None => {}
         }
@@ -68,45 +115,86 @@ fn post(msg: &Message) {
     if msg.from != Peer::Host {
         return; // only the host lends and takes back
     }
-    let command = if msg.kind == KMSG_PEER_ADD {
-        Command::Add(parse(msg.data))
-    } else {
-        Command::Remove(msg.word(0) as u32)
+    let id = msg.word(0) as u32;
+    let command = match msg.kind {
+        KMSG_PEER_ADD => Command::Add(parse_peer(msg.data)),
+        KMSG_GROUP_JOIN => Command::Join(parse_group(msg.data)),
+        KMSG_PEER_REMOVE => Command::Remove(Key::Peer(id)),
+        _ => Command::Remove(Key::Group(id)),
     };
     COMMANDS.lock().push_back(command);
     ARRIVED.wake_one(true);
 }
 
-fn parse(data: &[u8]) -> KmsgPeer {
-    let mut b = [0u8; size_of::<KmsgPeer>()];
-    let n = data.len().min(b.len());
-    b[..n].copy_from_slice(&data[..n]);
-    let u32_at = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().unwrap_or_default());
-    let u64_at = |i: usize| u64::from_le_bytes(b[i..i + 8].try_into().unwrap_or_default());
+/// Little-endian fields of a message, zero past its end.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn u32_at(&self, i: usize) -> u32 {
+        self.0.get(i..i + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn u64_at(&self, i: usize) -> u64 {
+        u64::from(self.u32_at(i)) | u64::from(self.u32_at(i + 4)) << 32
+    }
+}
+
+fn parse_peer(data: &[u8]) -> KmsgPeer {
+    let f = Fields(data);
     KmsgPeer {
-        peer_id: u32_at(0),
-        notify_apic_id: u32_at(4),
-        block_phys: u64_at(8),
-        block_size: u64_at(16),
-        out_offset: u64_at(24),
-        in_offset: u64_at(32),
-        slots: u32_at(40),
+        peer_id: f.u32_at(0),
+        notify_apic_id: f.u32_at(4),
+        block_phys: f.u64_at(8),
+        block_size: f.u64_at(16),
+        out_offset: f.u64_at(24),
+        in_offset: f.u64_at(32),
+        slots: f.u32_at(40),
         pad0: 0,
-        line_offset: u64_at(48),
+        line_offset: f.u64_at(48),
+    }
+}
+
+fn parse_group(data: &[u8]) -> KmsgGroup {
+    let f = Fields(data);
+    KmsgGroup {
+        group: f.u32_at(0),
+        index: f.u32_at(4),
+        count: f.u32_at(8),
+        slots: f.u32_at(12),
+        block_phys: f.u64_at(16),
+        block_size: f.u64_at(24),
     }
 }
 
 /// The link to enclave `id`, while it is listed.
-pub fn get(id: u32) -> Option<Arc<PeerLink>> {
-    TABLE.lock().iter().flatten().find(|p| p.id == id).cloned()
+pub fn get(id: u32) -> Option<Arc<Lending>> {
+    find(Key::Peer(id))
 }
 
-/// Hands every peer's waiting messages to `handle`.
+fn find(key: Key) -> Option<Arc<Lending>> {
+    TABLE.lock().iter().flatten().find(|p| p.key == key).cloned()
+}
+
+/// Hands every lent ring's waiting messages to `handle`.
 pub fn drain_all(handle: fn(&Message)) {
-    let links: Table = TABLE.lock().clone();
-    for p in links.iter().flatten() {
-        p.link.drain(handle);
+    let all: Table = TABLE.lock().clone();
+    for p in all.iter().flatten() {
+        p.drain(handle);
     }
+}
+
+/// Maps the block the host lends for `key`.
+fn map(key: Key, phys: u64, size: u64) -> Result<Lent, Errno> {
+    if find(key).is_some() {
+        return Err(EEXIST);
+    }
+    lent::map(phys, size).map_err(|e| {
+        println!("kmsg: cannot map the block for {key:?}: {e:?}");
+        if e == lent::LendError::NoMemory {
+            ENOMEM
+        } else {
+            EINVAL
+        }
+    })
 }
 
 fn add(p: &KmsgPeer) -> Result<(), Errno> {
@@ -116,17 +204,8 @@ fn add(p: &KmsgPeer) -> Result<(), Errno> {
         println!("kmsg: the host lent a malformed block for enclave {}", p.peer_id);
         return Err(EINVAL);
     }
-    if get(p.peer_id).is_some() {
-        return Err(EEXIST);
-    }
-    let lent = lent::map(p.block_phys, p.block_size).map_err(|e| {
-        println!("kmsg: cannot map the block for enclave {}: {:?}", p.peer_id, e);
-        if e == lent::LendError::NoMemory {
-            ENOMEM
-        } else {
-            EINVAL
-        }
-    })?;
+    let key = Key::Peer(p.peer_id);
+    let lent = map(key, p.block_phys, p.block_size)?;
     let ring = |offset| SharedRing::new(lent.region(offset, ring_bytes as usize), p.slots);
     let link = Link::new(
         Peer::Enclave(p.peer_id),
@@ -137,48 +216,65 @@ fn add(p: &KmsgPeer) -> Result<(), Errno> {
     let line = (p.line_offset.is_multiple_of(64)
         && p.line_offset.saturating_add(64) <= p.block_size)
         .then(|| lent.region(p.line_offset, 64));
-    let peer = Arc::new(PeerLink { id: p.peer_id, link, line, lent });
+    list(Lending { key, what: What::Peer { link, line }, lent })
+}
+
+fn join(g: &KmsgGroup) -> Result<(), Errno> {
+    let ring_bytes = kmsg_ring_bytes(g.slots) as u64;
+    let valid = g.slots.is_power_of_two() && g.index < g.count && ring_bytes <= g.block_size;
+    if !valid || g.count as usize > atoll_abi::KMSG_MAX_READERS {
+        println!("kmsg: the host lent a malformed block for group {}", g.group);
+        return Err(EINVAL);
+    }
+    let key = Key::Group(g.group);
+    let lent = map(key, g.block_phys, g.block_size)?;
+    let ring = SharedRing::new(lent.region(0, ring_bytes as usize), g.slots);
+    let inbox = Inbox::new(Peer::Host, ring, g.index, g.count);
+    list(Lending { key, what: What::Group(inbox), lent })
+}
+
+fn list(lending: Lending) -> Result<(), Errno> {
     let mut table = TABLE.lock();
     match table.iter_mut().find(|slot| slot.is_none()) {
         Some(slot) => {
-            *slot = Some(peer);
+            *slot = Some(Arc::new(lending));
             drop(table);
-            // The peer may have sent before we listened: look now, in the
+            // Messages may have come before we listened: look now, in the
             // message interrupt where handlers run.
             hal::irq::send(hal::cpu_index(), LWK_VECTOR);
             Ok(())
         }
         None => {
             drop(table);
-            unmap(peer);
+            unmap(Arc::new(lending));
             Err(ENOMEM)
         }
     }
 }
 
-fn remove(id: u32) {
-    let peer = TABLE
+fn remove(key: Key) {
+    let found = TABLE
         .lock()
         .iter_mut()
-        .find(|s| s.as_ref().is_some_and(|p| p.id == id))
+        .find(|s| s.as_ref().is_some_and(|p| p.key == key))
         .and_then(Option::take);
-    match peer {
-        Some(peer) => unmap(peer),
-        None => println!("kmsg: the host took back enclave {id}'s rings, which were not mapped"),
+    match found {
+        Some(lending) => unmap(lending),
+        None => println!("kmsg: the host took back {key:?}'s block, which was not mapped"),
     }
 }
 
 /// Waits for the senders and receivers still holding it, then unmaps.
-fn unmap(mut peer: Arc<PeerLink>) {
-    let link = loop {
-        match Arc::try_unwrap(peer) {
-            Ok(link) => break link,
+fn unmap(mut shared: Arc<Lending>) {
+    let lending = loop {
+        match Arc::try_unwrap(shared) {
+            Ok(lending) => break lending,
             Err(still_shared) => {
-                peer = still_shared;
+                shared = still_shared;
                 sched::yield_now();
             }
         }
     };
-    link.lent.unmap();
+    lending.lent.unmap();
     tlb::flush_everywhere();
 }

@@ -1,0 +1,71 @@
+//! One ring this LWK receives from (alone, or as one of a multicast
+//! ring's receivers), with its own place in it and a buffer to copy each
+//! message into. A sender that breaks the protocol is not read again.
+
+use alloc::vec;
+use alloc::vec::Vec;
+use atoll_abi::KMSG_MAX_LEN;
+use core::sync::atomic::{AtomicBool, Ordering};
+use lwk_logic::kmsg::{Received, Receiver};
+
+use super::ring::SharedRing;
+use super::{Message, Peer};
+use crate::sync::SpinLock;
+
+struct State {
+    ring: SharedRing,
+    receiver: Receiver,
+    buf: Vec<u8>,
+}
+
+pub struct Inbox {
+    from: Peer,
+    state: SpinLock<State>,
+    broken: AtomicBool,
+}
+
+impl Inbox {
+    /// Receiver `index` of `count` of `ring`, whose messages come from `from`.
+    pub fn new(from: Peer, ring: SharedRing, index: u32, count: u32) -> Self {
+        let receiver = Receiver::new(index, count);
+        Inbox {
+            from,
+            state: SpinLock::new(State { ring, receiver, buf: vec![0; KMSG_MAX_LEN] }),
+            broken: AtomicBool::new(false),
+        }
+    }
+
+    /// Says whether we poll this ring (its sender then sends no interrupts).
+    /// After turning it off, drain once more.
+    #[cfg(feature = "testing")]
+    pub fn set_polling(&self, on: bool) {
+        let s = self.state.lock();
+        s.receiver.set_polling(&s.ring, on);
+    }
+
+    /// Hands every waiting message to `handle`.
+    pub fn drain(&self, handle: fn(&Message)) {
+        if self.broken.load(Ordering::Relaxed) {
+            return;
+        }
+        let mut s = self.state.lock();
+        let State { ring, receiver, buf } = &mut *s;
+        loop {
+            match receiver.receive(ring, buf) {
+                Received::Empty => return,
+                Received::Message { kind, len } => {
+                    handle(&Message { from: self.from, kind, data: &buf[..len] })
+                }
+                Received::Broken(why) => {
+                    crate::println!(
+                        "kmsg: the ring from {:?} is broken ({}); ignoring it",
+                        self.from,
+                        why
+                    );
+                    self.broken.store(true, Ordering::Relaxed);
+                    return;
+                }
+            }
+        }
+    }
+}
