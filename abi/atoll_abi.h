@@ -317,6 +317,7 @@ struct atoll_msg_from {
 #define ATOLL_KMSG_BENCH_RUN	29	/* host: u64 peer id, rounds: time every mode with it */
 #define ATOLL_KMSG_BENCH_RESULT	30	/* LWK: u64 mode, median ns, min ns, 90th percentile ns, s64 error */
 #define ATOLL_KMSG_BENCH_ECHO	31	/* 64 bytes, echoed by the receiver (the round trips) */
+#define ATOLL_KMSG_BENCH_SINK	37	/* any bytes, received and dropped (the stream) */
 
 /*
  * Multicast: a ring several LWKs receive from (up to ATOLL_KMSG_MAX_READERS),
@@ -582,8 +583,10 @@ struct atoll_kmsg_bench_req {
 	__u32 id;
 	__u32 from_id;		/* 0: Linux times it */
 	__u32 rounds;
-	__u32 pad0;
+	__u32 stream_size;	/* from Linux: also stream `rounds` messages of this size (0: no) */
 	struct atoll_bench_figure mode[ATOLL_BENCH_MODES];	/* [ATOLL_BENCH_x - 1] */
+	__u64 stream_ns;	/* out: the stream, until the LWK had handled all of it */
+	__u64 memcpy_ns;	/* out: as many memcpy()s of that size on Linux's CPU */
 	char error[ATOLL_ERROR_LEN];
 };
 

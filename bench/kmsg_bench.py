@@ -37,6 +37,10 @@ for r in $(seq $REPEATS); do
     taskset -c 0 atoll --json kmsg-bench a --rounds $ROUNDS | sed 's/^/linux_lwk /' || exit 4
     atoll --json kmsg-bench b --from a --rounds $ROUNDS | sed 's/^/lwk_lwk /' || exit 5
 done
+for size in $STREAM_SIZES; do
+    echo "progress: stream of $size-byte messages" >&2
+    taskset -c 0 atoll --json kmsg-bench a --rounds $STREAM_ROUNDS --stream-size $size | sed 's/^/stream /' || exit 7
+done
 atoll destroy a > /dev/null && atoll destroy b > /dev/null || exit 6
 echo "=== done"
 '''
@@ -49,7 +53,8 @@ def run(args):
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "run.sh")
         with open(script, "w") as f:
-            f.write(f"REPEATS={args.repeats}\nROUNDS={args.rounds}\n{GUEST}")
+            f.write(f"REPEATS={args.repeats}\nROUNDS={args.rounds}\nSTREAM_ROUNDS={args.stream_rounds}\n"
+                    f"STREAM_SIZES='4096 16384 65536'\n{GUEST}")
         stop = threading.Event()
         print(f"kmsg_bench: booting the test VM, {args.repeats} repeats of {args.rounds} round trips per mode",
               flush=True)
@@ -61,6 +66,7 @@ def run(args):
     if res.status != 0 or "=== done" not in res.output:
         sys.exit(f"kmsg_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
     runs = {pair: [] for pair, _ in PAIRS}
+    runs["stream"] = []
     for line in res.output.splitlines():
         pair, _, rest = line.partition(" ")
         if pair in runs and rest.startswith("{"):
@@ -69,9 +75,11 @@ def run(args):
 
 
 def summarize(runs):
-    """{pair: {mode: {median_us, spread: [min, max] of the repeats' medians}, targets}}"""
-    out = {}
-    for pair, reps in runs.items():
+    """{pair: {mode: {median_us, spread: [min, max] of the repeats' medians}, targets},
+    "stream": [{size, mb_per_s, memcpy_mb_per_s}]}"""
+    out = {"stream": [r["stream"] for r in runs["stream"]]}
+    for pair, _ in PAIRS:
+        reps = runs[pair]
         modes = {}
         for mode, _ in MODES:
             medians = [r["modes"][mode]["median_ns"] / 1000 for r in reps if r["modes"][mode]["error"] == 0]
@@ -95,6 +103,11 @@ def markdown(summary, args):
     for key, label in [("poll_vs_line", "polling message / cache line (target ≤ 2)"),
                        ("ipi_msg_vs_ipi", "message with interrupts / bare IPI (target ≤ 1.2)")]:
         rows.append(f"| {label} | " + " | ".join(f"{summary[p][key]:.2f}x" for p, _ in PAIRS) + " |")
+    rows += ["", "| Linux -> LWK stream, message size | kmsg | memcpy() on Linux | kmsg / memcpy |",
+             "|---|---|---|---|"]
+    for st in summary["stream"]:
+        rows.append(f"| {st['size'] // 1024} KiB | {st['mb_per_s']:.0f} MB/s | {st['memcpy_mb_per_s']:.0f} MB/s "
+                    f"| {st['mb_per_s'] / st['memcpy_mb_per_s']:.2f}x |")
     head = (f"Medians of {args.repeats} repeats of {args.rounds} round trips per mode (range of the "
             f"repeats' medians in brackets), `python3 bench/kmsg_bench.py --repeats {args.repeats} "
             f"--rounds {args.rounds}`.\n\n")
@@ -123,6 +136,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2000)
+    ap.add_argument("--stream-rounds", type=int, default=1000, help="messages in each stream")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--out-dir", default=os.path.join(HERE, "results"))
     args = ap.parse_args()

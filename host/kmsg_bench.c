@@ -178,6 +178,49 @@ static int time_mode(struct atoll_enclave *e, u64 mode, u32 rounds, u64 *ns,
 	return 0;
 }
 
+/*
+ * Linux streams `rounds` messages of `size` bytes to e's LWK, then one echo:
+ * when it comes back the LWK has handled every message before it. Next to
+ * it, as many memcpy()s of that size on this CPU.
+ */
+static int stream(struct atoll_enclave *e, struct atoll_kmsg_bench_req *req)
+{
+	u32 size = req->stream_size, r;
+	u64 t0, marker[8] = { U64_MAX >> 1 };
+	u8 *src, *dst;
+	int ret = 0;
+
+	src = vzalloc(size);
+	dst = vzalloc(size);
+	if (!src || !dst) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	WRITE_ONCE(bench.echo, U64_MAX);
+	t0 = ktime_get_ns();
+	for (r = 0; r < req->rounds && !ret; r++) {
+		while ((ret = atoll_kmsg_send(e, ATOLL_KMSG_BENCH_SINK, src, size)) == -EAGAIN) {
+			if (READ_ONCE(e->crashed) || fatal_signal_pending(current))
+				break;
+			cond_resched();
+		}
+	}
+	ret = ret ?: atoll_kmsg_send(e, ATOLL_KMSG_BENCH_ECHO, marker, sizeof(marker)) ?:
+	      spin_until(e, echoed, marker[0], false);
+	req->stream_ns = ktime_get_ns() - t0;
+	t0 = ktime_get_ns();
+	for (r = 0; r < req->rounds; r++) {
+		memcpy(dst, src, size);
+		/* Keep the copy: the compiler may not drop it. */
+		barrier();
+	}
+	req->memcpy_ns = ktime_get_ns() - t0;
+out:
+	vfree(src);
+	vfree(dst);
+	return ret;
+}
+
 static bool all_results(struct atoll_enclave *from, u64 unused)
 {
 	bool done;
@@ -214,9 +257,10 @@ int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
 	u64 mode, *ns;
 	int ret = 0;
 
-	if (!req->rounds || req->rounds > BENCH_MAX_ROUNDS || from == e) {
-		atoll_err(req->error, "rounds are 1 to %u, between two different kernels",
-			  BENCH_MAX_ROUNDS);
+	if (!req->rounds || req->rounds > BENCH_MAX_ROUNDS || from == e ||
+	    req->stream_size > ATOLL_KMSG_MAX_LEN || (from && req->stream_size)) {
+		atoll_err(req->error, "rounds are 1 to %u, between two different kernels; streams of up to %u bytes from Linux",
+			  BENCH_MAX_ROUNDS, ATOLL_KMSG_MAX_LEN);
 		return -EINVAL;
 	}
 	if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING ||
@@ -241,6 +285,8 @@ int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
 			ret = 0;
 		}
 		vfree(ns);
+		if (!ret && req->stream_size)
+			ret = stream(e, req);
 	}
 	WRITE_ONCE(bench.e, NULL);
 	if (ret == -ETIMEDOUT)

@@ -354,6 +354,7 @@ pub const KMSG_BENCH_DONE: u16 = 28;
 pub const KMSG_BENCH_RUN: u16 = 29;
 pub const KMSG_BENCH_RESULT: u16 = 30;
 pub const KMSG_BENCH_ECHO: u16 = 31;
+pub const KMSG_BENCH_SINK: u16 = 37;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -371,8 +372,10 @@ pub struct KmsgBenchReq {
     pub id: u32,
     pub from_id: u32,
     pub rounds: u32,
-    pub pad0: u32,
+    pub stream_size: u32,
     pub mode: [BenchFigure; BENCH_MODES],
+    pub stream_ns: u64,
+    pub memcpy_ns: u64,
     pub error: [u8; ERROR_LEN],
 }
 

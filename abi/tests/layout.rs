@@ -90,8 +90,8 @@ fn expectations() -> Vec<(String, u64)> {
         "median_ns": median_ns, "min_ns": min_ns, "p90_ns": p90_ns, "error": error,
     });
     layout!("atoll_kmsg_bench_req", KmsgBenchReq {
-        "hdr": hdr, "id": id, "from_id": from_id, "rounds": rounds, "pad0": pad0, "mode": mode,
-        "error": error,
+        "hdr": hdr, "id": id, "from_id": from_id, "rounds": rounds, "stream_size": stream_size,
+        "mode": mode, "stream_ns": stream_ns, "memcpy_ns": memcpy_ns, "error": error,
     });
     layout!("atoll_kmsg_check_start", KmsgCheckStart {
         "count": count, "min_len": min_len, "max_len": max_len, "pad0": pad0,
@@ -223,6 +223,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_BENCH_RUN", KMSG_BENCH_RUN as u64),
         ("ATOLL_KMSG_BENCH_RESULT", KMSG_BENCH_RESULT as u64),
         ("ATOLL_KMSG_BENCH_ECHO", KMSG_BENCH_ECHO as u64),
+        ("ATOLL_KMSG_BENCH_SINK", KMSG_BENCH_SINK as u64),
         ("ATOLL_BENCH_VECTOR", BENCH_VECTOR as u64),
         ("ATOLL_BENCH_LINE_OFFSET", BENCH_LINE_OFFSET),
         ("ATOLL_MAGIC_KBENCH", MAGIC_KBENCH as u64),

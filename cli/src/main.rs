@@ -136,6 +136,10 @@ enum Command {
         /// Round trips of each kind
         #[arg(long, value_name = "N", default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=100_000))]
         rounds: u32,
+
+        /// Also stream that many messages of this size from Linux, next to memcpy() of the same bytes
+        #[arg(long, value_name = "BYTES", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=65536))]
+        stream_size: u32,
     },
 
     /// Send checked messages to several LWKs through one multicast ring, then as unicasts, and compare (needs the LWKs' test image)
@@ -194,7 +198,9 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
-        Command::KmsgBench { enclave, from, rounds } => kmsg_bench::run(&enclave, from.as_deref(), rounds, json),
+        Command::KmsgBench { enclave, from, rounds, stream_size } => {
+            kmsg_bench::run(&enclave, from.as_deref(), rounds, stream_size, json)
+        }
         Command::KmsgMcast { enclaves, count, size } => kmsg_mcast::run(&enclaves, count, size, json),
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)

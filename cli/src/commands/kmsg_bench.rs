@@ -19,7 +19,7 @@ const MODES: [(&str, &str); BENCH_MODES] = [
     ("kmsg_poll", "64-byte message, both polling"),
 ];
 
-pub fn run(key: &str, from: Option<&str>, rounds: u32, json: bool) -> Result<()> {
+pub fn run(key: &str, from: Option<&str>, rounds: u32, stream_size: u32, json: bool) -> Result<()> {
     let dev = Device::open()?;
     let enclave = enclave::find(&dev, key)?;
     let sender = from.map(|f| enclave::find(&dev, f)).transpose()?;
@@ -27,16 +27,47 @@ pub fn run(key: &str, from: Option<&str>, rounds: u32, json: bool) -> Result<()>
     req.id = enclave.id;
     req.from_id = sender.as_ref().map_or(0, |s| s.id);
     req.rounds = rounds;
+    req.stream_size = stream_size;
     dev.kmsg_bench(&mut req).map_err(|e| module_error("kmsg-bench", &req.error, &e))?;
     let from_name = sender.as_ref().map_or("Linux", |s| s.name.as_str());
+    let stream = (stream_size > 0).then(|| Stream::of(&req));
     if json {
-        print_json(&to_json(&enclave.name, from_name, rounds, &req.mode));
+        let mut j = to_json(&enclave.name, from_name, rounds, &req.mode);
+        if let Some(s) = &stream {
+            j["stream"] = json!({ "size": stream_size, "mb_per_s": s.mb_per_s, "memcpy_mb_per_s": s.memcpy_mb_per_s });
+        }
+        print_json(&j);
     } else {
         println!("{}", to_text(&enclave.name, from_name, rounds, &req.mode));
+        if let Some(s) = &stream {
+            println!("{}", s.text(rounds, stream_size));
+        }
     }
     match req.mode.iter().position(|f| f.error != 0) {
         Some(i) => Err(Error::new(format!("kmsg-bench: {} could not be measured", MODES[i].1))),
         None => Ok(()),
+    }
+}
+
+/// Linux streaming messages to the LWK, next to memcpy() of the same bytes.
+struct Stream {
+    mb_per_s: f64,
+    memcpy_mb_per_s: f64,
+}
+
+impl Stream {
+    fn of(r: &KmsgBenchReq) -> Self {
+        let bytes = f64::from(r.rounds) * f64::from(r.stream_size);
+        let rate = |ns: u64| if ns == 0 { 0.0 } else { bytes * 1e3 / ns as f64 };
+        Stream { mb_per_s: rate(r.stream_ns), memcpy_mb_per_s: rate(r.memcpy_ns) }
+    }
+
+    fn text(&self, rounds: u32, size: u32) -> String {
+        let share = if self.memcpy_mb_per_s == 0.0 { 0.0 } else { self.mb_per_s / self.memcpy_mb_per_s };
+        format!(
+            "  stream Linux -> LWK, {rounds} messages of {size} bytes: {:.1} MB/s; memcpy() of the same on Linux: {:.1} MB/s ({:.2}x)",
+            self.mb_per_s, self.memcpy_mb_per_s, share
+        )
     }
 }
 
@@ -107,5 +138,12 @@ mod tests {
         bad[1].error = -110;
         assert!(to_text("b", "a", 1, &bad).contains("not measured (error -110)"));
         assert_eq!(ratio(&f[0], &BenchFigure::default()), 0.0);
+        let mut r = KmsgBenchReq::new();
+        r.rounds = 1000;
+        r.stream_size = 4096;
+        r.stream_ns = 4_096_000; // 4 096 000 bytes in 4.096 ms: 1000 MB/s
+        r.memcpy_ns = 1_024_000;
+        let s = Stream::of(&r);
+        assert!(s.text(1000, 4096).contains("1000.0 MB/s; memcpy() of the same on Linux: 4000.0 MB/s (0.25x)"));
     }
 }

@@ -9,7 +9,7 @@
 use alloc::vec::Vec;
 use atoll_abi::{BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_VECTOR};
 use atoll_abi::{KMSG_BENCH_DONE, KMSG_BENCH_ECHO, KMSG_BENCH_READY, KMSG_BENCH_RESPOND};
-use atoll_abi::{KMSG_BENCH_RESULT, KMSG_BENCH_RUN};
+use atoll_abi::{KMSG_BENCH_RESULT, KMSG_BENCH_RUN, KMSG_BENCH_SINK};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use lwk_logic::errno::{Errno, EINVAL, ETIMEDOUT};
 use lwk_logic::stats::summarize;
@@ -38,6 +38,8 @@ static ARRIVED: WaitQueue = WaitQueue::new();
 
 pub fn init() {
     kmsg::register(KMSG_BENCH_ECHO, on_echo);
+    // The stream: received (copied out of the ring) and dropped.
+    kmsg::register(KMSG_BENCH_SINK, |_| {});
     kmsg::register(KMSG_BENCH_READY, |m| READY.store(m.word(0), Ordering::Release));
     kmsg::register(KMSG_BENCH_DONE, |_| DONE.store(true, Ordering::Release));
     kmsg::register(KMSG_BENCH_RESPOND, on_respond);
