@@ -86,6 +86,7 @@ lint:
 
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic
+	scripts/ring-test.sh build
 	cargo test --manifest-path abi/Cargo.toml
 	cargo test --manifest-path cli/Cargo.toml
 

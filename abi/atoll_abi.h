@@ -73,8 +73,8 @@ struct atoll_mem_range {
 #define ATOLL_CONSOLE_OFFSET	0x10000
 #define ATOLL_CONSOLE_SIZE	0x40000
 #define ATOLL_KMSG_TO_LWK_OFFSET 0x50000	/* struct atoll_kmsg_ring, host -> LWK */
-#define ATOLL_KMSG_TO_HOST_OFFSET 0x80000	/* LWK -> host */
-#define ATOLL_KMSG_AREA_SIZE	0x30000		/* room for each of the two rings */
+#define ATOLL_KMSG_TO_HOST_OFFSET 0x91000	/* LWK -> host */
+#define ATOLL_KMSG_AREA_SIZE	0x41000		/* room for each of the two rings */
 #define ATOLL_PROC_OFFSET	0x100000	/* struct atoll_proc */
 #define ATOLL_PROC_SIZE		0x100000
 #define ATOLL_SHARED_SIZE	0x200000
@@ -180,7 +180,7 @@ struct atoll_status {
 #define ATOLL_KMSG_MAX_LEN	65536	/* largest payload */
 #define ATOLL_KMSG_MAX_TYPES	64	/* message types are 1 .. ATOLL_KMSG_MAX_TYPES - 1 */
 #define ATOLL_KMSG_MAX_READERS	32	/* receivers of one multicast ring */
-#define ATOLL_KMSG_RING_SLOTS	2048	/* each ring between Linux and an LWK */
+#define ATOLL_KMSG_RING_SLOTS	4096	/* each ring: three of the largest messages fit */
 
 struct atoll_kmsg_head {
 	__u16 type;

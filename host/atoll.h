@@ -12,6 +12,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include "atoll_abi.h"
+#include "kmsg_ring.h"
 
 #define ATOLL_MAX_ENCLAVES	16
 #define ATOLL_DEFAULT_BOOT_MS	30000
@@ -27,26 +28,6 @@ struct vm_area_struct;
 struct atoll_block {
 	unsigned long id;	/* memory block number in sysfs */
 	bool movable;		/* zone it was onlined in, to put it back there */
-};
-
-/* One message ring as this side knows it (never read back from the shared header). */
-struct atoll_kring {
-	struct atoll_kmsg_ring *ring;
-	u32 slots;		/* a power of two */
-};
-
-/* One receiver's place in a ring, kept in Linux's memory. */
-struct atoll_kreceiver {
-	u32 next;		/* ticket of the next message */
-	u32 index;		/* this receiver's number, 0 for unicast */
-	u32 count;		/* receivers of the ring */
-};
-
-/* A received message; data is valid only during the handler. */
-struct atoll_kmsg {
-	u16 type;
-	u32 len;
-	const u8 *data;
 };
 
 /* Both directions between Linux and one LWK (kmsg.c). */
@@ -216,14 +197,6 @@ u64 atoll_kmsg_ipis(void);
 u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i);
 int atoll_kmsg_start(void);
 void atoll_kmsg_stop(void);
-
-/* kmsg_ring.c: the ring protocol, as kernel/logic/src/kmsg implements it for the LWK */
-void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers);
-int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers);
-int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
-			struct atoll_kmsg *m, const char **why);
-bool atoll_kring_polling(struct atoll_kring *k, u32 receiver);
-void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on);
 
 /* peer.c: rings between enclaves, lent from Linux's memory */
 int atoll_peers_init(void);

@@ -7,10 +7,11 @@
  * may write anything into the ring at any time: a broken ring is given up,
  * never trusted.
  */
+#include <linux/atomic.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
-#include "atoll.h"
+#include "kmsg_ring.h"
 
 static struct atoll_kmsg_slot *slot_at(const struct atoll_kring *k, u32 ticket)
 {

@@ -110,8 +110,8 @@ pub const BENCH_LINE_OFFSET: u64 = 0x2000;
 pub const CONSOLE_OFFSET: u64 = 0x10000;
 pub const CONSOLE_SIZE: u64 = 0x40000;
 pub const KMSG_TO_LWK_OFFSET: u64 = 0x5_0000;
-pub const KMSG_TO_HOST_OFFSET: u64 = 0x8_0000;
-pub const KMSG_AREA_SIZE: u64 = 0x3_0000;
+pub const KMSG_TO_HOST_OFFSET: u64 = 0x9_1000;
+pub const KMSG_AREA_SIZE: u64 = 0x4_1000;
 pub const PROC_OFFSET: u64 = 0x10_0000;
 pub const PROC_SIZE: u64 = 0x10_0000;
 pub const SHARED_SIZE: u64 = 0x20_0000;
@@ -197,7 +197,7 @@ pub const KMSG_SLOT_DATA: usize = 56;
 pub const KMSG_MAX_LEN: usize = 65536;
 pub const KMSG_MAX_TYPES: usize = 64;
 pub const KMSG_MAX_READERS: usize = 32;
-pub const KMSG_RING_SLOTS: u32 = 2048;
+pub const KMSG_RING_SLOTS: u32 = 4096;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

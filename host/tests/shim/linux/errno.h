@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* For host/kmsg_ring.c in user space (host/tests): the error numbers. */
+#include <asm/errno.h>
