@@ -64,7 +64,8 @@ pub struct MemRange {
 // ---- Boot (host module -> LWK) ----
 
 /// The Linux system calls (number, name) an LWK program's thread delegates to
-/// `atoll run`: file and terminal I/O. The LWK's system-call table marks
+/// `atoll run`: file, pipe and terminal I/O, and the identity Linux gives the
+/// program (its user, groups, umask), whose effect lives on Linux. The LWK's system-call table marks
 /// exactly these as delegated, and `atoll run` performs exactly these (its
 /// policy has argument rules for each, and a test checks the two agree).
 pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
@@ -75,6 +76,7 @@ pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
     (4, "stat"),
     (5, "fstat"),
     (6, "lstat"),
+    (7, "poll"),
     (8, "lseek"),
     (16, "ioctl"),
     (17, "pread64"),
@@ -82,20 +84,49 @@ pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
     (19, "readv"),
     (20, "writev"),
     (21, "access"),
+    (22, "pipe"),
     (32, "dup"),
     (33, "dup2"),
+    (53, "socketpair"),
     (72, "fcntl"),
+    (74, "fsync"),
+    (75, "fdatasync"),
+    (76, "truncate"),
+    (77, "ftruncate"),
     (79, "getcwd"),
     (80, "chdir"),
+    (81, "fchdir"),
     (82, "rename"),
     (83, "mkdir"),
+    (84, "rmdir"),
+    (86, "link"),
     (87, "unlink"),
+    (88, "symlink"),
     (89, "readlink"),
+    (90, "chmod"),
+    (91, "fchmod"),
+    (95, "umask"),
+    (102, "getuid"),
+    (104, "getgid"),
+    (107, "geteuid"),
+    (108, "getegid"),
+    (115, "getgroups"),
     (217, "getdents64"),
     (257, "openat"),
+    (258, "mkdirat"),
     (262, "newfstatat"),
+    (263, "unlinkat"),
+    (264, "renameat"),
+    (265, "linkat"),
+    (266, "symlinkat"),
+    (267, "readlinkat"),
+    (268, "fchmodat"),
     (269, "faccessat"),
+    (271, "ppoll"),
+    (280, "utimensat"),
     (292, "dup3"),
+    (293, "pipe2"),
+    (316, "renameat2"),
     (332, "statx"),
     (439, "faccessat2"),
 ];

@@ -23,6 +23,13 @@ const FLOCK_SIZE: u64 = 32;
 pub const IOVEC_SIZE: u64 = 16;
 pub const IOV_MAX: u64 = 1024;
 
+/// sizeof(struct pollfd), struct timespec, a pair of them (utimensat), gid_t.
+const POLLFD_SIZE: u64 = 8;
+const TIMESPEC_SIZE: u64 = 16;
+const GID_SIZE: u64 = 4;
+/// int[2] (pipe, pipe2, socketpair).
+const FD_PAIR_SIZE: u64 = 8;
+
 /// What one argument is.
 #[derive(Clone, Copy)]
 enum Arg {
@@ -30,14 +37,20 @@ enum Arg {
     Fd(usize),
     /// A NUL-terminated path.
     Path(usize),
+    /// A path, or NULL.
+    OptPath(usize),
     /// A buffer at this argument, of this many bytes.
     Buf(usize, Len),
+    /// A buffer, or NULL.
+    OptBuf(usize, Len),
 }
 
 #[derive(Clone, Copy)]
 enum Len {
     /// The value of another argument.
     Arg(usize),
+    /// The value of another argument times a size (an array's elements).
+    ArgTimes(usize, u64),
     Bytes(u64),
 }
 
@@ -57,14 +70,17 @@ pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
         match rule {
             Arg::Fd(i) if reserved.contains(&(args[i] as u32 as RawFd)) => return Err(libc::EBADF),
             Arg::Fd(_) => {}
-            Arg::Path(i) if !inside(args[i], PATH_MAX) => return Err(libc::EFAULT),
-            Arg::Path(_) => {}
-            Arg::Buf(i, len) => {
+            Arg::OptPath(i) | Arg::OptBuf(i, _) if args[i] == 0 => {}
+            Arg::Path(i) | Arg::OptPath(i) if !inside(args[i], PATH_MAX) => return Err(libc::EFAULT),
+            Arg::Path(_) | Arg::OptPath(_) => {}
+            Arg::Buf(i, len) | Arg::OptBuf(i, len) => {
                 let len = match len {
-                    Len::Arg(j) => args[j],
-                    Len::Bytes(n) => n,
+                    Len::Arg(j) => Some(args[j]),
+                    // Counts are ints and unsigned ints in the kernel: 32 bits.
+                    Len::ArgTimes(j, size) => u64::from(args[j] as u32).checked_mul(size),
+                    Len::Bytes(n) => Some(n),
                 };
-                if !inside(args[i], len) {
+                if !len.is_some_and(|len| inside(args[i], len)) {
                     return Err(libc::EFAULT);
                 }
             }
@@ -79,9 +95,24 @@ pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
 }
 
 fn rules(nr: c_long) -> Option<&'static [Arg]> {
-    use Arg::{Buf, Fd, Path};
-    use Len::Bytes;
+    use Arg::{Buf, Fd, OptBuf, OptPath, Path};
+    use Len::{ArgTimes, Bytes};
     Some(match nr {
+        libc::SYS_getuid | libc::SYS_getgid | libc::SYS_geteuid | libc::SYS_getegid | libc::SYS_umask => &[],
+        libc::SYS_getgroups => &[Buf(1, ArgTimes(0, GID_SIZE))],
+        libc::SYS_pipe | libc::SYS_pipe2 => &[Buf(0, Bytes(FD_PAIR_SIZE))],
+        libc::SYS_socketpair => &[Buf(3, Bytes(FD_PAIR_SIZE))],
+        libc::SYS_poll => &[Buf(0, ArgTimes(1, POLLFD_SIZE))],
+        libc::SYS_ppoll => &[Buf(0, ArgTimes(1, POLLFD_SIZE)), OptBuf(2, Bytes(TIMESPEC_SIZE)), OptBuf(3, Len::Arg(4))],
+        libc::SYS_fsync | libc::SYS_fdatasync | libc::SYS_ftruncate | libc::SYS_fchmod | libc::SYS_fchdir => &[Fd(0)],
+        libc::SYS_truncate | libc::SYS_rmdir | libc::SYS_chmod => &[Path(0)],
+        libc::SYS_link | libc::SYS_symlink => &[Path(0), Path(1)],
+        libc::SYS_mkdirat | libc::SYS_unlinkat | libc::SYS_fchmodat => &[Fd(0), Path(1)],
+        libc::SYS_linkat => &[Fd(0), Path(1), Fd(2), Path(3)],
+        libc::SYS_symlinkat => &[Path(0), Fd(1), Path(2)],
+        libc::SYS_renameat | libc::SYS_renameat2 => &[Fd(0), Path(1), Fd(2), Path(3)],
+        libc::SYS_readlinkat => &[Fd(0), Path(1), Buf(2, Len::Arg(3))],
+        libc::SYS_utimensat => &[Fd(0), OptPath(1), OptBuf(2, Bytes(2 * TIMESPEC_SIZE))],
         libc::SYS_read | libc::SYS_write | libc::SYS_pread64 | libc::SYS_pwrite64 | libc::SYS_getdents64 => {
             &[Fd(0), Buf(1, Len::Arg(2))]
         }
@@ -199,12 +230,44 @@ mod tests {
             (libc::SYS_dup3, [1, 7, libc::O_CLOEXEC as u64, 0, 0, 0]),
             (libc::SYS_statx, [3, BUF, 0, 0, BUF, 0]),
             (libc::SYS_faccessat2, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_poll, [BUF, 3, 100, 0, 0, 0]),
+            (libc::SYS_pipe, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_socketpair, [1, 1, 0, BUF, 0, 0]),
+            (libc::SYS_fsync, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_fdatasync, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_truncate, [BUF, 10, 0, 0, 0, 0]),
+            (libc::SYS_ftruncate, [3, 10, 0, 0, 0, 0]),
+            (libc::SYS_fchdir, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_rmdir, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_link, [BUF, BUF + 10, 0, 0, 0, 0]),
+            (libc::SYS_symlink, [BUF, BUF + 10, 0, 0, 0, 0]),
+            (libc::SYS_chmod, [BUF, 0o644, 0, 0, 0, 0]),
+            (libc::SYS_fchmod, [3, 0o644, 0, 0, 0, 0]),
+            (libc::SYS_umask, [0o22, 0, 0, 0, 0, 0]),
+            (libc::SYS_getuid, [0; 6]),
+            (libc::SYS_getgid, [0; 6]),
+            (libc::SYS_geteuid, [0; 6]),
+            (libc::SYS_getegid, [0; 6]),
+            (libc::SYS_getgroups, [0, 0, 0, 0, 0, 0]),
+            (libc::SYS_mkdirat, [3, BUF, 0o755, 0, 0, 0]),
+            (libc::SYS_unlinkat, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_renameat, [3, BUF, 4, BUF + 10, 0, 0]),
+            (libc::SYS_readlinkat, [3, BUF, BUF + 10, 100, 0, 0]),
+            (libc::SYS_ppoll, [BUF, 2, 0, 0, 8, 0]),
+            (libc::SYS_utimensat, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_pipe2, [BUF, libc::O_CLOEXEC as u64, 0, 0, 0, 0]),
+            (libc::SYS_renameat2, [3, BUF, 4, BUF + 10, 0, 0]),
+            (libc::SYS_linkat, [3, BUF, 4, BUF + 10, 0, 0]),
+            (libc::SYS_symlinkat, [BUF, 3, BUF + 10, 0, 0, 0]),
+            (libc::SYS_fchmodat, [3, BUF, 0o600, 0, 0, 0]),
         ];
         assert_eq!(ok.len(), atoll_abi::DELEGATED_SYSCALLS.len());
         for (nr, args) in ok {
             assert_eq!(check6(nr, args), Ok(()), "system call {nr}");
         }
-        for nr in [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_socket] {
+        for nr in
+            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_socket, libc::SYS_setuid]
+        {
             assert_eq!(check6(nr, [0; 6]), Err(libc::ENOSYS), "system call {nr}");
         }
         assert_eq!(check(1 << 40, &[0; 6], &[]), Err(libc::ENOSYS));
@@ -256,6 +319,11 @@ mod tests {
             (libc::SYS_ioctl, [0, libc::TIOCGWINSZ as u64, top - 4, 0, 0, 0]),
             (libc::SYS_readv, [0, top - 16, 2, 0, 0, 0]),
             (libc::SYS_fcntl, [3, libc::F_SETLK as u64, 8, 0, 0, 0]),
+            (libc::SYS_poll, [top - 8, 2, 0, 0, 0, 0]),
+            (libc::SYS_pipe, [0, 0, 0, 0, 0, 0]),
+            (libc::SYS_getgroups, [10, top - 8, 0, 0, 0, 0]),
+            (libc::SYS_ppoll, [BUF, 1, top - 4, 0, 0, 0]),
+            (libc::SYS_utimensat, [3, top - 1, 0, 0, 0, 0]),
         ] {
             assert_eq!(check6(nr, args), Err(libc::EFAULT), "system call {nr} {args:?}");
         }

@@ -61,6 +61,7 @@ static TABLE: &[(u64, &str, How)] = &[
     (60, "exit", Local(process::exit)),
     (62, "kill", Local(signal::kill)),
     (63, "uname", Local(system::uname)),
+    (99, "sysinfo", Local(system::sysinfo)),
     (96, "gettimeofday", Quick(time::gettimeofday)),
     (110, "getppid", Quick(process::getppid)),
     (131, "sigaltstack", Local(signal::sigaltstack)),

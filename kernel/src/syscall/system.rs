@@ -1,5 +1,5 @@
-//! The machine as a program sees it: uname, getrandom, prlimit64, getcpu,
-//! sched_yield, sched_getaffinity, sched_setaffinity.
+//! The machine as a program sees it: uname, sysinfo, getrandom, prlimit64,
+//! getcpu, sched_yield, sched_getaffinity, sched_setaffinity.
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -30,6 +30,22 @@ pub fn uname(c: &mut Call) -> SysResult {
         buf[65 * i..65 * i + n].copy_from_slice(&f.as_bytes()[..n]);
     }
     uaccess::write_bytes(c.process, c.args[0], &buf).map(|()| 0)
+}
+
+/// sysinfo: the enclave's memory and uptime, not Linux's (a program sizes
+/// itself by it). struct sysinfo on x86-64 is 112 bytes.
+pub fn sysinfo(c: &mut Call) -> SysResult {
+    const PAGE: u64 = 4096;
+    let (free, total) = hal::mem::frame_counts();
+    let uptime_s = crate::process::Process::monotonic_ns() / 1_000_000_000;
+    let mut info = [0u8; 112];
+    let mut put = |at: usize, bytes: &[u8]| info[at..at + bytes.len()].copy_from_slice(bytes);
+    put(0, &uptime_s.to_le_bytes()); // uptime; loads (8..32) stay 0: no load average
+    put(32, &(total * PAGE).to_le_bytes()); // totalram
+    put(40, &(free * PAGE).to_le_bytes()); // freeram
+    put(80, &1u16.to_le_bytes()); // procs: the program
+    put(104, &1u32.to_le_bytes()); // mem_unit: bytes
+    uaccess::write_bytes(c.process, c.args[0], &info).map(|()| 0)
 }
 
 static RANDOM_STATE: AtomicU64 = AtomicU64::new(0x9e37_79b9_7f4a_7c15);
