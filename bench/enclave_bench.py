@@ -3,7 +3,7 @@
 work in the same run:
   - create/destroy (taking CPUs, memory, loading, booting) vs Linux
     offlining and onlining the same CPU and memory block (Pisces Table 5);
-  - control-channel round trip vs a pipe round trip between two Linux CPUs;
+  - message round trip (`atoll ping`, kmsg) vs a pipe round trip between two Linux CPUs;
   - OS noise, selfish-detour style, on the same vCPU as a Linux CPU and as an
     enclave CPU, with Linux's cores idle and busy.
 For the noise runs the measured vCPU (guest CPU 3) gets a host core to
@@ -185,9 +185,9 @@ def table(res):
                 f"LWK boot / Linux onlining one CPU: {t['enclave_boot']/t['linux_online_cpu']:.2f}x", ""]
         r = res["rtt_us"]
         out += ["| round trip | median | min |", "|---|---|---|",
-                f"| control channel (Linux <-> LWK) | {r['channel_median']:.1f} µs | {r['channel_min']:.1f} µs |",
+                f"| message round trip, `atoll ping` (Linux <-> LWK) | {r['channel_median']:.1f} µs | {r['channel_min']:.1f} µs |",
                 f"| pipe between two Linux processes on two CPUs | {r['pipe_median']:.1f} µs | {r['pipe_min']:.1f} µs |", "",
-                f"channel / pipe (median): {r['channel_median']/r['pipe_median']:.2f}x", ""]
+                f"message / pipe (median): {r['channel_median']/r['pipe_median']:.2f}x", ""]
     out += ["OS noise (selfish detour on guest CPU 3):", "", noise_table(res["noise"])]
     return "\n".join(out)
 
