@@ -1,27 +1,36 @@
-"""Calls whose effect lives on Linux (identity, umask, pipes, poll, socket
-pairs, the file system), delegated from an enclave, against the same
-program on Linux: the same output, line for line (tests/programs/linuxapi.c)."""
+"""Calls whose effect lives on Linux (identity, umask, pipes, poll, the file
+system, sockets, epoll, eventfd, timerfd, select), delegated from an
+enclave, against the same programs on Linux: the same output, line for
+line (tests/programs/linuxapi.c, tests/programs/sockets.c)."""
 import re
 
 
 def test_delegated_calls_match_linux(vm, programs):
     res = vm(r'''
+ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null
 mkdir -p /tmp/linux /tmp/enclave
 /extra/linuxapi /tmp/linux > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
 atoll create --cpus 1 --mem 256M --name e > /dev/null || exit 9
 atoll run e -- /extra/linuxapi /tmp/enclave > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
 echo "LINUX_$(/extra/linuxapi --memory)"
 echo "ENCLAVE_$(atoll run e -- /extra/linuxapi --memory)"
+/extra/sockets /tmp/linux > /tmp/linux-sockets.out 2>&1; echo "LINUX_SOCKETS_STATUS $?"
+atoll run e -- /extra/sockets /tmp/enclave > /tmp/enclave-sockets.out 2>&1; echo "ENCLAVE_SOCKETS_STATUS $?"
 atoll destroy e > /dev/null || exit 10
-cat /tmp/enclave.out
+cat /tmp/enclave.out /tmp/enclave-sockets.out
 diff /tmp/linux.out /tmp/enclave.out && echo SAME
+diff /tmp/linux-sockets.out /tmp/enclave-sockets.out && echo SOCKETS_SAME
 ''', extra_dir=str(programs), timeout=300)
     assert res.status == 0, res.output
     out = res.output
     assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
-    assert "SAME" in out, out
+    assert "SAME" in out and "SOCKETS_SAME" in out, out
+    assert "LINUX_SOCKETS_STATUS 0" in out and "ENCLAVE_SOCKETS_STATUS 0" in out, out
     for line in ["pipe: poll=1 revents=0x1 read=ping", "socketpair: read=pong", "truncate: 10",
-                 "readlinkat: file", "utimensat: 1000000000", "rmdir: gone", "sysinfo: plausible"]:
+                 "readlinkat: file", "utimensat: 1000000000", "rmdir: gone", "sysinfo: plausible",
+                 "unix stream: accepted and read hello", "unix datagram: dgram from y.sock",
+                 "epoll: 1 ready, the eventfd first", "eventfd: 5",
+                 "timerfd: 1 ready, 1 expiry, armed yes", "select on an empty eventfd: 0"]:
         assert line in out, out
     assert not re.search(r"is not supported in the enclave", out), out
     # sysinfo in the enclave tells the enclave's memory (256 MiB, less the

@@ -64,8 +64,9 @@ pub struct MemRange {
 // ---- Boot (host module -> LWK) ----
 
 /// The Linux system calls (number, name) an LWK program's thread delegates to
-/// `atoll run`: file, pipe and terminal I/O, and the identity Linux gives the
-/// program (its user, groups, umask), whose effect lives on Linux. The LWK's system-call table marks
+/// `atoll run`: file, pipe, socket and terminal I/O, waiting on descriptors
+/// (poll, select, epoll, eventfd, timerfd), and the identity Linux gives the
+/// program (its user, groups, umask): everything whose effect lives on Linux. The LWK's system-call table marks
 /// exactly these as delegated, and `atoll run` performs exactly these (its
 /// policy has argument rules for each, and a test checks the two agree).
 pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
@@ -85,9 +86,22 @@ pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
     (20, "writev"),
     (21, "access"),
     (22, "pipe"),
+    (23, "select"),
     (32, "dup"),
     (33, "dup2"),
+    (41, "socket"),
+    (42, "connect"),
+    (43, "accept"),
+    (44, "sendto"),
+    (45, "recvfrom"),
+    (48, "shutdown"),
+    (49, "bind"),
+    (50, "listen"),
+    (51, "getsockname"),
+    (52, "getpeername"),
     (53, "socketpair"),
+    (54, "setsockopt"),
+    (55, "getsockopt"),
     (72, "fcntl"),
     (74, "fsync"),
     (75, "fdatasync"),
@@ -112,6 +126,8 @@ pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
     (108, "getegid"),
     (115, "getgroups"),
     (217, "getdents64"),
+    (232, "epoll_wait"),
+    (233, "epoll_ctl"),
     (257, "openat"),
     (258, "mkdirat"),
     (262, "newfstatat"),
@@ -122,8 +138,16 @@ pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
     (267, "readlinkat"),
     (268, "fchmodat"),
     (269, "faccessat"),
+    (270, "pselect6"),
     (271, "ppoll"),
     (280, "utimensat"),
+    (281, "epoll_pwait"),
+    (283, "timerfd_create"),
+    (286, "timerfd_settime"),
+    (287, "timerfd_gettime"),
+    (288, "accept4"),
+    (290, "eventfd2"),
+    (291, "epoll_create1"),
     (292, "dup3"),
     (293, "pipe2"),
     (316, "renameat2"),

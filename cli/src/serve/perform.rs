@@ -1,7 +1,7 @@
 //! Performing one delegated system call in this process, once
 //! `policy::check` has let it through. The thin layer over libc::syscall.
 
-use super::policy::{self, IOVEC_SIZE};
+use super::policy::{self, IOVEC_SIZE, SIGMASK_ARG_SIZE};
 use super::usercopy::UserCopy;
 use std::io;
 use std::os::fd::RawFd;
@@ -48,6 +48,26 @@ impl Performer {
         // which holds no memory of this process, and a fault there is EFAULT.
         raw_result(unsafe { libc::syscall(nr as libc::c_long, args[0], iovecs.as_ptr(), count) })
     }
+
+    /// pselect6 with a copy of its {sigset pointer, size} pair, the pointer
+    /// checked, so the kernel reads the signal mask from the program area.
+    fn pselect(&self, args: [u64; 6]) -> i64 {
+        let mut raw = [0u8; SIGMASK_ARG_SIZE as usize];
+        if let Err(errno) = self.copier.read(args[5], &mut raw) {
+            return -(errno as i64);
+        }
+        let pair = [
+            u64::from_le_bytes(raw[..8].try_into().unwrap_or_default()),
+            u64::from_le_bytes(raw[8..].try_into().unwrap_or_default()),
+        ];
+        if pair[0] != 0 && !policy::inside(pair[0], pair[1]) {
+            return -(libc::EFAULT as i64);
+        }
+        let [a, b, c, d, e, _] = args;
+        // SAFETY: as in perform(), and the sixth argument is our own pair,
+        // which outlives the call, whose pointer lies in the program area.
+        raw_result(unsafe { libc::syscall(libc::SYS_pselect6, a, b, c, d, e, pair.as_ptr()) })
+    }
 }
 
 impl Perform for Performer {
@@ -57,6 +77,9 @@ impl Perform for Performer {
         }
         if nr == libc::SYS_readv as u64 || nr == libc::SYS_writev as u64 {
             return self.vectored(nr, args);
+        }
+        if nr == libc::SYS_pselect6 as u64 && args[5] != 0 {
+            return self.pselect(args);
         }
         let [a, b, c, d, e, f] = args;
         // SAFETY: policy::check allowed only calls of the delegated set, on

@@ -29,6 +29,17 @@ const TIMESPEC_SIZE: u64 = 16;
 const GID_SIZE: u64 = 4;
 /// int[2] (pipe, pipe2, socketpair).
 const FD_PAIR_SIZE: u64 = 8;
+/// struct sockaddr_storage, socklen_t, struct epoll_event (packed on x86-64),
+/// struct itimerspec.
+const SOCKADDR_SIZE: u64 = 128;
+const SOCKLEN_SIZE: u64 = 4;
+const EPOLL_EVENT_SIZE: u64 = 12;
+const ITIMERSPEC_SIZE: u64 = 32;
+/// pselect6's sixth argument: a sigset pointer and its size.
+pub const SIGMASK_ARG_SIZE: u64 = 16;
+/// getsockopt's value: its length is in the program's memory, so the rule
+/// bounds it (no option the kernel returns is longer).
+const SOCKOPT_MAX: u64 = 1024;
 
 /// What one argument is.
 #[derive(Clone, Copy)]
@@ -51,6 +62,8 @@ enum Len {
     Arg(usize),
     /// The value of another argument times a size (an array's elements).
     ArgTimes(usize, u64),
+    /// An fd_set for descriptors below the value of another argument.
+    FdSet(usize),
     Bytes(u64),
 }
 
@@ -78,6 +91,7 @@ pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
                     Len::Arg(j) => Some(args[j]),
                     // Counts are ints and unsigned ints in the kernel: 32 bits.
                     Len::ArgTimes(j, size) => u64::from(args[j] as u32).checked_mul(size),
+                    Len::FdSet(j) => Some(u64::from(args[j] as u32).div_ceil(64) * 8),
                     Len::Bytes(n) => Some(n),
                 };
                 if !len.is_some_and(|len| inside(args[i], len)) {
@@ -96,8 +110,36 @@ pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
 
 fn rules(nr: c_long) -> Option<&'static [Arg]> {
     use Arg::{Buf, Fd, OptBuf, OptPath, Path};
-    use Len::{ArgTimes, Bytes};
+    use Len::{ArgTimes, Bytes, FdSet};
+    const ADDR: Len = Bytes(SOCKADDR_SIZE);
+    const ADDRLEN: Len = Bytes(SOCKLEN_SIZE);
     Some(match nr {
+        libc::SYS_socket | libc::SYS_eventfd2 | libc::SYS_epoll_create1 | libc::SYS_timerfd_create => &[],
+        libc::SYS_bind | libc::SYS_connect => &[Fd(0), Buf(1, Len::Arg(2))],
+        libc::SYS_listen | libc::SYS_shutdown => &[Fd(0)],
+        libc::SYS_accept | libc::SYS_accept4 => &[Fd(0), OptBuf(1, ADDR), OptBuf(2, ADDRLEN)],
+        libc::SYS_getsockname | libc::SYS_getpeername => &[Fd(0), Buf(1, ADDR), Buf(2, ADDRLEN)],
+        libc::SYS_sendto => &[Fd(0), Buf(1, Len::Arg(2)), OptBuf(4, Len::Arg(5))],
+        libc::SYS_recvfrom => &[Fd(0), Buf(1, Len::Arg(2)), OptBuf(4, ADDR), OptBuf(5, ADDRLEN)],
+        libc::SYS_setsockopt => &[Fd(0), OptBuf(3, Len::Arg(4))],
+        libc::SYS_getsockopt => &[Fd(0), OptBuf(3, Bytes(SOCKOPT_MAX)), Buf(4, ADDRLEN)],
+        libc::SYS_select => {
+            &[OptBuf(1, FdSet(0)), OptBuf(2, FdSet(0)), OptBuf(3, FdSet(0)), OptBuf(4, Bytes(TIMESPEC_SIZE))]
+        }
+        // Its sixth argument points at {sigset pointer, size}: the performer
+        // copies that pair and checks the pointer in it.
+        libc::SYS_pselect6 => &[
+            OptBuf(1, FdSet(0)),
+            OptBuf(2, FdSet(0)),
+            OptBuf(3, FdSet(0)),
+            OptBuf(4, Bytes(TIMESPEC_SIZE)),
+            OptBuf(5, Bytes(SIGMASK_ARG_SIZE)),
+        ],
+        libc::SYS_epoll_ctl => &[Fd(0), Fd(2), OptBuf(3, Bytes(EPOLL_EVENT_SIZE))],
+        libc::SYS_epoll_wait => &[Fd(0), Buf(1, ArgTimes(2, EPOLL_EVENT_SIZE))],
+        libc::SYS_epoll_pwait => &[Fd(0), Buf(1, ArgTimes(2, EPOLL_EVENT_SIZE)), OptBuf(4, Len::Arg(5))],
+        libc::SYS_timerfd_settime => &[Fd(0), Buf(2, Bytes(ITIMERSPEC_SIZE)), OptBuf(3, Bytes(ITIMERSPEC_SIZE))],
+        libc::SYS_timerfd_gettime => &[Fd(0), Buf(1, Bytes(ITIMERSPEC_SIZE))],
         libc::SYS_getuid | libc::SYS_getgid | libc::SYS_geteuid | libc::SYS_getegid | libc::SYS_umask => &[],
         libc::SYS_getgroups => &[Buf(1, ArgTimes(0, GID_SIZE))],
         libc::SYS_pipe | libc::SYS_pipe2 => &[Buf(0, Bytes(FD_PAIR_SIZE))],
@@ -260,13 +302,36 @@ mod tests {
             (libc::SYS_linkat, [3, BUF, 4, BUF + 10, 0, 0]),
             (libc::SYS_symlinkat, [BUF, 3, BUF + 10, 0, 0, 0]),
             (libc::SYS_fchmodat, [3, BUF, 0o600, 0, 0, 0]),
+            (libc::SYS_select, [4, BUF, 0, 0, BUF + 64, 0]),
+            (libc::SYS_socket, [1, 1, 0, 0, 0, 0]),
+            (libc::SYS_connect, [3, BUF, 110, 0, 0, 0]),
+            (libc::SYS_accept, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_sendto, [3, BUF, 10, 0, BUF + 64, 16]),
+            (libc::SYS_recvfrom, [3, BUF, 10, 0, BUF + 64, BUF + 256]),
+            (libc::SYS_shutdown, [3, 1, 0, 0, 0, 0]),
+            (libc::SYS_bind, [3, BUF, 110, 0, 0, 0]),
+            (libc::SYS_listen, [3, 5, 0, 0, 0, 0]),
+            (libc::SYS_getsockname, [3, BUF, BUF + 128, 0, 0, 0]),
+            (libc::SYS_getpeername, [3, BUF, BUF + 128, 0, 0, 0]),
+            (libc::SYS_setsockopt, [3, 1, 8, BUF, 4, 0]),
+            (libc::SYS_getsockopt, [3, 1, 8, BUF, BUF + 8, 0]),
+            (libc::SYS_epoll_wait, [3, BUF, 8, 100, 0, 0]),
+            (libc::SYS_epoll_ctl, [3, 1, 4, BUF, 0, 0]),
+            (libc::SYS_epoll_pwait, [3, BUF, 8, 100, 0, 8]),
+            (libc::SYS_timerfd_create, [1, 0, 0, 0, 0, 0]),
+            (libc::SYS_timerfd_settime, [3, 0, BUF, 0, 0, 0]),
+            (libc::SYS_timerfd_gettime, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_accept4, [3, BUF, BUF + 128, 0, 0, 0]),
+            (libc::SYS_eventfd2, [0, 0, 0, 0, 0, 0]),
+            (libc::SYS_epoll_create1, [0, 0, 0, 0, 0, 0]),
+            (libc::SYS_pselect6, [4, BUF, 0, 0, BUF + 64, BUF + 128]),
         ];
         assert_eq!(ok.len(), atoll_abi::DELEGATED_SYSCALLS.len());
         for (nr, args) in ok {
             assert_eq!(check6(nr, args), Ok(()), "system call {nr}");
         }
         for nr in
-            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_socket, libc::SYS_setuid]
+            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_sendmsg, libc::SYS_setuid]
         {
             assert_eq!(check6(nr, [0; 6]), Err(libc::ENOSYS), "system call {nr}");
         }
@@ -324,6 +389,11 @@ mod tests {
             (libc::SYS_getgroups, [10, top - 8, 0, 0, 0, 0]),
             (libc::SYS_ppoll, [BUF, 1, top - 4, 0, 0, 0]),
             (libc::SYS_utimensat, [3, top - 1, 0, 0, 0, 0]),
+            (libc::SYS_select, [1024, top - 64, 0, 0, 0, 0]),
+            (libc::SYS_connect, [3, top - 10, 110, 0, 0, 0]),
+            (libc::SYS_getsockopt, [3, 1, 8, top - 100, BUF, 0]),
+            (libc::SYS_epoll_wait, [3, top - 12, 2, 0, 0, 0]),
+            (libc::SYS_recvfrom, [3, BUF, 10, 0, 0x1000, BUF]),
         ] {
             assert_eq!(check6(nr, args), Err(libc::EFAULT), "system call {nr} {args:?}");
         }

@@ -126,3 +126,29 @@ fn refuses_before_the_kernel_sees_it() {
     let ours = &stack_var as *const u64 as u64;
     assert_eq!(p.perform(READ, [null.as_raw_fd() as u64, ours, 8, 0, 0, 0]), -(libc::EFAULT as i64));
 }
+
+#[test]
+fn pselect_signal_mask_pointer_is_checked() {
+    let area = Area::map(0x2000_0002_0000);
+    let p = performer();
+    let (r, w) = pipe();
+    let fd = r.as_raw_fd() as u64;
+    let mut set = [0u8; 128];
+    set[fd as usize / 8] |= 1 << (fd % 8);
+    let readable = area.put(0, &set);
+    let timeout = area.put(0x200, &[0u8; 16]);
+    let sigset = area.put(0x300, &[0u8; 8]);
+    let pair: Vec<u8> = [sigset, 8u64].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let pair = area.put(0x400, &pair);
+    let nr = libc::SYS_pselect6 as u64;
+    // Nothing to read yet, then one byte: the mask pointer in the program area is fine.
+    assert_eq!(p.perform(nr, [fd + 1, readable, 0, 0, timeout, pair]), 0);
+    use std::io::Write;
+    (&w).write_all(b"x").unwrap();
+    area.put(0, &set);
+    assert_eq!(p.perform(nr, [fd + 1, readable, 0, 0, timeout, pair]), 1);
+    // A mask pointer outside the program area is refused before the kernel sees it.
+    let outside: Vec<u8> = [0x7fff_0000_0000u64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let outside = area.put(0x500, &outside);
+    assert_eq!(p.perform(nr, [fd + 1, readable, 0, 0, timeout, outside]), -(libc::EFAULT as i64));
+}
