@@ -29,6 +29,7 @@ diff /tmp/linux-sockets.out /tmp/enclave-sockets.out && echo SOCKETS_SAME
     for line in ["pipe: poll=1 revents=0x1 read=ping", "socketpair: read=pong", "truncate: 10",
                  "readlinkat: file", "utimensat: 1000000000", "rmdir: gone", "sysinfo: plausible",
                  "unix stream: accepted and read hello", "unix datagram: dgram from y.sock",
+                 'sendmsg/recvmsg: 14 bytes "scatter gather", a descriptor passed that reads fd!',
                  "epoll: 1 ready, the eventfd first", "eventfd: 5",
                  "timerfd: 1 ready, 1 expiry, armed yes", "select on an empty eventfd: 0"]:
         assert line in out, out

@@ -94,6 +94,8 @@ pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
     (43, "accept"),
     (44, "sendto"),
     (45, "recvfrom"),
+    (46, "sendmsg"),
+    (47, "recvmsg"),
     (48, "shutdown"),
     (49, "bind"),
     (50, "listen"),

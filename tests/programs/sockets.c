@@ -2,7 +2,8 @@
 /*
  * Sockets and waiting on descriptors, which an enclave delegates: a Unix
  * stream listener, connect, accept4, getsockname/getpeername, a datagram
- * sendto/recvfrom, socket options, TCP over loopback when it is up, epoll,
+ * sendto/recvfrom, sendmsg/recvmsg with a descriptor passed, socket
+ * options, TCP over loopback when it is up, epoll,
  * eventfd, timerfd and select. Prints the same on Linux and in an enclave.
  *   sockets DIR
  */
@@ -80,6 +81,41 @@ static int unix_datagram(void)
 	return unlink("y.sock");
 }
 
+/* sendmsg with two iovecs and a descriptor (SCM_RIGHTS), recvmsg of both. */
+static int messages(void)
+{
+	char one[] = "scatter ", two[] = "gather", got[32] = { 0 }, b[4] = { 0 };
+	struct iovec out[2] = { { one, 8 }, { two, 6 } }, in = { got, sizeof(got) - 1 };
+	union { char buf[CMSG_SPACE(sizeof(int))]; struct cmsghdr align; } control = { 0 };
+	struct msghdr m = { .msg_iov = out, .msg_iovlen = 2, .msg_control = control.buf,
+			    .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	int sv[2], p[2], passed;
+	ssize_t n;
+
+	OK(socketpair(AF_UNIX, SOCK_DGRAM, 0, sv));
+	OK(pipe(p));
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &p[0], sizeof(int));
+	OK(sendmsg(sv[0], &m, 0));
+	memset(&control, 0, sizeof(control));
+	m = (struct msghdr){ .msg_iov = &in, .msg_iovlen = 1, .msg_control = control.buf,
+			     .msg_controllen = sizeof(control.buf) };
+	OK(n = recvmsg(sv[1], &m, 0));
+	c = CMSG_FIRSTHDR(&m);
+	memcpy(&passed, CMSG_DATA(c), sizeof(int));
+	OK(write(p[1], "fd!", 3));
+	OK(read(passed, b, 3));
+	printf("sendmsg/recvmsg: %zd bytes \"%s\", a descriptor passed that reads %s\n", n, got, b);
+	close(passed);
+	close(p[0]);
+	close(p[1]);
+	close(sv[0]);
+	return close(sv[1]);
+}
+
 static int tcp_loopback(void)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
@@ -148,7 +184,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sockets DIR\n");
 		return 2;
 	}
-	if (unix_stream() || unix_datagram() || tcp_loopback() || waiting())
+	if (unix_stream() || unix_datagram() || messages() || tcp_loopback() || waiting())
 		return 1;
 	printf("done\n");
 	return 0;

@@ -1,7 +1,7 @@
 //! Performing one delegated system call in this process, once
 //! `policy::check` has let it through. The thin layer over libc::syscall.
 
-use super::policy::{self, IOVEC_SIZE, SIGMASK_ARG_SIZE};
+use super::policy::{self, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, SIGMASK_ARG_SIZE};
 use super::usercopy::UserCopy;
 use std::io;
 use std::os::fd::RawFd;
@@ -26,27 +26,89 @@ impl Performer {
         Performer { reserved, copier }
     }
 
+    /// A copy of the program's iovec array at `at`, each buffer checked.
+    fn iovecs(&self, at: u64, count: u64) -> Result<Vec<libc::iovec>, i32> {
+        if count > IOV_MAX {
+            return Err(libc::EMSGSIZE);
+        }
+        let mut raw = vec![0u8; (count * IOVEC_SIZE) as usize];
+        self.copier.read(at, &mut raw)?;
+        raw.chunks_exact(IOVEC_SIZE as usize)
+            .map(|entry| {
+                let base = u64::from_le_bytes(entry[..8].try_into().unwrap_or_default());
+                let len = u64::from_le_bytes(entry[8..].try_into().unwrap_or_default());
+                policy::inside(base, len)
+                    .then_some(libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len as usize })
+                    .ok_or(libc::EFAULT)
+            })
+            .collect()
+    }
+
     /// readv/writev with a copy of the program's iovec array, each buffer
     /// checked, so the kernel only ever touches the program area.
     fn vectored(&self, nr: u64, args: [u64; 6]) -> i64 {
-        let count = args[2] as usize;
-        let mut raw = vec![0u8; count * IOVEC_SIZE as usize];
-        if let Err(errno) = self.copier.read(args[1], &mut raw) {
-            return -(errno as i64);
+        let iovecs = match self.iovecs(args[1], args[2]) {
+            Ok(v) => v,
+            Err(errno) => return -(errno as i64),
+        };
+        // SAFETY: `iovecs` is our own array and outlives the call; each
+        // buffer lies in the program area (checked), which holds no memory
+        // of this process, and a fault there is EFAULT.
+        raw_result(unsafe { libc::syscall(nr as libc::c_long, args[0], iovecs.as_ptr(), iovecs.len()) })
+    }
+
+    /// sendmsg/recvmsg with our own copy of the msghdr: its name and
+    /// control buffers and every iovec checked to lie in the program area;
+    /// descriptors sent (SCM_RIGHTS) must not be ours; what recvmsg reports
+    /// in the msghdr is written back to the program's.
+    fn message(&self, nr: u64, args: [u64; 6]) -> i64 {
+        match self.message_checked(nr, args) {
+            Ok(ret) => ret,
+            Err(errno) => -(errno as i64),
         }
-        let mut iovecs = Vec::with_capacity(count);
-        for entry in raw.chunks_exact(IOVEC_SIZE as usize) {
-            let base = u64::from_le_bytes(entry[..8].try_into().unwrap_or_default());
-            let len = u64::from_le_bytes(entry[8..].try_into().unwrap_or_default());
-            if !policy::inside(base, len) {
-                return -(libc::EFAULT as i64);
+    }
+
+    fn message_checked(&self, nr: u64, args: [u64; 6]) -> Result<i64, i32> {
+        let mut raw = [0u8; MSGHDR_SIZE as usize];
+        self.copier.read(args[1], &mut raw)?;
+        let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().unwrap_or_default());
+        let (name, name_len) = (word(0), word(8) as u32);
+        let (control, control_len) = (word(32), word(40));
+        if (name != 0 && !policy::inside(name, name_len.into()))
+            || (control != 0 && !policy::inside(control, control_len))
+        {
+            return Err(libc::EFAULT);
+        }
+        let mut iovecs = self.iovecs(word(16), word(24))?;
+        let sending = nr == libc::SYS_sendmsg as u64;
+        // What the kernel reads is ours (checked); what recvmsg fills in stays the program's.
+        let mut control_copy = vec![0u8; if sending && control != 0 { control_len as usize } else { 0 }];
+        if !control_copy.is_empty() {
+            self.copier.read(control, &mut control_copy)?;
+            if sends_reserved_descriptor(&control_copy, &self.reserved) {
+                return Err(libc::EBADF);
             }
-            iovecs.push(libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len as usize });
         }
-        // SAFETY: `iovecs` is our own array of `count` entries and outlives
-        // the call; each buffer lies in the program area (checked above),
-        // which holds no memory of this process, and a fault there is EFAULT.
-        raw_result(unsafe { libc::syscall(nr as libc::c_long, args[0], iovecs.as_ptr(), count) })
+        // SAFETY: all-zero is a valid msghdr.
+        let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
+        hdr.msg_name = name as *mut libc::c_void;
+        hdr.msg_namelen = name_len;
+        hdr.msg_iov = iovecs.as_mut_ptr();
+        hdr.msg_iovlen = iovecs.len();
+        hdr.msg_control = if control_copy.is_empty() { control as *mut _ } else { control_copy.as_mut_ptr().cast() };
+        hdr.msg_controllen = control_len as usize;
+        // SAFETY: `hdr`, `iovecs` and `control_copy` are ours and outlive
+        // the call; every pointer in them lies in the program area (checked
+        // above) or in them, and a fault in the program area is EFAULT.
+        let ret =
+            raw_result(unsafe { libc::syscall(nr as libc::c_long, args[0], &mut hdr as *mut libc::msghdr, args[2]) });
+        if ret >= 0 && !sending {
+            // msg_namelen, msg_controllen and msg_flags, as the kernel left them.
+            self.copier.write(args[1] + 8, &hdr.msg_namelen.to_le_bytes())?;
+            self.copier.write(args[1] + 40, &(hdr.msg_controllen as u64).to_le_bytes())?;
+            self.copier.write(args[1] + 48, &hdr.msg_flags.to_le_bytes())?;
+        }
+        Ok(ret)
     }
 
     /// pselect6 with a copy of its {sigset pointer, size} pair, the pointer
@@ -81,6 +143,9 @@ impl Perform for Performer {
         if nr == libc::SYS_pselect6 as u64 && args[5] != 0 {
             return self.pselect(args);
         }
+        if nr == libc::SYS_sendmsg as u64 || nr == libc::SYS_recvmsg as u64 {
+            return self.message(nr, args);
+        }
         let [a, b, c, d, e, f] = args;
         // SAFETY: policy::check allowed only calls of the delegated set, on
         // descriptors that are not this process's own, with every pointer
@@ -90,6 +155,29 @@ impl Perform for Performer {
         // an unmapped page there makes the call fail with EFAULT.
         raw_result(unsafe { libc::syscall(nr as libc::c_long, a, b, c, d, e, f) })
     }
+}
+
+/// Whether control messages `control` pass one of `reserved` (SCM_RIGHTS).
+fn sends_reserved_descriptor(control: &[u8], reserved: &[RawFd]) -> bool {
+    const HEADER: usize = 16; // struct cmsghdr: len (8), level (4), type (4)
+    let mut at = 0;
+    while at + HEADER <= control.len() {
+        let len = u64::from_le_bytes(control[at..at + 8].try_into().unwrap_or_default()) as usize;
+        let level = i32::from_le_bytes(control[at + 8..at + 12].try_into().unwrap_or_default());
+        let kind = i32::from_le_bytes(control[at + 12..at + 16].try_into().unwrap_or_default());
+        if len < HEADER {
+            return false; // the kernel refuses it (EINVAL)
+        }
+        if level == libc::SOL_SOCKET && kind == libc::SCM_RIGHTS {
+            let fds = &control[at + HEADER..(at + len).min(control.len())];
+            let mut ids = fds.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().unwrap_or_default()));
+            if ids.any(|fd| reserved.contains(&fd)) {
+                return true;
+            }
+        }
+        at += len.div_ceil(8) * 8;
+    }
+    false
 }
 
 /// libc::syscall's -1 and errno as the kernel's -errno.

@@ -35,6 +35,8 @@ const SOCKADDR_SIZE: u64 = 128;
 const SOCKLEN_SIZE: u64 = 4;
 const EPOLL_EVENT_SIZE: u64 = 12;
 const ITIMERSPEC_SIZE: u64 = 32;
+/// struct msghdr on x86-64 (sendmsg, recvmsg).
+pub const MSGHDR_SIZE: u64 = 56;
 /// pselect6's sixth argument: a sigset pointer and its size.
 pub const SIGMASK_ARG_SIZE: u64 = 16;
 /// getsockopt's value: its length is in the program's memory, so the rule
@@ -161,6 +163,8 @@ fn rules(nr: c_long) -> Option<&'static [Arg]> {
         libc::SYS_open | libc::SYS_access | libc::SYS_chdir | libc::SYS_mkdir | libc::SYS_unlink => &[Path(0)],
         libc::SYS_close | libc::SYS_lseek | libc::SYS_dup | libc::SYS_ioctl | libc::SYS_fcntl => &[Fd(0)],
         libc::SYS_readv | libc::SYS_writev => &[Fd(0)],
+        // The performer copies the msghdr and checks what it points to.
+        libc::SYS_sendmsg | libc::SYS_recvmsg => &[Fd(0), Buf(1, Bytes(MSGHDR_SIZE))],
         libc::SYS_stat | libc::SYS_lstat => &[Path(0), Buf(1, Bytes(STAT_SIZE))],
         libc::SYS_fstat => &[Fd(0), Buf(1, Bytes(STAT_SIZE))],
         libc::SYS_dup2 | libc::SYS_dup3 => &[Fd(0), Fd(1)],
@@ -325,13 +329,15 @@ mod tests {
             (libc::SYS_eventfd2, [0, 0, 0, 0, 0, 0]),
             (libc::SYS_epoll_create1, [0, 0, 0, 0, 0, 0]),
             (libc::SYS_pselect6, [4, BUF, 0, 0, BUF + 64, BUF + 128]),
+            (libc::SYS_sendmsg, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_recvmsg, [3, BUF, 0, 0, 0, 0]),
         ];
         assert_eq!(ok.len(), atoll_abi::DELEGATED_SYSCALLS.len());
         for (nr, args) in ok {
             assert_eq!(check6(nr, args), Ok(()), "system call {nr}");
         }
         for nr in
-            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_sendmsg, libc::SYS_setuid]
+            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_sendmmsg, libc::SYS_setuid]
         {
             assert_eq!(check6(nr, [0; 6]), Err(libc::ENOSYS), "system call {nr}");
         }

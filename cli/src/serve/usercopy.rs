@@ -1,5 +1,5 @@
-//! Reading the program's memory (an iovec array) without risking this
-//! process: the bytes go through a pipe, so the kernel copies them and an
+//! Reading and writing the program's memory (an iovec array, a msghdr)
+//! without risking this process: the bytes go through a pipe, so the kernel copies them and an
 //! unmapped program page gives EFAULT. Reading the mirror directly would
 //! kill this process on such a page, and process_vm_readv cannot read the
 //! mirror (device memory that get_user_pages refuses).
@@ -73,6 +73,34 @@ impl UserCopy {
     }
 }
 
+impl UserCopy {
+    /// Copies `bytes` to program address `addr`; EFAULT if any of them is
+    /// not mapped. `addr` must lie in the program area (checked by the
+    /// caller), so the kernel only ever writes the mirror.
+    pub fn write(&self, addr: u64, bytes: &[u8]) -> Result<(), i32> {
+        let pipe = self.pipe.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (read_end, write_end) = (pipe.0.as_raw_fd(), pipe.1.as_raw_fd());
+        for (i, chunk) in bytes.chunks(CHUNK).enumerate() {
+            let to = addr + (i * CHUNK) as u64;
+            // SAFETY: write reads `chunk.len()` bytes of our own slice.
+            let put = unsafe { libc::write(write_end, chunk.as_ptr().cast(), chunk.len()) };
+            if put != chunk.len() as isize {
+                drain(read_end);
+                return Err(libc::EIO);
+            }
+            // SAFETY: read writes at most `chunk.len()` bytes at `to`,
+            // program memory in the mirror; a fault there makes it fail
+            // with EFAULT. A pipe read of what one write put in is whole.
+            let got = unsafe { libc::read(read_end, to as *mut libc::c_void, chunk.len()) };
+            if got != chunk.len() as isize {
+                drain(read_end);
+                return Err(libc::EFAULT);
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Empties the pipe after a partial copy.
 fn drain(read_end: RawFd) {
     let mut scrap = [0u8; CHUNK];
@@ -100,5 +128,17 @@ mod tests {
         let mut small = [0u8; 3];
         copier.read(source[5..].as_ptr() as u64, &mut small).unwrap();
         assert_eq!(small, [5, 6, 7]);
+    }
+
+    #[test]
+    fn writes_and_reports_faults() {
+        let copier = UserCopy::new(1000).unwrap();
+        let mut target = vec![0u8; 9000];
+        let bytes: Vec<u8> = (0..9000u32).map(|i| (i % 253) as u8).collect();
+        copier.write(target.as_mut_ptr() as u64, &bytes).unwrap();
+        assert_eq!(target, bytes);
+        assert_eq!(copier.write(16, &bytes[..10]), Err(libc::EFAULT));
+        copier.write(target.as_mut_ptr() as u64, &[9, 9]).unwrap();
+        assert_eq!(&target[..3], &[9, 9, 2]);
     }
 }

@@ -2,6 +2,7 @@
 //! area of this test process (where the mirror would be).
 
 use super::*;
+use crate::serve::policy::MSGHDR_SIZE;
 use std::os::fd::AsRawFd;
 
 /// Anonymous memory at a fixed address in the program area; one per test.
@@ -151,4 +152,62 @@ fn pselect_signal_mask_pointer_is_checked() {
     let outside: Vec<u8> = [0x7fff_0000_0000u64, 8].iter().flat_map(|v| v.to_le_bytes()).collect();
     let outside = area.put(0x500, &outside);
     assert_eq!(p.perform(nr, [fd + 1, readable, 0, 0, timeout, outside]), -(libc::EFAULT as i64));
+}
+
+/// A struct msghdr in little-endian bytes: name, iov array, control.
+fn msghdr(name: (u64, u32), iov: (u64, u64), control: (u64, u64)) -> Vec<u8> {
+    let mut h = vec![0u8; MSGHDR_SIZE as usize];
+    h[0..8].copy_from_slice(&name.0.to_le_bytes());
+    h[8..12].copy_from_slice(&name.1.to_le_bytes());
+    h[16..24].copy_from_slice(&iov.0.to_le_bytes());
+    h[24..32].copy_from_slice(&iov.1.to_le_bytes());
+    h[32..40].copy_from_slice(&control.0.to_le_bytes());
+    h[40..48].copy_from_slice(&control.1.to_le_bytes());
+    h
+}
+
+#[test]
+fn messages_are_checked_copied_and_reported() {
+    let area = Area::map(0x2000_0003_0000);
+    let p = performer();
+    let mut sv = [0; 2];
+    // SAFETY: room for the two descriptors socketpair writes.
+    assert_eq!(unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_DGRAM, 0, sv.as_mut_ptr()) }, 0);
+    let (a, b) = (sv[0] as u64, sv[1] as u64);
+    let one = area.put(0x1000, b"scatter ");
+    let two = area.put(0x2000, b"gather");
+    let iov: Vec<u8> = [one, 8, two, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let iov = area.put(0x100, &iov);
+    let send = area.put(0, &msghdr((0, 0), (iov, 2), (0, 0)));
+    assert_eq!(p.perform(libc::SYS_sendmsg as u64, [a, send, 0, 0, 0, 0]), 14);
+
+    // recvmsg into one buffer; the kernel's msg_flags and lengths come back.
+    let into: Vec<u8> = [area.base + 0x3000, 64u64].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let into = area.put(0x200, &into);
+    let mut recv = msghdr((0, 0), (into, 1), (area.base + 0x4000, 64));
+    recv[48..52].copy_from_slice(&0x7777i32.to_le_bytes());
+    let recv = area.put(0x400, &recv);
+    assert_eq!(p.perform(libc::SYS_recvmsg as u64, [b, recv, 0, 0, 0, 0]), 14);
+    assert_eq!(area.get(0x3000, 14), b"scatter gather");
+    assert_eq!(area.get(0x400 + 40, 8), 0u64.to_le_bytes(), "no control data came");
+    assert_eq!(area.get(0x400 + 48, 4), 0i32.to_le_bytes(), "msg_flags written back");
+
+    // An iovec outside the program area, and one of our descriptors passed on.
+    let bad: Vec<u8> = [0x7fff_0000_0000u64, 4].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let bad = area.put(0x600, &bad);
+    let send_bad = area.put(0x700, &msghdr((0, 0), (bad, 1), (0, 0)));
+    assert_eq!(p.perform(libc::SYS_sendmsg as u64, [a, send_bad, 0, 0, 0, 0]), -(libc::EFAULT as i64));
+    let mut rights = vec![0u8; 24];
+    rights[0..8].copy_from_slice(&20u64.to_le_bytes());
+    rights[8..12].copy_from_slice(&libc::SOL_SOCKET.to_le_bytes());
+    rights[12..16].copy_from_slice(&libc::SCM_RIGHTS.to_le_bytes());
+    rights[16..20].copy_from_slice(&1000i32.to_le_bytes());
+    let rights = area.put(0x800, &rights);
+    let send_ours = area.put(0x900, &msghdr((0, 0), (iov, 2), (rights, 24)));
+    assert_eq!(p.perform(libc::SYS_sendmsg as u64, [a, send_ours, 0, 0, 0, 0]), -(libc::EBADF as i64));
+    // SAFETY: closes the pair made above.
+    unsafe {
+        libc::close(sv[0]);
+        libc::close(sv[1]);
+    }
 }
