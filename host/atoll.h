@@ -138,9 +138,9 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
- * peer.c, kmsg_check.c, kmsg_bench.c, kmsg_mcast.c, usermsg.c -> lifecycle.c -> kmsg.c ->
- * kmsg_ring.c; cpus.c, memory.c, mirror.c and symbols.c are called, never
- * call up. The LWK's messages reach the
+ * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
+ * lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
+ * symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
 
@@ -223,6 +223,7 @@ int atoll_kmsg_mcast(struct atoll_enclave **es, u32 n, struct atoll_kmsg_mcast_r
 int atoll_kmsg_check_init(void);
 int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req);
 void atoll_kmsg_check_fill(u8 *buf, u32 len, u32 sender, u32 seq);
+int atoll_kmsg_check_send(struct atoll_enclave *e, u16 type, const void *data, u32 len);
 
 /* program.c: programs in an enclave, one per open file */
 int atoll_program_init(void);

@@ -198,13 +198,8 @@ static int stream(struct atoll_enclave *e, struct atoll_kmsg_bench_req *req)
 	}
 	WRITE_ONCE(bench.echo, U64_MAX);
 	t0 = ktime_get_ns();
-	for (r = 0; r < req->rounds && !ret; r++) {
-		while ((ret = atoll_kmsg_send(e, ATOLL_KMSG_BENCH_SINK, src, size)) == -EAGAIN) {
-			if (READ_ONCE(e->crashed) || fatal_signal_pending(current))
-				break;
-			cond_resched();
-		}
-	}
+	for (r = 0; r < req->rounds && !ret; r++)
+		ret = atoll_kmsg_check_send(e, ATOLL_KMSG_BENCH_SINK, src, size);
 	ret = ret ?: atoll_kmsg_send(e, ATOLL_KMSG_BENCH_ECHO, marker, sizeof(marker)) ?:
 	      spin_until(e, echoed, marker[0], false);
 	req->stream_ns = ktime_get_ns() - t0;

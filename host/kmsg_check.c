@@ -173,8 +173,11 @@ static bool report_came(struct atoll_enclave *e, u64 n)
 	return smp_load_acquire(&e->check_reported);
 }
 
-/* Sends one message, waiting for room as long as the LWK is alive. */
-static int send_waiting(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+/*
+ * Sends one message, spinning for room as long as the LWK is alive and the
+ * caller is not killed (the floods of the checks and benchmarks).
+ */
+int atoll_kmsg_check_send(struct atoll_enclave *e, u16 type, const void *data, u32 len)
 {
 	int ret;
 
@@ -202,12 +205,12 @@ static int check_to_lwk(struct atoll_enclave *e, struct atoll_kmsg_check_req *re
 	for (seq = 0; seq < req->count && !ret; seq++) {
 		len = length_of(req, seq);
 		atoll_kmsg_check_fill(buf, len, 0, seq);
-		ret = send_waiting(e, ATOLL_KMSG_CHECK, buf, len);
+		ret = atoll_kmsg_check_send(e, ATOLL_KMSG_CHECK, buf, len);
 		req->to_bytes += len;
 		sent++;
 	}
 	if (!ret)
-		ret = send_waiting(e, ATOLL_KMSG_CHECK_END, &sent, sizeof(sent));
+		ret = atoll_kmsg_check_send(e, ATOLL_KMSG_CHECK_END, &sent, sizeof(sent));
 	if (ret) {
 		atoll_err(req->error, "could not send to enclave %s: error %d", e->name, ret);
 		return ret;
@@ -226,7 +229,7 @@ static int check_from_lwk(struct atoll_enclave *e, struct atoll_kmsg_check_req *
 	u64 t0 = ktime_get_ns();
 	int ret;
 
-	ret = send_waiting(e, ATOLL_KMSG_CHECK_START, &start, sizeof(start));
+	ret = atoll_kmsg_check_send(e, ATOLL_KMSG_CHECK_START, &start, sizeof(start));
 	if (ret) {
 		atoll_err(req->error, "could not send to enclave %s: error %d", e->name, ret);
 		return ret;

@@ -102,19 +102,6 @@ static int group_send(struct atoll_kring *ring, struct atoll_enclave **es, u32 n
 	return ret;
 }
 
-/* One check message to one LWK, waiting for room while it is alive. */
-static int send_waiting(struct atoll_enclave *e, const u8 *buf, u32 len)
-{
-	int ret;
-
-	while ((ret = atoll_kmsg_send(e, ATOLL_KMSG_CHECK, buf, len)) == -EAGAIN) {
-		if (READ_ONCE(e->crashed) || fatal_signal_pending(current))
-			return -EHOSTDOWN;
-		cond_resched();
-	}
-	return ret;
-}
-
 /* Sends the check messages (into the group ring, or to each LWK), then END; waits for reports. */
 static int phase(struct atoll_enclave **es, u32 n, struct atoll_kring *ring,
 		 struct atoll_kmsg_mcast_req *req, u8 *buf, u64 *ns)
@@ -130,7 +117,7 @@ static int phase(struct atoll_enclave **es, u32 n, struct atoll_kring *ring,
 		if (ring)
 			ret = group_send(ring, es, n, ATOLL_KMSG_CHECK, buf, req->len);
 		for (i = 0; i < n && !ring && !ret; i++)
-			ret = send_waiting(es[i], buf, req->len);
+			ret = atoll_kmsg_check_send(es[i], ATOLL_KMSG_CHECK, buf, req->len);
 	}
 	/* END follows the messages on their own ring: rings do not order each other. */
 	if (ring && !ret)
