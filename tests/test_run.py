@@ -17,9 +17,10 @@ import hashlib
 import json
 import os
 import re
-import subprocess
 
 import pytest
+
+from resources import RESOURCES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NEEDED = ["build/atoll.ko", "build/atoll", "build/atoll-kernel"]
@@ -35,10 +36,7 @@ GLIBC_PROBES = "rseq (334) at startup, clone3 (435) in pthread_create"
 # Shell functions both scripts use. run NAME CMD...: runs CMD (killed after
 # RUN_TIMEOUT s) and prints "=== NAME", its stdout, "--- stderr", its
 # stderr and "--- status N".
-GUEST_LIB = r'''
-resources() {
-    echo "RESOURCES cpus=$(cat /sys/devices/system/cpu/online) $(grep MemTotal /proc/meminfo | tr -s ' ' | tr ' ' '=')"
-}
+GUEST_LIB = RESOURCES + r'''
 show() { [ -s "$1" ] && { cat "$1"; [ -z "$(tail -c 1 "$1")" ] || echo; }; return 0; }
 run() {
     name=$1; shift
