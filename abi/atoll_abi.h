@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	3
+#define ATOLL_ABI_VERSION	4
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -42,6 +42,7 @@
 #define ATOLL_MAGIC_START	0x54535441	/* "ATST" start request */
 #define ATOLL_MAGIC_CALL	0x4c435441	/* "ATCL" delegated-call exchange */
 #define ATOLL_MAGIC_KILL	0x4c4b5441	/* "ATKL" kill request */
+#define ATOLL_MAGIC_PROGRAMS	0x53505441	/* "ATPS" program list */
 
 struct atoll_header {
 	__u32 magic;
@@ -75,9 +76,11 @@ struct atoll_mem_range {
 #define ATOLL_KMSG_TO_LWK_OFFSET 0x50000	/* struct atoll_kmsg_ring, host -> LWK */
 #define ATOLL_KMSG_TO_HOST_OFFSET 0x91000	/* LWK -> host */
 #define ATOLL_KMSG_AREA_SIZE	0x41000		/* room for each of the two rings */
-#define ATOLL_PROC_OFFSET	0x100000	/* struct atoll_proc */
-#define ATOLL_PROC_SIZE		0x100000
-#define ATOLL_SHARED_SIZE	0x200000
+#define ATOLL_PROC_OFFSET	0x100000	/* struct atoll_proc [ATOLL_MAX_PROGRAMS] */
+#define ATOLL_PROC_AREA_SIZE	0x5000		/* each program's area */
+#define ATOLL_MAX_PROGRAMS	128		/* programs alive at once per enclave */
+#define ATOLL_PROC_SIZE		(ATOLL_PROC_AREA_SIZE * ATOLL_MAX_PROGRAMS)
+#define ATOLL_SHARED_SIZE	0x400000
 #define ATOLL_IMAGE_OFFSET	ATOLL_SHARED_SIZE
 
 /* Vectors: the host sends ATOLL_LWK_VECTOR to the LWK's first CPU; the LWK
@@ -224,15 +227,24 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_STOPPED	5	/* LWK: every core has stopped */
 #define ATOLL_KMSG_PANIC	6	/* LWK: u64 CPU; the text is on the console */
 /* Programs (struct atoll_proc): host program.c, LWK process/launch.rs. */
+/* The first word of each is the program's area index. */
 #define ATOLL_KMSG_PROC_CREATE	7	/* host: build the address space the area describes */
-#define ATOLL_KMSG_PROC_CREATED	8	/* LWK: s64 0 or -errno, u64 pid */
-#define ATOLL_KMSG_PROC_START	9	/* host: start the main thread (entry, stack_pointer) */
-#define ATOLL_KMSG_PROC_KILL	10	/* host: u64 signal; end the program with it */
-#define ATOLL_KMSG_PROC_EXIT	11	/* LWK: u64 wait status, u64 pid; memory still held */
-#define ATOLL_KMSG_PROC_RELEASE	12	/* host: Linux maps none of its memory now; free it */
-#define ATOLL_KMSG_PROC_FREED	13	/* LWK: u64 pid; the area is ATOLL_PROC_FREE again */
+#define ATOLL_KMSG_PROC_CREATED	8	/* LWK: area, s64 0 or -errno, u64 pid */
+#define ATOLL_KMSG_PROC_START	9	/* host: area; start the main thread (entry, stack_pointer) */
+#define ATOLL_KMSG_PROC_KILL	10	/* host: area, u64 signal; end the program with it */
+#define ATOLL_KMSG_PROC_EXIT	11	/* LWK: area, u64 wait status, u64 pid; memory still held */
+#define ATOLL_KMSG_PROC_RELEASE	12	/* host: area; Linux maps none of its memory now: free it */
+#define ATOLL_KMSG_PROC_FREED	13	/* LWK: area, u64 pid; the area is ATOLL_PROC_FREE again */
 /* Delegated calls: host program.c, LWK process/delegate.rs. */
-#define ATOLL_KMSG_CALL_POSTED	14	/* LWK: u64 slot; a thread's call waits in it */
+#define ATOLL_KMSG_CALL_POSTED	14	/* LWK: area, u64 slot; a thread's call waits in it */
+/*
+ * LWK: area, u64 slot; a signal came for the thread waiting in the slot:
+ * the host interrupts the worker performing the call with
+ * ATOLL_CANCEL_SIGNAL (its handler has no SA_RESTART, so a blocking call
+ * returns EINTR). Sent again while the call is not done.
+ */
+#define ATOLL_KMSG_CALL_CANCEL	38
+#define ATOLL_CANCEL_SIGNAL	64
 /* Transport checks: host kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
 #define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
 #define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; every LWK CPU sends */
@@ -359,11 +371,14 @@ struct atoll_kmsg_check_start {
 	__u32 pad0;
 };
 
-/* ---- Programs (one at a time per enclave) ------------------------------ *
+/* ---- Programs (up to ATOLL_MAX_PROGRAMS at once per enclave) ----------- *
  *
- * `atoll run` opens /dev/atoll; the open file is bound to one program.
- *  1. ATOLL_IOC_RUN: the host copies the regions into the enclave's struct
- *     atoll_proc (state CREATING) and sends MSG_PROC_CREATE. The LWK maps
+ * `atoll run` opens /dev/atoll; the open file is bound to one program,
+ * which has one struct atoll_proc of the enclave's (its area; messages
+ * name it by index). Both sides claim a free area by a compare-and-swap of
+ * its state from FREE to CREATING.
+ *  1. ATOLL_IOC_RUN: the host claims an area, copies the regions into it
+ *     and sends MSG_PROC_CREATE. The LWK maps
  *     every region, populated and zeroed (large pages where aligned), writes
  *     cr3 and pid, sets state LOADED and answers MSG_PROC_CREATED.
  *  2. mmap(ATOLL_USER_START, ATOLL_USER_END - ATOLL_USER_START, RW,
@@ -397,6 +412,7 @@ struct atoll_kmsg_check_start {
 #define ATOLL_STACK_SIZE	0x800000ULL		/* 8 MiB, like RLIMIT_STACK */
 #define ATOLL_MAX_REGIONS	16
 #define ATOLL_MAX_SLOTS		128			/* threads alive at once */
+#define ATOLL_COMM_LEN		16			/* a command name, NUL padded */
 
 /* struct atoll_region.prot */
 #define ATOLL_PROT_READ		1
@@ -451,11 +467,13 @@ struct atoll_proc {
 	__u64 stack_pointer;	/* START */
 	__u64 cr3;		/* LOADED: the LWK's page-table root (physical) */
 	__u32 wait_status;	/* EXITED: as wait(2): code << 8, or the signal */
-	__u32 pad2;
+	__u32 host_pid;		/* host: the Linux process serving it (`atoll run`) */
 	__u32 map_generation;	/* LWK: +1 after unmapping or reducing protection */
-	__u32 pad0;
+	__u32 threads;		/* LWK: threads alive */
 	__u64 realtime_ns;	/* START: Linux's CLOCK_REALTIME when it sent START */
-	__u64 pad1;
+	__u64 cpus;		/* LWK: bit per LWK CPU its threads may use */
+	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */
+	char comm[ATOLL_COMM_LEN];	/* host: the command's name */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	struct atoll_slot slot[ATOLL_MAX_SLOTS];
 };
@@ -515,7 +533,7 @@ struct atoll_enclave_info {
 	__u64 phase_ns[ATOLL_PHASES];
 	__u64 lwk_free_bytes;	/* from the channel header */
 	__u64 lwk_total_bytes;
-	__u32 program_pid;	/* 0: no program bound */
+	__u32 programs;		/* programs bound to it */
 	__u32 pad1;
 };
 
@@ -650,6 +668,7 @@ struct atoll_run {
 	__u32 region_count;
 	__u32 pid;		/* out */
 	__u64 brk_start;
+	char comm[ATOLL_COMM_LEN];	/* the command's name, for listings */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	char error[ATOLL_ERROR_LEN];
 };
@@ -684,6 +703,24 @@ struct atoll_call {
 	__u64 args[6];
 };
 
+/* ATOLL_IOC_PROGRAMS: the programs in enclave id (areas not FREE). */
+struct atoll_program_info {
+	__u32 pid;		/* in the LWK */
+	__u32 host_pid;		/* `atoll run` on Linux */
+	__u32 state;		/* enum atoll_proc_state */
+	__u32 threads;
+	__u64 cpus;		/* bit per LWK CPU */
+	__u64 mem_bytes;
+	char comm[ATOLL_COMM_LEN];
+};
+
+struct atoll_programs {
+	struct atoll_header hdr;
+	__u32 id;		/* in */
+	__u32 count;		/* out */
+	struct atoll_program_info program[ATOLL_MAX_PROGRAMS];
+};
+
 /* ATOLL_IOC_KILL: end the program as if by this signal. */
 struct atoll_kill {
 	struct atoll_header hdr;
@@ -706,5 +743,6 @@ struct atoll_kill {
 #define ATOLL_IOC_MSG_SEND	_IOWR(ATOLL_IOC_MAGIC, 12, struct atoll_msg_io)
 #define ATOLL_IOC_MSG_RECV	_IOWR(ATOLL_IOC_MAGIC, 13, struct atoll_msg_io)
 #define ATOLL_IOC_KMSG_MCAST	_IOWR(ATOLL_IOC_MAGIC, 14, struct atoll_kmsg_mcast_req)
+#define ATOLL_IOC_PROGRAMS	_IOWR(ATOLL_IOC_MAGIC, 15, struct atoll_programs)
 
 #endif /* ATOLL_ABI_H */

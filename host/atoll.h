@@ -17,8 +17,9 @@
 #define ATOLL_MAX_ENCLAVES	16
 #define ATOLL_DEFAULT_BOOT_MS	30000
 #define ATOLL_STOP_WAIT_MS	2000
-#define ATOLL_PROC_FREE_WAIT_MS	2000	/* RUN: the previous program being freed */
+#define ATOLL_PROC_FREE_WAIT_MS	2000	/* RUN: an abandoned create being freed */
 #define ATOLL_PROC_CREATE_MS	10000	/* RUN: the LWK building the address space */
+#define ATOLL_KILL_WAIT_MS	3000	/* destroy --force: programs ending */
 #define ATOLL_CALL_SPIN_NS	30000	/* CALL: spin this long before sleeping */
 
 struct atoll_program;
@@ -40,6 +41,17 @@ struct atoll_kmsg_link {
 	u8 *buf;			/* ATOLL_KMSG_MAX_LEN bytes */
 	u32 apic_id;			/* the LWK CPU that hears our messages */
 	bool broken;			/* the LWK broke the protocol: not read again */
+};
+
+/* What the host knows of one program area; reset when a RUN claims it. */
+struct atoll_area {
+	struct atoll_program *program;	/* bound to it, or NULL */
+	bool created;			/* PROC_CREATED: result, pid (release/acquire) */
+	s64 result;
+	u32 pid;
+	bool exited;			/* PROC_EXIT: wait_status (release/acquire) */
+	u32 wait_status;
+	bool freed;			/* PROC_FREED of pid */
 };
 
 struct atoll_enclave {
@@ -80,20 +92,13 @@ struct atoll_enclave {
 	u64 group_left;			/* the last group whose ring it unmapped */
 
 	/*
-	 * The program bound to this enclave (enclave.c binds it for
-	 * program.c), NULL when none; while set, destroy refuses, so the
-	 * binding keeps the enclave alive. Under msg_lock.
+	 * Its programs, one per area of the shared memory (program.c), and
+	 * the LWK's messages about each, under msg_lock. While any program
+	 * is bound, destroy refuses, so a binding keeps the enclave alive.
 	 */
 	spinlock_t msg_lock;
-	struct atoll_program *program;
-	u32 program_pid;		/* once the LWK created it, else 0 */
-	/* The LWK's program messages (program.c), under msg_lock; reset by each RUN. */
-	bool proc_created;		/* PROC_CREATED: proc_result, proc_pid */
-	s64 proc_result;
-	u32 proc_pid;
-	bool proc_exited;		/* PROC_EXIT: proc_wait_status */
-	u32 proc_wait_status;
-	bool proc_freed;
+	u32 programs;			/* areas bound */
+	struct atoll_area areas[ATOLL_MAX_PROGRAMS];
 };
 
 /*
@@ -103,13 +108,16 @@ struct atoll_enclave {
 struct atoll_program {
 	struct mutex lock;		/* RUN and START on this file */
 	struct atoll_enclave *e;	/* bound enclave, NULL when none */
-	struct atoll_proc *proc;	/* e's program area */
+	u32 area;			/* its index in e->areas */
+	struct atoll_proc *proc;	/* its area in e's shared memory */
 	bool created;			/* RUN succeeded: pid, cr3 valid (release/acquire) */
 	bool started;			/* START given; written under map_sem */
 	u32 pid;
 	u64 cr3;
 	u32 next_slot;			/* where the next scan for requests starts */
 	DECLARE_BITMAP(claimed, ATOLL_MAX_SLOTS);	/* slots handed to a worker */
+	spinlock_t call_lock;		/* callers */
+	struct task_struct *callers[ATOLL_MAX_SLOTS];	/* the worker on each claimed slot */
 
 	/* The mirror of the program's address space (mirror.c). */
 	unsigned long mirror_mapped;	/* bit 0: the one mmap was made */
@@ -118,9 +126,9 @@ struct atoll_program {
 	u32 zapped_gen;			/* map_generation at the last zap */
 };
 
-static inline struct atoll_proc *atoll_proc_area(struct atoll_enclave *e)
+static inline struct atoll_proc *atoll_proc_area(struct atoll_enclave *e, u32 i)
 {
-	return e->shared + ATOLL_PROC_OFFSET;
+	return e->shared + ATOLL_PROC_OFFSET + (size_t)i * ATOLL_PROC_AREA_SIZE;
 }
 
 /* Serialises the enclave ioctls; the program ioctls take it only to bind. */
@@ -154,9 +162,9 @@ int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req);
 int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req);
 int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
+int atoll_enclave_programs(struct atoll_programs *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
-void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */
 int atoll_cpus_pick(const struct atoll_create *req, cpumask_t *out, char *err);

@@ -53,7 +53,31 @@ static struct atoll_enclave *find(u32 id)
 	return NULL;
 }
 
-/* Binds program p to enclave id unless it has one (program.c's RUN). */
+/*
+ * Claims a free area of e for p (FREE -> CREATING; the LWK claims areas the
+ * same way) and forgets what the LWK said about its last occupant.
+ */
+static int claim_area(struct atoll_enclave *e, struct atoll_program *p)
+{
+	struct atoll_area *a;
+	u32 i;
+
+	for (i = 0; i < ATOLL_MAX_PROGRAMS; i++) {
+		a = &e->areas[i];
+		if (a->program || cmpxchg(&atoll_proc_area(e, i)->state, ATOLL_PROC_FREE,
+					  ATOLL_PROC_CREATING) != ATOLL_PROC_FREE)
+			continue;
+		*a = (struct atoll_area){ .program = p };
+		e->programs++;
+		p->e = e;
+		p->area = i;
+		p->proc = atoll_proc_area(e, i);
+		return 0;
+	}
+	return -EBUSY;
+}
+
+/* Binds program p to an area of enclave id (program.c's RUN). */
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err)
 {
 	struct atoll_enclave *e;
@@ -84,79 +108,109 @@ int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err)
 	}
 	if (ret)
 		goto out;
+	/* Messages about areas' last occupants come before they were FREE: take them now. */
+	atoll_lwk_poll(e);
 	spin_lock_irqsave(&e->msg_lock, flags);
-	if (e->program) {
-		ret = -EBUSY;
-		if (e->program_pid)
-			atoll_err(err, "enclave %s runs one program at a time, and runs pid %u",
-				  e->name, e->program_pid);
-		else
-			atoll_err(err, "enclave %s runs one program at a time, and is starting one",
-				  e->name);
-	} else {
-		e->program = p;
-		e->program_pid = 0;
-		p->e = e;
-	}
+	ret = claim_area(e, p);
 	spin_unlock_irqrestore(&e->msg_lock, flags);
+	if (ret)
+		atoll_err(err, "enclave %s runs %u programs, as many as it can at once (or some are still being freed)",
+			  e->name, ATOLL_MAX_PROGRAMS);
 out:
 	mutex_unlock(&atoll_lock);
 	return ret;
 }
 
-/* Ends p's binding: destroy may go ahead again. */
+/* Ends p's binding: when none is left, destroy may go ahead again. */
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p)
 {
+	struct atoll_area *a = &e->areas[p->area];
 	unsigned long flags;
 
 	spin_lock_irqsave(&e->msg_lock, flags);
-	if (e->program == p) {
-		e->program = NULL;
-		e->program_pid = 0;
+	if (a->program == p) {
+		a->program = NULL;
+		e->programs--;
 	}
 	spin_unlock_irqrestore(&e->msg_lock, flags);
+	wake_up_all(&e->wq);
 }
 
-/* The bound program's pid, once the LWK has created it (shown by info). */
-void atoll_enclave_set_pid(struct atoll_enclave *e, u32 pid)
+static u32 programs_bound(struct atoll_enclave *e)
 {
 	unsigned long flags;
+	u32 n;
 
 	spin_lock_irqsave(&e->msg_lock, flags);
-	e->program_pid = pid;
+	n = e->programs;
 	spin_unlock_irqrestore(&e->msg_lock, flags);
+	return n;
 }
 
-/* Destroy: refused while a program is bound (its mirror maps our memory). */
-static int check_no_program(struct atoll_enclave *e, char *err)
+/* Destroy --force: every program is told to end, and its `atoll run` ends with it. */
+static void kill_programs(struct atoll_enclave *e)
 {
+	u64 msg[2] = { 0, 9 };	/* area, SIGKILL */
 	unsigned long flags;
 	bool bound;
-	u32 pid;
+	u32 i;
 
-	spin_lock_irqsave(&e->msg_lock, flags);
-	bound = e->program;
-	pid = e->program_pid;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
-	if (!bound)
+	for (i = 0; i < ATOLL_MAX_PROGRAMS; i++) {
+		spin_lock_irqsave(&e->msg_lock, flags);
+		bound = e->areas[i].program;
+		spin_unlock_irqrestore(&e->msg_lock, flags);
+		msg[0] = i;
+		if (bound && atoll_kmsg_send_wait(e, ATOLL_KMSG_PROC_KILL, msg, sizeof(msg)))
+			return;
+	}
+	wait_event_killable_timeout(e->wq, !programs_bound(e),
+				    msecs_to_jiffies(ATOLL_KILL_WAIT_MS));
+}
+
+/* Destroy: refused while programs are bound (their mirrors map our memory). */
+static int check_no_program(struct atoll_enclave *e, bool force, char *err)
+{
+	u32 n;
+
+	if (force && programs_bound(e) && atoll_lwk_state(e) == ATOLL_ENCLAVE_RUNNING)
+		kill_programs(e);
+	n = programs_bound(e);
+	if (!n)
 		return 0;
-	if (pid)
-		atoll_err(err, "enclave %s is running a program (pid %u): end `atoll run` first",
-			  e->name, pid);
-	else
-		atoll_err(err, "enclave %s is starting a program: end `atoll run` first", e->name);
+	atoll_err(err, "enclave %s is running %u program%s: end `atoll run` first%s",
+		  e->name, n, n == 1 ? "" : "s",
+		  force ? " (they did not end when told to)" : ", or destroy --force to kill them");
 	return -EBUSY;
 }
 
-static u32 program_pid(struct atoll_enclave *e)
+/* ATOLL_IOC_PROGRAMS: every area in use, as the LWK and the host filled it. */
+int atoll_enclave_programs(struct atoll_programs *req)
 {
-	unsigned long flags;
-	u32 pid;
+	struct atoll_enclave *e = find(req->id);
+	struct atoll_program_info *out;
+	struct atoll_proc *proc;
+	u32 i, state;
 
-	spin_lock_irqsave(&e->msg_lock, flags);
-	pid = e->program_pid;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
-	return pid;
+	if (!e)
+		return -ENOENT;
+	req->count = 0;
+	for (i = 0; i < ATOLL_MAX_PROGRAMS; i++) {
+		proc = atoll_proc_area(e, i);
+		/* The LWK sets each state with a release. */
+		state = smp_load_acquire(&proc->state);
+		if (state == ATOLL_PROC_FREE || state == ATOLL_PROC_CREATING)
+			continue;
+		out = &req->program[req->count++];
+		out->pid = READ_ONCE(proc->pid);
+		out->host_pid = READ_ONCE(proc->host_pid);
+		out->state = state;
+		out->threads = READ_ONCE(proc->threads);
+		out->cpus = READ_ONCE(proc->cpus);
+		out->mem_bytes = READ_ONCE(proc->mem_bytes);
+		memcpy(out->comm, proc->comm, ATOLL_COMM_LEN);
+		out->comm[ATOLL_COMM_LEN - 1] = 0;
+	}
+	return 0;
 }
 
 static bool name_ok(const char *name)
@@ -346,8 +400,8 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 		atoll_err(req->error, "there is no enclave with id %u", req->id);
 		return -ENOENT;
 	}
-	/* A bound program's mirror maps this memory: refused even with force. */
-	ret = check_no_program(e, req->error);
+	/* A bound program's mirror maps this memory: force kills them first. */
+	ret = check_no_program(e, req->force, req->error);
 	if (ret)
 		return ret;
 	if (!req->force && atoll_lwk_state(e) != ATOLL_ENCLAVE_CRASHED) {
@@ -398,7 +452,7 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
 	req->lwk_free_bytes = READ_ONCE(e->status->free_bytes);
 	req->lwk_total_bytes = READ_ONCE(e->status->total_bytes);
-	req->program_pid = program_pid(e);
+	req->programs = programs_bound(e);
 	return 0;
 }
 

@@ -74,6 +74,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_KMSG_MCAST:
 		return run_op(arg, sizeof(struct atoll_kmsg_mcast_req), ATOLL_MAGIC_MCAST,
 			      (atoll_op)atoll_enclave_kmsg_mcast);
+	case ATOLL_IOC_PROGRAMS:
+		return run_op(arg, sizeof(struct atoll_programs), ATOLL_MAGIC_PROGRAMS,
+			      (atoll_op)atoll_enclave_programs);
 	case ATOLL_IOC_DESTROY:
 		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
 			      (atoll_op)atoll_enclave_destroy);

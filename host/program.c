@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Programs in an enclave (abi/atoll_abi.h, "Programs"): each open
- * /dev/atoll file can be bound to one program, each enclave runs at most
- * one. RUN has the LWK build the address space, START runs it, CALL hands
+ * /dev/atoll file can be bound to one program, in one of the enclave's
+ * program areas. RUN has the LWK build the address space, START runs it, CALL hands
  * the LWK's delegated system calls to the `atoll run` process's workers
  * and returns their results, KILL ends the program, and the file's release
  * lets the LWK free it.
@@ -15,6 +15,7 @@
 #include <linux/fs.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <asm/apic.h>
@@ -28,33 +29,105 @@ struct atoll_program *atoll_program_alloc(void)
 		return NULL;
 	mutex_init(&p->lock);
 	init_rwsem(&p->map_sem);
+	spin_lock_init(&p->call_lock);
 	return p;
 }
 
 /* ---- The LWK's program messages (run in the message interrupt) ------- */
 
+/* The area a message names; NULL (and a warning) if it names none. */
+static struct atoll_area *msg_area(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	u64 i = atoll_kmsg_word(m, 0);
+
+	if (i < ATOLL_MAX_PROGRAMS)
+		return &e->areas[i];
+	pr_warn_ratelimited("atoll: enclave %s: message %u names program area %llu: refused\n",
+			    e->name, m->type, i);
+	return NULL;
+}
+
 static void on_created(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
+	struct atoll_area *a = msg_area(e, m);
+
+	if (!a)
+		return;
 	spin_lock(&e->msg_lock);
-	e->proc_result = (s64)atoll_kmsg_word(m, 0);
-	e->proc_pid = atoll_kmsg_word(m, 1);
-	/* Result and pid first: readers take proc_created with an acquire. */
-	smp_store_release(&e->proc_created, true);
+	a->result = (s64)atoll_kmsg_word(m, 1);
+	a->pid = atoll_kmsg_word(m, 2);
+	/* Result and pid first: readers take created with an acquire. */
+	smp_store_release(&a->created, true);
 	spin_unlock(&e->msg_lock);
 }
 
 static void on_exit(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
+	struct atoll_area *a = msg_area(e, m);
+
+	if (!a)
+		return;
 	spin_lock(&e->msg_lock);
-	e->proc_wait_status = atoll_kmsg_word(m, 0);
-	/* The status first: readers take proc_exited with an acquire. */
-	smp_store_release(&e->proc_exited, true);
+	/* An earlier occupant's message (the pid tells) is old news. */
+	if (a->created && a->pid == atoll_kmsg_word(m, 2)) {
+		a->wait_status = atoll_kmsg_word(m, 1);
+		/* The status first: readers take exited with an acquire. */
+		smp_store_release(&a->exited, true);
+	}
 	spin_unlock(&e->msg_lock);
 }
 
 static void on_freed(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
-	WRITE_ONCE(e->proc_freed, true);
+	struct atoll_area *a = msg_area(e, m);
+
+	if (!a)
+		return;
+	spin_lock(&e->msg_lock);
+	if (a->created && a->pid == atoll_kmsg_word(m, 1))
+		WRITE_ONCE(a->freed, true);
+	spin_unlock(&e->msg_lock);
+}
+
+/* Records (task) or forgets (NULL) the worker performing slot i's call. */
+static void set_caller(struct atoll_program *p, u32 i, struct task_struct *task)
+{
+	struct task_struct *old;
+	unsigned long flags;
+
+	if (task)
+		get_task_struct(task);
+	spin_lock_irqsave(&p->call_lock, flags);
+	old = p->callers[i];
+	p->callers[i] = task;
+	spin_unlock_irqrestore(&p->call_lock, flags);
+	if (old)
+		put_task_struct(old);
+}
+
+/*
+ * A signal came for the LWK thread waiting in a slot: interrupt the worker
+ * performing its call (`atoll run` catches ATOLL_CANCEL_SIGNAL without
+ * SA_RESTART, so a blocking call returns EINTR).
+ */
+static void on_call_cancel(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	struct atoll_area *a = msg_area(e, m);
+	u64 slot = atoll_kmsg_word(m, 1);
+	struct atoll_program *p;
+
+	if (!a || slot >= ATOLL_MAX_SLOTS)
+		return;
+	spin_lock(&e->msg_lock);
+	/* The binding keeps p alive while msg_lock is held (unbind takes it). */
+	p = a->program;
+	if (p) {
+		spin_lock(&p->call_lock);
+		if (p->callers[slot])
+			send_sig(ATOLL_CANCEL_SIGNAL, p->callers[slot], 1);
+		spin_unlock(&p->call_lock);
+	}
+	spin_unlock(&e->msg_lock);
 }
 
 /*
@@ -71,13 +144,21 @@ int atoll_program_init(void)
 	return atoll_kmsg_register(ATOLL_KMSG_PROC_CREATED, on_created) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_EXIT, on_exit) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_FREED, on_freed) ?:
-	       atoll_kmsg_register(ATOLL_KMSG_CALL_POSTED, on_call_posted);
+	       atoll_kmsg_register(ATOLL_KMSG_CALL_POSTED, on_call_posted) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_CALL_CANCEL, on_call_cancel);
 }
 
-/* Sends a message about the program, as one u64 argument. */
-static int send_proc(struct atoll_enclave *e, u16 type, u64 arg)
+/* Sends a message about p's program: its area, and one u64 argument. */
+static int send_proc(struct atoll_program *p, u16 type, u64 arg)
 {
-	return atoll_kmsg_send_wait(e, type, &arg, sizeof(arg));
+	u64 msg[2] = { p->area, arg };
+
+	return atoll_kmsg_send_wait(p->e, type, msg, sizeof(msg));
+}
+
+static struct atoll_area *area_of(struct atoll_program *p)
+{
+	return &p->e->areas[p->area];
 }
 
 /* Ends the binding; the caller touches p->e no more afterwards. */
@@ -96,17 +177,21 @@ static void release_in_lwk(struct atoll_program *p)
 
 	if (READ_ONCE(e->crashed))
 		return;
-	if (send_proc(e, ATOLL_KMSG_PROC_RELEASE, 0))
+	if (send_proc(p, ATOLL_KMSG_PROC_RELEASE, 0))
 		pr_warn("atoll: enclave %s: could not tell the LWK to free its program; its message ring stays full\n",
 			e->name);
 }
 
 void atoll_program_release(struct atoll_program *p)
 {
+	u32 i;
+
+	for (i = 0; i < ATOLL_MAX_SLOTS; i++)
+		set_caller(p, i, NULL);
 	if (p->e) {
 		if (p->created)
 			release_in_lwk(p);
-		/* No wait for FREED here: the next RUN waits for the area to be free. */
+		/* No wait for FREED here: the area is claimed again only once FREE. */
 		unbind(p);
 	}
 	atoll_mirror_put(p);
@@ -168,30 +253,23 @@ static int check_regions(const struct atoll_run *run, char *err)
 	return 0;
 }
 
-static bool area_free(struct atoll_program *p)
-{
-	atoll_lwk_poll(p->e);
-	/* The LWK sets each state with a release. */
-	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE || READ_ONCE(p->e->crashed);
-}
-
 static bool create_answered(struct atoll_program *p)
 {
 	atoll_lwk_poll(p->e);
 	/* Pairs with the release in on_created(): the result is set before it. */
-	return smp_load_acquire(&p->e->proc_created) || READ_ONCE(p->e->crashed);
+	return smp_load_acquire(&area_of(p)->created) || READ_ONCE(p->e->crashed);
 }
 
 /* After RELEASE of a CREATE we gave up on: freed, or its creation failed. */
 static bool abandoned_settled(struct atoll_program *p)
 {
-	struct atoll_enclave *e = p->e;
+	struct atoll_area *a = area_of(p);
 
-	atoll_lwk_poll(e);
-	if (READ_ONCE(e->proc_freed) || READ_ONCE(e->crashed))
+	atoll_lwk_poll(p->e);
+	if (READ_ONCE(a->freed) || READ_ONCE(p->e->crashed))
 		return true;
 	/* Pairs with the release in on_created(): the result is set before it. */
-	if (!smp_load_acquire(&e->proc_created) || !e->proc_result)
+	if (!smp_load_acquire(&a->created) || !a->result)
 		return false;
 	/* The LWK sets each state with a release. */
 	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_FREE;
@@ -247,31 +325,25 @@ static int lwk_create_error(struct atoll_enclave *e, s64 result, char *err)
 static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, char *err)
 {
 	struct atoll_enclave *e = p->e;
+	struct atoll_area *a = area_of(p);
 	struct atoll_proc *proc = p->proc;
-	unsigned long flags;
+	u64 area = p->area;
 	u32 state;
 	int ret;
 
-	/* Messages about the previous program come before it was FREE: take them now. */
-	atoll_lwk_poll(e);
-	memset(proc, 0, sizeof(*proc));
-	spin_lock_irqsave(&e->msg_lock, flags);
-	e->proc_created = false;
-	e->proc_result = 0;
-	e->proc_pid = 0;
-	e->proc_exited = false;
-	e->proc_wait_status = 0;
-	e->proc_freed = false;
-	spin_unlock_irqrestore(&e->msg_lock, flags);
-
+	/* Everything but the state, which says CREATING: the area is ours. */
+	memset((u8 *)proc + offsetof(struct atoll_proc, pid), 0,
+	       sizeof(*proc) - offsetof(struct atoll_proc, pid));
 	proc->hdr = (struct atoll_header){ ATOLL_MAGIC_PROC, ATOLL_ABI_VERSION, sizeof(*proc), 0 };
 	proc->region_count = run->region_count;
 	proc->cpu_count = run->cpu_count;
 	proc->brk_start = run->brk_start;
+	proc->host_pid = task_tgid_nr(current);
+	memcpy(proc->comm, run->comm, ATOLL_COMM_LEN);
+	proc->comm[ATOLL_COMM_LEN - 1] = 0;
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
-	/* The area is filled before the LWK can see CREATING. */
-	smp_store_release(&proc->state, ATOLL_PROC_CREATING);
-	if (atoll_kmsg_send(e, ATOLL_KMSG_PROC_CREATE, NULL, 0)) {
+	/* The message is sent with a release: the LWK sees the area filled. */
+	if (atoll_kmsg_send(e, ATOLL_KMSG_PROC_CREATE, &area, sizeof(area))) {
 		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
 		atoll_err(err, "enclave %s's message ring is full; the LWK is not answering",
 			  e->name);
@@ -280,7 +352,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 
 	ret = wait_settled(p, create_answered, ATOLL_PROC_CREATE_MS);
 	/* Settled without CREATED (set with a release in on_created()): a crash. */
-	if (!ret && !smp_load_acquire(&e->proc_created)) {
+	if (!ret && !smp_load_acquire(&a->created)) {
 		atoll_err(err, "enclave %s crashed while creating the program; `atoll console %s` shows why",
 			  e->name, e->name);
 		return -EHOSTDOWN;
@@ -292,14 +364,14 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 			  ATOLL_PROC_CREATE_MS, e->name);
 	} else if (ret == -EINTR) {
 		atoll_err(err, "interrupted while the LWK was creating the program");
-	} else if (e->proc_result) {
-		return lwk_create_error(e, e->proc_result, err);	/* the LWK freed it all */
+	} else if (a->result) {
+		return lwk_create_error(e, a->result, err);	/* the LWK freed it all */
 	} else if (state != ATOLL_PROC_LOADED) {
 		atoll_err(err, "the LWK answered, but left the program area in state %u, not loaded",
 			  state);
 		ret = -EIO;
-	} else if (!e->proc_pid || e->proc_pid > INT_MAX) {
-		atoll_err(err, "the LWK gave the program pid %u", e->proc_pid);
+	} else if (!a->pid || a->pid > INT_MAX) {
+		atoll_err(err, "the LWK gave the program pid %u", a->pid);
 		ret = -EIO;
 	}
 	if (ret) {
@@ -311,7 +383,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 		wait_settled(p, abandoned_settled, ATOLL_PROC_FREE_WAIT_MS);
 		return ret;
 	}
-	p->pid = e->proc_pid;
+	p->pid = a->pid;
 	p->cr3 = READ_ONCE(proc->cr3);
 	p->zapped_gen = READ_ONCE(proc->map_generation);
 	p->next_slot = 0;
@@ -334,29 +406,12 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 	ret = atoll_enclave_bind(run->id, p, run->cpu_count, err);
 	if (ret)
 		return ret;
-	p->proc = atoll_proc_area(p->e);
-
-	/* The previous program's memory may still be being freed. */
-	ret = wait_settled(p, area_free, ATOLL_PROC_FREE_WAIT_MS);
-	if (ret == -ETIMEDOUT) {
-		atoll_err(err, "the previous program in enclave %s is still being freed; try again",
-			  p->e->name);
-		ret = -EBUSY;
-	} else if (ret == -EINTR) {
-		atoll_err(err, "interrupted");
-	} else if (READ_ONCE(p->e->crashed)) {
-		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
-			  p->e->name, p->e->name);
-		ret = -EHOSTDOWN;
-	}
-	if (!ret)
-		ret = create_in_lwk(p, run, err);
+	ret = create_in_lwk(p, run, err);
 	if (ret) {
 		unbind(p);
 		return ret;
 	}
 	run->pid = p->pid;
-	atoll_enclave_set_pid(p->e, p->pid);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return p->pid;
@@ -417,7 +472,7 @@ static long start_locked(struct atoll_program *p, const struct atoll_start *s)
 	proc->realtime_ns = ktime_get_real_ns();
 	/* Write access granted for loading must not outlive it. */
 	atoll_mirror_zap(p, true);
-	ret = send_proc(p->e, ATOLL_KMSG_PROC_START, 0);
+	ret = send_proc(p, ATOLL_KMSG_PROC_START, 0);
 	return ret == -EAGAIN ? -EHOSTDOWN : ret;
 }
 
@@ -456,9 +511,9 @@ static long program_kill(struct atoll_program *p, unsigned long arg)
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
 	/* Set with a release in on_exit(). */
-	if (smp_load_acquire(&p->e->proc_exited))
+	if (smp_load_acquire(&area_of(p)->exited))
 		return 0;
-	ret = send_proc(p->e, ATOLL_KMSG_PROC_KILL, k.signal);
+	ret = send_proc(p, ATOLL_KMSG_PROC_KILL, k.signal);
 	return ret == -EAGAIN ? -EHOSTDOWN : ret;
 }
 
@@ -473,6 +528,7 @@ static int call_done(struct atoll_program *p, s32 i, s64 result)
 
 	if (i >= ATOLL_MAX_SLOTS || !test_and_clear_bit(i, p->claimed))
 		return -EINVAL;
+	set_caller(p, i, NULL);
 	s = &p->proc->slot[i];
 	WRITE_ONCE(s->ret, result);
 	cpu = READ_ONCE(s->cpu);
@@ -507,10 +563,10 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 		c->event = ATOLL_EVENT_CRASHED;
 		return true;
 	}
-	/* Pairs with the release in on_created(): the status is set before it. */
-	if (smp_load_acquire(&e->proc_exited)) {
+	/* Pairs with the release in on_exit(): the status is set before it. */
+	if (smp_load_acquire(&area_of(p)->exited)) {
 		c->event = ATOLL_EVENT_EXITED;
-		c->wait_status = e->proc_wait_status;
+		c->wait_status = area_of(p)->wait_status;
 		return true;
 	}
 	for (n = 0, i = READ_ONCE(p->next_slot); n < ATOLL_MAX_SLOTS;
@@ -521,6 +577,7 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 			    ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
 			continue;
 		set_bit(i, p->claimed);
+		set_caller(p, i, current);
 		/* Fairness between LWK threads: the next scan starts after this one. */
 		WRITE_ONCE(p->next_slot, (i + 1) % ATOLL_MAX_SLOTS);
 		c->event = ATOLL_EVENT_CALL;
@@ -541,6 +598,7 @@ static void call_unclaim(struct atoll_program *p, u32 i)
 
 	if (!test_and_clear_bit(i, p->claimed))
 		return;
+	set_caller(p, i, NULL);
 	cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_REQUEST);
 	wake_up_all(&p->e->wq);
 }

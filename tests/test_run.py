@@ -132,7 +132,7 @@ def status_json(sec):
     lines = [l for l in sec.lines() if l.startswith("{")]
     assert lines, f"no `atoll --json status` line:\n{sec}"
     st = json.loads(lines[-1])
-    for key in ["lwk_free_bytes", "lwk_total_bytes", "program_pid"]:
+    for key in ["lwk_free_bytes", "lwk_total_bytes", "programs"]:
         assert key in st, f"`atoll --json status` has no {key}:\n{sec}"
     return st
 
@@ -436,8 +436,8 @@ def test_mmap_churn_and_memory_returned(lifecycle_run):
     before = status_json(lifecycle_run["status_before"])
     after = status_json(lifecycle_run["status_after_churn"])
     assert 0 < before["lwk_free_bytes"] <= before["lwk_total_bytes"], str(before)
-    # No program bound: program_pid is null (or 0, as the ABI has it).
-    assert not before["program_pid"] and not after["program_pid"], f"{before}\n{after}"
+    # No program in the enclave.
+    assert before["programs"] == [] and after["programs"] == [], f"{before}\n{after}"
     assert after["lwk_free_bytes"] == before["lwk_free_bytes"], \
         (f"the LWK has {before['lwk_free_bytes'] - after['lwk_free_bytes']} bytes less free memory "
          f"2 s after the program ended:\nbefore {before}\nafter  {after}")
@@ -476,10 +476,11 @@ def test_sigint_ends_the_program_and_frees_it(lifecycle_run):
     before = status_json(lifecycle_run["status_before"])
     during = status_json(lifecycle_run["status_during_sleep"])
     after = status_json(lifecycle_run["status_after_sigint"])
-    assert during["program_pid"], f"no program_pid while the program ran:\n{during}"
+    assert [p["command"] for p in during["programs"]] == ["sleep"], \
+        f"the sleeping program is not listed:\n{during}"
     assert during["lwk_free_bytes"] < before["lwk_free_bytes"], \
         f"the running program uses no LWK memory?\nbefore {before}\nduring {during}"
-    assert not after["program_pid"], f"program_pid after the program ended:\n{after}"
+    assert after["programs"] == [], f"a program listed after it ended:\n{after}"
     assert after["lwk_free_bytes"] == before["lwk_free_bytes"], \
         f"memory not given back after SIGINT:\nbefore {before}\nafter  {after}"
     after_run = lifecycle_run["after_sigint"]

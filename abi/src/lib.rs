@@ -4,7 +4,7 @@
 
 #![no_std]
 
-pub const ABI_VERSION: u32 = 3;
+pub const ABI_VERSION: u32 = 4;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -31,6 +31,7 @@ pub const MAGIC_RUN: u32 = 0x4e52_5441;
 pub const MAGIC_START: u32 = 0x5453_5441;
 pub const MAGIC_CALL: u32 = 0x4c43_5441;
 pub const MAGIC_KILL: u32 = 0x4c4b_5441;
+pub const MAGIC_PROGRAMS: u32 = 0x5350_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -170,8 +171,10 @@ pub const KMSG_TO_LWK_OFFSET: u64 = 0x5_0000;
 pub const KMSG_TO_HOST_OFFSET: u64 = 0x9_1000;
 pub const KMSG_AREA_SIZE: u64 = 0x4_1000;
 pub const PROC_OFFSET: u64 = 0x10_0000;
-pub const PROC_SIZE: u64 = 0x10_0000;
-pub const SHARED_SIZE: u64 = 0x20_0000;
+pub const PROC_AREA_SIZE: u64 = 0x5000;
+pub const MAX_PROGRAMS: usize = 128;
+pub const PROC_SIZE: u64 = PROC_AREA_SIZE * MAX_PROGRAMS as u64;
+pub const SHARED_SIZE: u64 = 0x40_0000;
 pub const IMAGE_OFFSET: u64 = SHARED_SIZE;
 
 pub const LWK_VECTOR: u8 = 0xf2;
@@ -306,6 +309,8 @@ pub const KMSG_PROC_EXIT: u16 = 11;
 pub const KMSG_PROC_RELEASE: u16 = 12;
 pub const KMSG_PROC_FREED: u16 = 13;
 pub const KMSG_CALL_POSTED: u16 = 14;
+pub const KMSG_CALL_CANCEL: u16 = 38;
+pub const CANCEL_SIGNAL: i32 = 64;
 pub const KMSG_CHECK: u16 = 15;
 pub const KMSG_CHECK_START: u16 = 16;
 pub const KMSG_CHECK_DONE: u16 = 17;
@@ -499,6 +504,7 @@ pub const STACK_TOP: u64 = 0x3fff_ffe0_0000;
 pub const STACK_SIZE: u64 = 0x80_0000;
 pub const MAX_REGIONS: usize = 16;
 pub const MAX_SLOTS: usize = 128;
+pub const COMM_LEN: usize = 16;
 
 pub const PROT_READ: u32 = 1;
 pub const PROT_WRITE: u32 = 2;
@@ -553,11 +559,13 @@ pub struct Proc {
     pub stack_pointer: u64,
     pub cr3: u64,
     pub wait_status: u32,
-    pub pad2: u32,
+    pub host_pid: u32,
     pub map_generation: u32,
-    pub pad0: u32,
+    pub threads: u32,
     pub realtime_ns: u64,
-    pub pad1: u64,
+    pub cpus: u64,
+    pub mem_bytes: u64,
+    pub comm: [u8; COMM_LEN],
     pub region: [Region; MAX_REGIONS],
     pub slot: [Slot; MAX_SLOTS],
 }
@@ -613,7 +621,7 @@ pub struct EnclaveInfo {
     pub phase_ns: [u64; PHASES],
     pub lwk_free_bytes: u64,
     pub lwk_total_bytes: u64,
-    pub program_pid: u32,
+    pub programs: u32,
     pub pad1: u32,
 }
 
@@ -683,6 +691,7 @@ pub struct Run {
     pub region_count: u32,
     pub pid: u32,
     pub brk_start: u64,
+    pub comm: [u8; COMM_LEN],
     pub region: [Region; MAX_REGIONS],
     pub error: [u8; ERROR_LEN],
 }
@@ -716,6 +725,27 @@ pub struct Call {
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
+pub struct ProgramInfo {
+    pub pid: u32,
+    pub host_pid: u32,
+    pub state: u32,
+    pub threads: u32,
+    pub cpus: u64,
+    pub mem_bytes: u64,
+    pub comm: [u8; COMM_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Programs {
+    pub hdr: Header,
+    pub id: u32,
+    pub count: u32,
+    pub program: [ProgramInfo; MAX_PROGRAMS],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Kill {
     pub hdr: Header,
     pub signal: u32,
@@ -744,7 +774,7 @@ zeroed_with_header!(
     EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
-    KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG,
+    KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS,
     KmsgMcastReq => MAGIC_MCAST,
 );
 
@@ -769,6 +799,7 @@ pub const IOC_KMSG_BENCH: u32 = iowr::<KmsgBenchReq>(11);
 pub const IOC_MSG_SEND: u32 = iowr::<MsgIo>(12);
 pub const IOC_MSG_RECV: u32 = iowr::<MsgIo>(13);
 pub const IOC_KMSG_MCAST: u32 = iowr::<KmsgMcastReq>(14);
+pub const IOC_PROGRAMS: u32 = iowr::<Programs>(15);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

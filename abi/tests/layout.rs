@@ -59,7 +59,7 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "index": index, "id": id, "state": state, "cpu_count": cpu_count,
         "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
         "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
-        "lwk_total_bytes": lwk_total_bytes, "program_pid": program_pid, "pad1": pad1,
+        "lwk_total_bytes": lwk_total_bytes, "programs": programs, "pad1": pad1,
     });
     layout!("atoll_console_read", ConsoleRead {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
@@ -116,12 +116,13 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "state": state, "pid": pid, "region_count": region_count,
         "cpu_count": cpu_count, "brk_start": brk_start, "entry": entry,
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
-        "pad2": pad2, "map_generation": map_generation, "pad0": pad0,
-        "realtime_ns": realtime_ns, "pad1": pad1, "region": region, "slot": slot,
+        "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
+        "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm,
+        "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
         "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
-        "brk_start": brk_start, "region": region, "error": error,
+        "brk_start": brk_start, "comm": comm, "region": region, "error": error,
     });
     layout!("atoll_start", Start { "hdr": hdr, "entry": entry, "stack_pointer": stack_pointer });
     layout!("atoll_call", Call {
@@ -129,6 +130,11 @@ fn expectations() -> Vec<(String, u64)> {
         "kind": kind, "tid": tid, "wait_status": wait_status, "nr": nr, "args": args,
     });
     layout!("atoll_kill", Kill { "hdr": hdr, "signal": signal, "pad0": pad0 });
+    layout!("atoll_program_info", ProgramInfo {
+        "pid": pid, "host_pid": host_pid, "state": state, "threads": threads, "cpus": cpus,
+        "mem_bytes": mem_bytes, "comm": comm,
+    });
+    layout!("atoll_programs", Programs { "hdr": hdr, "id": id, "count": count, "program": program });
 
     let consts: &[(&str, u64)] = &[
         ("ATOLL_ABI_VERSION", ABI_VERSION as u64),
@@ -185,6 +191,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PROC_RELEASE", KMSG_PROC_RELEASE as u64),
         ("ATOLL_KMSG_PROC_FREED", KMSG_PROC_FREED as u64),
         ("ATOLL_KMSG_CALL_POSTED", KMSG_CALL_POSTED as u64),
+        ("ATOLL_KMSG_CALL_CANCEL", KMSG_CALL_CANCEL as u64),
+        ("ATOLL_CANCEL_SIGNAL", CANCEL_SIGNAL as u64),
         ("ATOLL_KMSG_CHECK", KMSG_CHECK as u64),
         ("ATOLL_KMSG_CHECK_START", KMSG_CHECK_START as u64),
         ("ATOLL_KMSG_CHECK_DONE", KMSG_CHECK_DONE as u64),
@@ -204,6 +212,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_MCAST_MAX", MCAST_MAX as u64),
         ("ATOLL_MAGIC_MCAST", MAGIC_MCAST as u64),
         ("ATOLL_IOC_KMSG_MCAST", IOC_KMSG_MCAST as u64),
+        ("ATOLL_IOC_PROGRAMS", IOC_PROGRAMS as u64),
         ("ATOLL_SYS_MSG_SEND", SYS_MSG_SEND),
         ("ATOLL_SYS_MSG_RECV", SYS_MSG_RECV),
         ("ATOLL_MSG_MAX", MSG_MAX as u64),
@@ -248,8 +257,12 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_MAGIC_START", MAGIC_START as u64),
         ("ATOLL_MAGIC_CALL", MAGIC_CALL as u64),
         ("ATOLL_MAGIC_KILL", MAGIC_KILL as u64),
+        ("ATOLL_MAGIC_PROGRAMS", MAGIC_PROGRAMS as u64),
         ("ATOLL_PROC_OFFSET", PROC_OFFSET),
         ("ATOLL_PROC_SIZE", PROC_SIZE),
+        ("ATOLL_PROC_AREA_SIZE", PROC_AREA_SIZE),
+        ("ATOLL_MAX_PROGRAMS", MAX_PROGRAMS as u64),
+        ("ATOLL_COMM_LEN", COMM_LEN as u64),
         ("ATOLL_DONE_VECTOR", DONE_VECTOR as u64),
         ("ATOLL_USER_START", USER_START),
         ("ATOLL_USER_END", USER_END),
@@ -346,10 +359,12 @@ fn shared_structs_fit_their_regions() {
     // of them does not wait for each to be read).
     let largest_slots = 1 + (KMSG_MAX_LEN - KMSG_HEAD_DATA).div_ceil(KMSG_SLOT_DATA);
     assert!(3 * largest_slots <= KMSG_RING_SLOTS as usize);
-    assert!(size_of::<Proc>() as u64 <= PROC_SIZE);
+    assert!(size_of::<Proc>() as u64 <= PROC_AREA_SIZE);
+    assert!(PROC_AREA_SIZE.is_multiple_of(4096));
     const { assert!(PROC_OFFSET + PROC_SIZE <= SHARED_SIZE) };
     // ioctl sizes have 14 bits.
     assert!(size_of::<Create>() < 1 << 14);
+    assert!(size_of::<Programs>() < 1 << 14);
 }
 
 #[test]

@@ -6,9 +6,9 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping, Run, Start,
-    IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST,
-    IOC_PING, IOC_RUN, IOC_START,
+    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping, Programs,
+    Run, Start, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK,
+    IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -96,6 +96,16 @@ impl Device {
         // may write up to buf_len bytes there; any byte values are valid u8.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_CONSOLE as _, &mut req as *mut ConsoleRead) })?;
         req.copied = req.copied.min(buf.len() as u64);
+        Ok(req)
+    }
+
+    /// IOC_PROGRAMS: the programs in enclave `id`.
+    pub fn programs(&self, id: u32) -> io::Result<Box<Programs>> {
+        let mut req = Box::new(Programs::new());
+        req.id = id;
+        // SAFETY: `req` is a live, exclusively owned `Programs`, the type
+        // whose size IOC_PROGRAMS encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_PROGRAMS as _, &mut *req as *mut Programs) })?;
         Ok(req)
     }
 

@@ -4,6 +4,7 @@ use crate::cpuset;
 use crate::device::Device;
 use crate::error::{os_error, Error, Result};
 use crate::format;
+use crate::running::{self, Program};
 use atoll_abi::{
     c_str, EnclaveInfo, MemRange, ENCLAVE_BOOTING, ENCLAVE_CRASHED, ENCLAVE_RUNNING, ENCLAVE_STOPPED, MAX_MEM_RANGES,
     PHASES,
@@ -25,8 +26,8 @@ pub struct Enclave {
     /// The LWK's memory: not in use, and all it manages (0: not reported yet).
     pub lwk_free_bytes: u64,
     pub lwk_total_bytes: u64,
-    /// The running program's pid in the LWK; 0: none.
-    pub program_pid: u32,
+    /// Its programs (filled by `list` and `find`).
+    pub programs: Vec<Program>,
 }
 
 impl Enclave {
@@ -42,7 +43,7 @@ impl Enclave {
             phase_ns: info.phase_ns,
             lwk_free_bytes: info.lwk_free_bytes,
             lwk_total_bytes: info.lwk_total_bytes,
-            program_pid: info.program_pid,
+            programs: Vec::new(),
         }
     }
 
@@ -62,14 +63,6 @@ impl Enclave {
         }
     }
 
-    /// "pid 3", or "none".
-    pub fn program_text(&self) -> String {
-        match self.program_pid {
-            0 => "none".into(),
-            pid => format!("pid {pid}"),
-        }
-    }
-
     /// The object `status --json` prints (and `list --json` an array of).
     pub fn to_json(&self) -> Value {
         json!({
@@ -83,7 +76,7 @@ impl Enclave {
             "phase_ns": create_phases_json(&self.phase_ns),
             "lwk_free_bytes": self.lwk_free_bytes,
             "lwk_total_bytes": self.lwk_total_bytes,
-            "program_pid": (self.program_pid != 0).then_some(self.program_pid),
+            "programs": self.programs.iter().map(Program::to_json).collect::<Vec<_>>(),
         })
     }
 }
@@ -123,7 +116,11 @@ pub fn list(dev: &Device) -> Result<Vec<Enclave>> {
     let mut enclaves = Vec::new();
     for index in 0..MAX_ENCLAVES {
         match dev.info(index) {
-            Ok(Some(info)) => enclaves.push(Enclave::from_info(&info)),
+            Ok(Some(info)) => {
+                let mut e = Enclave::from_info(&info);
+                e.programs = running::list(dev, e.id)?;
+                enclaves.push(e);
+            }
             Ok(None) => return Ok(enclaves),
             Err(e) => return Err(Error::new(format!("cannot list the enclaves: {}", os_error(&e)))),
         }
@@ -161,7 +158,6 @@ mod tests {
         info.phase_ns = [1_000_000, 2_000_000, 3_000_000, 4_000_000];
         info.lwk_free_bytes = 100 << 20;
         info.lwk_total_bytes = 120 << 20;
-        info.program_pid = 3;
         info
     }
 
@@ -172,13 +168,11 @@ mod tests {
         assert_eq!(e.ranges.len(), 2);
         assert_eq!(e.mem_bytes(), 384 << 20);
         assert_eq!(e.state_name(), "running");
-        assert_eq!((e.lwk_free_bytes, e.lwk_total_bytes, e.program_pid), (100 << 20, 120 << 20, 3));
+        assert_eq!((e.lwk_free_bytes, e.lwk_total_bytes), (100 << 20, 120 << 20));
         assert_eq!(e.lwk_memory_text(), "100 of 120 MiB free");
-        assert_eq!(e.program_text(), "pid 3");
         let mut idle = info(1, "x");
-        (idle.lwk_total_bytes, idle.program_pid) = (0, 0);
-        let idle = Enclave::from_info(&idle);
-        assert_eq!((idle.lwk_memory_text().as_str(), idle.program_text().as_str()), ("-", "none"));
+        idle.lwk_total_bytes = 0;
+        assert_eq!(Enclave::from_info(&idle).lwk_memory_text(), "-");
         assert_eq!(state_name(99), "unknown (99)");
         let mut bad = info(1, "x");
         bad.mem_count = 1000;
@@ -201,10 +195,7 @@ mod tests {
         );
         assert_eq!(v["lwk_free_bytes"], 100u64 << 20);
         assert_eq!(v["lwk_total_bytes"], 120u64 << 20);
-        assert_eq!(v["program_pid"], 3);
-        let mut idle = info(7, "web");
-        idle.program_pid = 0;
-        assert_eq!(Enclave::from_info(&idle).to_json()["program_pid"], Value::Null);
+        assert_eq!(v["programs"], json!([]));
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod image;
 mod mirror;
 mod parse;
 mod program;
+mod running;
 mod serve;
 mod sys;
 

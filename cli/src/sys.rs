@@ -60,6 +60,25 @@ pub fn dup_above(fd: BorrowedFd<'_>, min: RawFd) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(new) })
 }
 
+extern "C" fn ignore_signal(_: libc::c_int) {}
+
+/// Makes `signal` interrupt this process's blocking system calls (EINTR)
+/// and otherwise do nothing: a handler that returns, without SA_RESTART.
+pub fn interrupt_on(signal: libc::c_int) -> io::Result<()> {
+    // SAFETY: an all-zero sigaction is valid (empty mask, no flags); the
+    // handler is an `extern "C"` function that touches nothing.
+    let rc = unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = ignore_signal as *const () as libc::sighandler_t;
+        libc::sigaction(signal, &sa, std::ptr::null_mut())
+    };
+    if rc < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,6 +95,23 @@ mod tests {
         let ids = ids();
         use std::os::unix::fs::MetadataExt;
         assert_eq!((meta.uid(), meta.gid()), (ids.euid, ids.egid));
+    }
+
+    #[test]
+    fn interrupts_a_blocking_read() {
+        use std::io::Read;
+        interrupt_on(libc::SIGRTMAX() - 1).unwrap();
+        let (mut reader, _writer) = std::io::pipe().unwrap();
+        // SAFETY: pthread_self() is this thread; the signal's handler returns.
+        let me = unsafe { libc::pthread_self() } as usize;
+        let kicker = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            // SAFETY: the reading thread lives until this thread is joined.
+            unsafe { libc::pthread_kill(me as libc::pthread_t, libc::SIGRTMAX() - 1) };
+        });
+        let err = reader.read(&mut [0u8; 1]).unwrap_err();
+        kicker.join().unwrap();
+        assert_eq!(err.kind(), io::ErrorKind::Interrupted);
     }
 
     #[test]

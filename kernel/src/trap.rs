@@ -1,7 +1,8 @@
-//! What the kernel does on a trap: an exception in a program ends the
-//! program; any other exception is reported and stops the system. After an
-//! interrupt, the core may switch threads, and a thread of an ending
-//! program leaves before it returns to user mode.
+//! What the kernel does on a trap: an exception in a program raises its
+//! signal (a handler may catch it); any other exception is reported and
+//! stops the system. After an interrupt, the core may switch threads, and
+//! on the way back to user mode signals are delivered and a thread of an
+//! ending program leaves.
 
 use hal::TrapFrame;
 
@@ -12,7 +13,9 @@ pub fn init() {
 
 fn on_exception(frame: &mut TrapFrame) {
     if frame.from_user() {
+        // Returns only to run the program's handler for the fault.
         crate::process::user_fault(frame, hal::cpu::read_cr2());
+        return;
     }
     crate::sched::describe_current(|tid, name| hal::trap::report_exception(frame, tid, name));
     hal::trap::stop_system(false);
@@ -21,7 +24,7 @@ fn on_exception(frame: &mut TrapFrame) {
 fn after_interrupt(frame: &mut TrapFrame) {
     crate::sched::preempt_point();
     if frame.from_user() {
-        crate::process::kill_check(&crate::sched::current());
+        crate::process::return_to_user(&crate::sched::current(), frame, None);
     }
 }
 

@@ -21,7 +21,7 @@ fn text(enclaves: &[Enclave]) -> String {
     if enclaves.is_empty() {
         return "no enclaves\n".into();
     }
-    let header = ["ID", "NAME", "STATE", "CPUS", "MEMORY", "LWK FREE", "PROGRAM", "UPTIME"];
+    let header = ["ID", "NAME", "STATE", "CPUS", "MEMORY", "LWK FREE", "PROGRAMS", "UPTIME"];
     let mut rows = vec![header.iter().map(|s| s.to_string()).collect()];
     for e in enclaves {
         rows.push(vec![
@@ -31,7 +31,7 @@ fn text(enclaves: &[Enclave]) -> String {
             format::cpu_list(&e.cpus),
             format!("{} MiB", format::mib(e.mem_bytes())),
             lwk_free(e),
-            if e.program_pid == 0 { "-".into() } else { e.program_pid.to_string() },
+            e.programs.len().to_string(),
             format!("{} s", format::secs(e.uptime_ns)),
         ]);
     }
@@ -51,7 +51,7 @@ mod tests {
     use super::*;
     use atoll_abi::{MemRange, ENCLAVE_CRASHED, ENCLAVE_RUNNING};
 
-    fn enclave(id: u32, name: &str, state: u32, cpus: Vec<u32>, mib: u64, uptime_ns: u64, pid: u32) -> Enclave {
+    fn enclave(id: u32, name: &str, state: u32, cpus: Vec<u32>, mib: u64, uptime_ns: u64, reported: bool) -> Enclave {
         Enclave {
             id,
             name: name.into(),
@@ -60,9 +60,9 @@ mod tests {
             ranges: vec![MemRange { start: 0x1_0000_0000, size: mib << 20 }],
             uptime_ns,
             phase_ns: [0; 4],
-            lwk_free_bytes: if pid == 0 { 0 } else { (mib - 20) << 20 },
-            lwk_total_bytes: if pid == 0 { 0 } else { (mib - 8) << 20 },
-            program_pid: pid,
+            lwk_free_bytes: if reported { (mib - 20) << 20 } else { 0 },
+            lwk_total_bytes: if reported { (mib - 8) << 20 } else { 0 },
+            programs: vec![],
         }
     }
 
@@ -70,14 +70,14 @@ mod tests {
     fn table() {
         assert_eq!(text(&[]), "no enclaves\n");
         let all = [
-            enclave(1, "enclave1", ENCLAVE_RUNNING, vec![2, 3], 1024, 12_340_000_000, 2),
-            enclave(12, "db", ENCLAVE_CRASHED, vec![1, 5, 6, 7], 128, 400_000_000, 0),
+            enclave(1, "enclave1", ENCLAVE_RUNNING, vec![2, 3], 1024, 12_340_000_000, true),
+            enclave(12, "db", ENCLAVE_CRASHED, vec![1, 5, 6, 7], 128, 400_000_000, false),
         ];
         assert_eq!(
             text(&all),
-            "ID  NAME      STATE    CPUS   MEMORY    LWK FREE       PROGRAM  UPTIME\n\
-             1   enclave1  running  2-3    1024 MiB  1004/1016 MiB  2        12.3 s\n\
-             12  db        crashed  1,5-7  128 MiB   -              -        0.4 s\n"
+            "ID  NAME      STATE    CPUS   MEMORY    LWK FREE       PROGRAMS  UPTIME\n\
+             1   enclave1  running  2-3    1024 MiB  1004/1016 MiB  0         12.3 s\n\
+             12  db        crashed  1,5-7  128 MiB   -              0         0.4 s\n"
         );
     }
 }

@@ -55,7 +55,7 @@ pub fn run(opts: Options) -> Result<u8> {
     let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
     let enclave = enclave::find(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
     let cpu_count = cpu_count(&enclave, opts.threads)?;
-    let mut req = run_request(&enclave, cpu_count, &plan.layout);
+    let mut req = run_request(&enclave, cpu_count, &plan.layout, &path);
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
     // The mirror stays until the end: delegated calls use the program's memory through it.
     let mirror = load(&dev, &plan, &data).map_err(|e| e.with_status(FAILED))?;
@@ -157,9 +157,13 @@ fn cpu_count(enclave: &Enclave, threads: Option<u32>) -> Result<u32> {
     }
 }
 
-fn run_request(enclave: &Enclave, cpu_count: u32, layout: &Layout) -> Run {
+fn run_request(enclave: &Enclave, cpu_count: u32, layout: &Layout, path: &Path) -> Run {
     let mut req = Run::new();
     req.id = enclave.id;
+    // As Linux's comm: the file name's first 15 bytes, then a NUL.
+    let name = path.file_name().map(OsStrExt::as_bytes).unwrap_or_default();
+    let n = name.len().min(req.comm.len() - 1);
+    req.comm[..n].copy_from_slice(&name[..n]);
     req.cpu_count = cpu_count;
     req.region_count = layout.regions.len() as u32;
     req.region[..layout.regions.len()].copy_from_slice(&layout.regions);
@@ -197,7 +201,7 @@ mod tests {
             phase_ns: [0; 4],
             lwk_free_bytes: 0,
             lwk_total_bytes: 0,
-            program_pid: 0,
+            programs: vec![],
         }
     }
 
@@ -219,7 +223,8 @@ mod tests {
         let regions =
             vec![Region { start: 0x40_0000, size: 0x2000, prot: PROT_READ, pad0: 0 }, program::regions::stack_region()];
         let layout = Layout { regions: regions.clone(), brk_start: 0x40_2000 };
-        let req = run_request(&enclave(2, ENCLAVE_RUNNING), 2, &layout);
+        let req = run_request(&enclave(2, ENCLAVE_RUNNING), 2, &layout, Path::new("/bin/a-rather-long-name"));
+        assert_eq!(atoll_abi::c_str(&req.comm), "a-rather-long-n");
         assert_eq!((req.id, req.cpu_count, req.region_count, req.brk_start), (4, 2, 2, 0x40_2000));
         assert_eq!(req.region[..2], regions[..]);
         assert!(req.region[2..MAX_REGIONS].iter().all(|r| *r == Region::default()));

@@ -5,6 +5,7 @@ use crate::device::Device;
 use crate::enclave::{self, create_phases_text, Enclave};
 use crate::error::Result;
 use crate::format;
+use crate::running;
 
 pub fn run(key: &str, json: bool) -> Result<()> {
     let dev = Device::open()?;
@@ -21,7 +22,7 @@ fn text(e: &Enclave) -> String {
     let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
     format!(
         "name: {}\nid: {}\nstate: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
-         program: {}\nuptime: {} s\ncreated in: {}\n",
+         uptime: {} s\ncreated in: {}\nprograms: {}",
         e.name,
         e.id,
         e.state_name(),
@@ -31,15 +32,25 @@ fn text(e: &Enclave) -> String {
         e.ranges.len(),
         ranges.join(", "),
         e.lwk_memory_text(),
-        e.program_text(),
         format::secs(e.uptime_ns),
-        create_phases_text(&e.phase_ns)
+        create_phases_text(&e.phase_ns),
+        programs(e)
     )
+}
+
+/// "none", or a count then a table, indented.
+fn programs(e: &Enclave) -> String {
+    if e.programs.is_empty() {
+        return "none\n".into();
+    }
+    let table: String = running::table(&e.programs).lines().map(|l| format!("  {l}\n")).collect();
+    format!("{}\n{table}", e.programs.len())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::running::Program;
     use atoll_abi::{MemRange, ENCLAVE_BOOTING};
 
     #[test]
@@ -57,7 +68,15 @@ mod tests {
             phase_ns: [1_000_000, 2_000_000, 3_000_000, 4_000_000],
             lwk_free_bytes: (300 << 20) + (1 << 19),
             lwk_total_bytes: 370 << 20,
-            program_pid: 1,
+            programs: vec![Program {
+                pid: 101,
+                host_pid: 900,
+                state: atoll_abi::PROC_RUNNING,
+                threads: 2,
+                cpus: vec![0, 1],
+                mem_bytes: 10 << 20,
+                command: "spin".into(),
+            }],
         };
         assert_eq!(
             text(&e),
@@ -67,9 +86,11 @@ mod tests {
              cpus: 1,3-4 (3 CPUs)\n\
              memory: 384 MiB in 2 ranges: 0x100000000-0x107ffffff, 0x180000000-0x18fffffff\n\
              lwk memory: 300.5 of 370 MiB free\n\
-             program: pid 1\n\
              uptime: 2.3 s\n\
-             created in: 10.0 ms (CPUs 1.0 ms, memory 2.0 ms, load 3.0 ms, boot 4.0 ms)\n"
+             created in: 10.0 ms (CPUs 1.0 ms, memory 2.0 ms, load 3.0 ms, boot 4.0 ms)\n\
+             programs: 1\n  \
+             PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY\n  \
+             101  900       spin     running  2        0-1       10 MiB\n"
         );
     }
 }

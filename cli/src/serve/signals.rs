@@ -16,8 +16,11 @@ static ARMED: AtomicBool = AtomicBool::new(false);
 
 const CAUGHT: [(i32, &AtomicBool); 3] = [(SIGHUP, &HUP), (SIGINT, &INT), (SIGTERM, &TERM)];
 
-/// Catches the three signals from now on.
+/// Catches the three signals from now on, and lets the module interrupt a
+/// worker's blocking call when a signal comes for the program's thread
+/// that made it (atoll_abi::CANCEL_SIGNAL).
 pub fn catch() -> io::Result<()> {
+    crate::sys::interrupt_on(atoll_abi::CANCEL_SIGNAL)?;
     for (signal, seen) in CAUGHT {
         // The shutdown goes first, so that it sees ARMED as it was before
         // this signal.

@@ -45,6 +45,8 @@ atoll_syscall_entry:
     cld
     mov %rsp, %rdi
     call syscall_from_user
+    test %al, %al
+    jnz atoll_iret_from_frame
 atoll_sysret_from_frame:
     pop_general_registers
     add $16, %rsp
@@ -54,6 +56,13 @@ atoll_sysret_from_frame:
     pop %rsp
     swapgs
     sysretq
+
+// Every register as the frame has it (SYSRET would take rcx and r11).
+atoll_iret_from_frame:
+    pop_general_registers
+    add $16, %rsp
+    swapgs
+    iretq
 
 .global atoll_enter_user
 atoll_enter_user:
@@ -75,31 +84,46 @@ extern "C" {
 /// Names the kernel's system-call handler, once, in the kernel crate: it
 /// gets the user thread's registers (number in rax, arguments in rdi, rsi,
 /// rdx, r10, r8, r9) with interrupts masked, and leaves the result in rax.
+/// It returns true when it replaced the registers wholesale (rt_sigreturn):
+/// the return then restores every one, rcx and r11 included.
 /// Registered at link time rather than through a pointer, so the hottest
 /// path has no indirect call (each costs a lookup under QEMU's TCG).
 #[macro_export]
 macro_rules! syscall_handler {
     ($handler:path) => {
         #[no_mangle]
-        extern "Rust" fn __atoll_syscall_handler(frame: &mut $crate::TrapFrame) {
+        extern "Rust" fn __atoll_syscall_handler(frame: &mut $crate::TrapFrame) -> bool {
             $handler(frame)
         }
     };
 }
 
 extern "Rust" {
-    fn __atoll_syscall_handler(frame: &mut TrapFrame);
+    fn __atoll_syscall_handler(frame: &mut TrapFrame) -> bool;
 }
 
+/// Returns true to leave by IRETQ (every register from the frame).
 #[no_mangle]
-extern "C" fn syscall_from_user(frame: &mut TrapFrame) {
+extern "C" fn syscall_from_user(frame: &mut TrapFrame) -> bool {
     // Interrupts stay masked until the handler knows the call may take long.
     // SAFETY: `syscall_handler!` defines this function in the kernel crate
     // with exactly this signature; the image does not link without it.
-    unsafe { __atoll_syscall_handler(frame) };
+    let iret = unsafe { __atoll_syscall_handler(frame) };
     cpu::disable_interrupts();
-    // SYSRET takes RIP from RCX and RFLAGS from R11 (the saved values).
+    // Whatever the handler did, ring 3 with interrupts on and a user-half
+    // address: a non-canonical RIP would fault in ring 0 on either way out.
     frame.rflags |= USER_RFLAGS;
+    frame.cs = USER_CODE_SELECTOR;
+    frame.ss = USER_DATA_SELECTOR;
+    if !is_user_address(frame.rip) || !is_user_address(frame.rsp) {
+        frame.rip = 0;
+    }
+    iret
+}
+
+/// True for addresses in the lower (user) half.
+pub fn is_user_address(a: u64) -> bool {
+    a < 0x0000_8000_0000_0000
 }
 
 /// Makes this CPU able to run user code: SYSCALL, and SSE for programs.
@@ -165,6 +189,38 @@ pub fn initial_frame(rip: u64, rsp: u64) -> TrapFrame {
 /// FXSAVE image of the x87/SSE registers.
 #[repr(C, align(16))]
 struct FxArea([u8; 512]);
+
+/// Bytes of an FXSAVE image (the FPU state a signal frame holds).
+pub const FPU_STATE_SIZE: usize = 512;
+const MXCSR_OFFSET: usize = 24;
+const MXCSR_MASK_OFFSET: usize = 28;
+
+/// The running thread's x87/SSE registers, as FXSAVE stores them.
+pub fn save_fpu() -> [u8; FPU_STATE_SIZE] {
+    let mut fx = FxArea([0; FPU_STATE_SIZE]);
+    // SAFETY: FXSAVE writes 512 bytes into the 16-byte aligned local; the
+    // kernel never uses these registers, so they are the user thread's.
+    unsafe { core::arch::asm!("fxsave64 [{}]", in(reg) &mut fx, options(nostack)) };
+    fx.0
+}
+
+/// Loads the running thread's x87/SSE registers from an image a program
+/// gave (rt_sigreturn): MXCSR bits the CPU does not support are cleared
+/// first, as FXRSTOR faults on them.
+pub fn load_fpu(image: &[u8; FPU_STATE_SIZE]) {
+    let current = save_fpu();
+    let word = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
+    let mask = match word(&current, MXCSR_MASK_OFFSET) {
+        0 => 0xffbf,
+        m => m,
+    };
+    let mut fx = FxArea(*image);
+    let mxcsr = word(image, MXCSR_OFFSET) & mask;
+    fx.0[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&mxcsr.to_le_bytes());
+    // SAFETY: a 16-byte aligned 512-byte image whose MXCSR holds only
+    // supported bits; the other fields cannot make FXRSTOR fault.
+    unsafe { core::arch::asm!("fxrstor64 [{}]", in(reg) &fx, options(nostack)) };
+}
 
 /// A user thread's CPU state beyond its general registers.
 pub struct UserCpuState {

@@ -28,6 +28,8 @@ errnos! {
     EINVAL = 22, "Invalid argument";
     ENOSYS = 38, "Function not implemented";
     ETIMEDOUT = 110, "Connection timed out";
+    ERESTARTSYS = 512, "A signal came: restart if its handler has SA_RESTART, else EINTR (never reaches a program)";
+    ERESTARTNOHAND = 514, "A signal came: restart unless a handler runs, then EINTR (never reaches a program)";
 }
 
 impl Errno {

@@ -1,32 +1,29 @@
-//! The program area shared with the host (struct atoll_proc): launch
-//! parameters in, page-table root, state and exit status out, and the
-//! delegated-call slots.
+//! The program areas shared with the host (struct atoll_proc, one per
+//! program): launch parameters in, page-table root, state, exit status and
+//! the figures `atoll status` shows out, and the delegated-call slots.
 
-use atoll_abi::{Proc, Region, Slot, MAX_REGIONS, PROC_OFFSET, PROC_SIZE};
+use atoll_abi::{Proc, Region, Slot, MAX_PROGRAMS, MAX_REGIONS, PROC_AREA_SIZE, PROC_OFFSET};
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU32, Ordering};
 use spin::Once;
 
 use hal::shared::SharedRegion;
 
-static AREA: Once<SharedRegion> = Once::new();
+static AREAS: Once<[SharedRegion; MAX_PROGRAMS]> = Once::new();
 
-/// Attaches to the area in the enclave's shared memory.
+/// Attaches to the areas in the enclave's shared memory.
 pub fn init(shared_phys: u64) {
-    AREA.call_once(|| SharedRegion::in_enclave_area(shared_phys + PROC_OFFSET, PROC_SIZE as usize));
+    AREAS.call_once(|| {
+        core::array::from_fn(|i| {
+            let phys = shared_phys + PROC_OFFSET + i as u64 * PROC_AREA_SIZE;
+            SharedRegion::in_enclave_area(phys, PROC_AREA_SIZE as usize)
+        })
+    });
 }
 
-fn area() -> &'static SharedRegion {
-    AREA.get().expect("program area not set up (not an enclave)")
-}
-
-pub fn state() -> u32 {
-    area().atomic_u32(offset_of!(Proc, state)).load(Ordering::Acquire)
-}
-
-pub fn set_state(state: u32) {
-    area().atomic_u32(offset_of!(Proc, state)).store(state, Ordering::Release);
-}
+/// One program's area, by index (messages name areas by index).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Area(usize);
 
 /// What the host asks for at create: regions, brk start, core count.
 pub struct CreateRequest {
@@ -35,58 +32,93 @@ pub struct CreateRequest {
     pub cpu_count: u32,
 }
 
-pub fn create_request() -> CreateRequest {
-    let a = area();
-    let n = (a.read::<u32>(offset_of!(Proc, region_count)) as usize).min(MAX_REGIONS);
-    let regions = (0..n)
-        .map(|i| a.read::<Region>(offset_of!(Proc, region) + i * size_of::<Region>()))
-        .collect();
-    CreateRequest {
-        regions,
-        brk_start: a.read(offset_of!(Proc, brk_start)),
-        cpu_count: a.read(offset_of!(Proc, cpu_count)),
+impl Area {
+    /// The area the host named, if it is one.
+    pub fn from_index(i: u64) -> Option<Area> {
+        (i < MAX_PROGRAMS as u64).then_some(Area(i as usize))
     }
-}
 
-pub fn set_created(pid: u32, cr3: u64) {
-    let a = area();
-    a.write(offset_of!(Proc, pid), pid);
-    a.write(offset_of!(Proc, cr3), cr3);
-}
+    pub fn index(self) -> usize {
+        self.0
+    }
 
-/// (entry, stack pointer, Linux's CLOCK_REALTIME) for START.
-pub fn start_request() -> (u64, u64, u64) {
-    let a = area();
-    (
-        a.read(offset_of!(Proc, entry)),
-        a.read(offset_of!(Proc, stack_pointer)),
-        a.read(offset_of!(Proc, realtime_ns)),
-    )
-}
+    fn region(self) -> &'static SharedRegion {
+        &AREAS.get().expect("program areas not set up (not an enclave)")[self.0]
+    }
 
-pub fn set_exited(status: u32) {
-    area().write(offset_of!(Proc, wait_status), status);
-    set_state(atoll_abi::PROC_EXITED);
-}
+    fn state_word(self) -> &'static AtomicU32 {
+        self.region().atomic_u32(offset_of!(Proc, state))
+    }
 
-/// The host's mirror of the address space must drop what it cached.
-pub fn bump_map_generation() {
-    area().atomic_u32(offset_of!(Proc, map_generation)).fetch_add(1, Ordering::AcqRel);
-}
+    pub fn state(self) -> u32 {
+        self.state_word().load(Ordering::Acquire)
+    }
 
-fn slot_offset(i: usize) -> usize {
-    offset_of!(Proc, slot) + i * size_of::<Slot>()
-}
+    pub fn set_state(self, state: u32) {
+        self.state_word().store(state, Ordering::Release);
+    }
 
-pub fn slot_state(i: usize) -> &'static AtomicU32 {
-    area().atomic_u32(slot_offset(i) + offset_of!(Slot, state))
-}
+    pub fn create_request(self) -> CreateRequest {
+        let a = self.region();
+        let n = (a.read::<u32>(offset_of!(Proc, region_count)) as usize).min(MAX_REGIONS);
+        let regions = (0..n)
+            .map(|i| a.read::<Region>(offset_of!(Proc, region) + i * size_of::<Region>()))
+            .collect();
+        CreateRequest {
+            regions,
+            brk_start: a.read(offset_of!(Proc, brk_start)),
+            cpu_count: a.read(offset_of!(Proc, cpu_count)),
+        }
+    }
 
-/// Fills slot `i` with a request (its state is set by the caller).
-pub fn fill_slot(i: usize, slot: Slot) {
-    area().write(slot_offset(i), slot);
-}
+    pub fn set_created(self, pid: u32, cr3: u64, cpus: u64) {
+        let a = self.region();
+        a.write(offset_of!(Proc, pid), pid);
+        a.write(offset_of!(Proc, cr3), cr3);
+        a.write(offset_of!(Proc, cpus), cpus);
+    }
 
-pub fn slot_ret(i: usize) -> i64 {
-    area().read(slot_offset(i) + offset_of!(Slot, ret))
+    /// The figures `atoll status` shows: threads alive, memory mapped.
+    pub fn set_usage(self, threads: u32, mem_bytes: u64) {
+        let a = self.region();
+        a.write(offset_of!(Proc, threads), threads);
+        a.write(offset_of!(Proc, mem_bytes), mem_bytes);
+    }
+
+    /// (entry, stack pointer, Linux's CLOCK_REALTIME) for START.
+    pub fn start_request(self) -> (u64, u64, u64) {
+        let a = self.region();
+        (
+            a.read(offset_of!(Proc, entry)),
+            a.read(offset_of!(Proc, stack_pointer)),
+            a.read(offset_of!(Proc, realtime_ns)),
+        )
+    }
+
+    pub fn set_exited(self, status: u32) {
+        self.region().write(offset_of!(Proc, wait_status), status);
+        self.set_state(atoll_abi::PROC_EXITED);
+    }
+
+    /// The host's mirror of the address space must drop what it cached.
+    pub fn bump_map_generation(self) {
+        self.region().atomic_u32(offset_of!(Proc, map_generation)).fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn slot_offset(i: usize) -> usize {
+        offset_of!(Proc, slot) + i * size_of::<Slot>()
+    }
+
+    pub fn slot_state(self, i: usize) -> &'static AtomicU32 {
+        self.region().atomic_u32(Self::slot_offset(i) + offset_of!(Slot, state))
+    }
+
+    /// Fills slot `i` with a request (its state is set by the caller).
+    pub fn fill_slot(self, i: usize, slot: Slot) {
+        self.region().write(Self::slot_offset(i), slot);
+    }
+
+    pub fn slot_ret(self, i: usize) -> i64 {
+        self.region().read(Self::slot_offset(i) + offset_of!(Slot, ret))
+    }
 }

@@ -6,24 +6,36 @@
 //! core. Only the calling thread waits.
 
 use atoll_abi::{
-    Slot, DONE_VECTOR, KMSG_CALL_POSTED, MAX_SLOTS, SLOT_DONE, SLOT_IDLE, SLOT_REQUEST,
+    Slot, DONE_VECTOR, KMSG_CALL_CANCEL, KMSG_CALL_POSTED, MAX_PROGRAMS, MAX_SLOTS, SLOT_DONE,
+    SLOT_IDLE, SLOT_REQUEST,
 };
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{area, UserThread};
+use super::{signal, Area, UserThread};
 use crate::kmsg::{self, Peer};
 use crate::sync::WaitQueue;
 use hal::{cpu, percpu, tsc, MAX_CPUS};
 use lwk_logic::errno::{Errno, EINTR};
 
-static WAITERS: [WaitQueue; MAX_SLOTS] = [const { WaitQueue::new() }; MAX_SLOTS];
+/// Every program's slots, numbered area by area.
+const ALL_SLOTS: usize = MAX_PROGRAMS * MAX_SLOTS;
+const WORDS: usize = ALL_SLOTS / 64;
+static WAITERS: [WaitQueue; ALL_SLOTS] = [const { WaitQueue::new() }; ALL_SLOTS];
 
-/// Per CPU, a bit per slot whose caller waits there: the host's "done"
-/// interrupt goes to that CPU, which then looks at those slots alone (a
-/// scan of all 128 was most of the LWK's work per delegated call).
-const _: () = assert!(MAX_SLOTS.is_multiple_of(64));
-static WAITING: [[AtomicU64; MAX_SLOTS / 64]; MAX_CPUS] =
-    [const { [const { AtomicU64::new(0) }; MAX_SLOTS / 64] }; MAX_CPUS];
+/// Per CPU, a bit per slot whose caller waits there, and a summary bit per
+/// word of those: the host's "done" interrupt goes to that CPU, which then
+/// looks at those slots alone (a scan of every slot was most of the LWK's
+/// work per delegated call).
+const _: () = assert!(MAX_SLOTS.is_multiple_of(64) && WORDS.is_multiple_of(64));
+static WAITING: [[AtomicU64; WORDS]; MAX_CPUS] =
+    [const { [const { AtomicU64::new(0) }; WORDS] }; MAX_CPUS];
+static SUMMARY: [[AtomicU64; WORDS / 64]; MAX_CPUS] =
+    [const { [const { AtomicU64::new(0) }; WORDS / 64] }; MAX_CPUS];
+
+fn area_and_slot(g: usize) -> (Area, usize) {
+    let area = Area::from_index((g / MAX_SLOTS) as u64).expect("slot number out of range");
+    (area, g % MAX_SLOTS)
+}
 
 /// Answers usually come within tens of microseconds; spinning that long
 /// saves the sleep and the wake-up on this core.
@@ -31,46 +43,98 @@ const SPIN_NS: u64 = 50_000;
 
 pub fn init() {
     hal::irq::register(DONE_VECTOR, |_| {
-        for (w, word) in WAITING[percpu::cpu_index()].iter().enumerate() {
-            let mut bits = word.load(Ordering::Acquire);
-            while bits != 0 {
-                let i = w * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                if area::slot_state(i).load(Ordering::Acquire) == SLOT_DONE {
-                    WAITERS[i].wake_all(true);
+        let me = percpu::cpu_index();
+        for (s, summary) in SUMMARY[me].iter().enumerate() {
+            let mut words = summary.load(Ordering::Acquire);
+            while words != 0 {
+                let w = s * 64 + words.trailing_zeros() as usize;
+                words &= words - 1;
+                let mut bits = WAITING[me][w].load(Ordering::Acquire);
+                while bits != 0 {
+                    let g = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let (area, i) = area_and_slot(g);
+                    if area.slot_state(i).load(Ordering::Acquire) == SLOT_DONE {
+                        WAITERS[g].wake_all(true);
+                    }
                 }
             }
         }
     });
 }
 
+/// A delegated call's raw result, and whether a signal cut it short (the
+/// host interrupted the worker; an EINTR then is the signal's doing).
+pub struct Answer {
+    pub ret: i64,
+    pub cancelled: bool,
+}
+
+/// How often a cancel is sent again while the call is not done: the
+/// worker may not have been blocked yet when the last one came.
+const CANCEL_AGAIN_NS: u64 = 10_000_000;
+
 /// Has the host performed `nr(args)` (kind `kind`); returns its raw
 /// result, or EINTR if the program ends first.
 pub fn call(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Result<i64, Errno> {
-    let i = u.slot;
-    // Threads stay on their CPU while they wait, so the bit stays right.
+    call_interruptible(u, kind, nr, args).map(|a| a.ret)
+}
+
+/// As `call`; a signal for the thread while it waits has the host
+/// interrupt the call (Linux's blocking calls end early the same way).
+pub fn call_interruptible(
+    u: &UserThread,
+    kind: u32,
+    nr: u64,
+    args: [u64; 6],
+) -> Result<Answer, Errno> {
+    let (area, i) = (u.process.area, u.slot);
+    let g = area.index() * MAX_SLOTS + i;
+    // Threads stay on their CPU while they wait, so the bits stay right.
+    // The summary bit stays set: clearing it could race with another slot.
     let me = percpu::cpu_index();
-    let (word, bit) = (&WAITING[me][i / 64], 1u64 << (i % 64));
+    let (word, bit) = (&WAITING[me][g / 64], 1u64 << (g % 64));
     word.fetch_or(bit, Ordering::AcqRel);
-    area::fill_slot(
+    SUMMARY[me][g / 64 / 64].fetch_or(1 << (g / 64 % 64), Ordering::AcqRel);
+    area.fill_slot(
         i,
         Slot { state: SLOT_IDLE, cpu: me as u32, kind, tid: u.tid, nr, args, ret: 0, pad0: [0; 6] },
     );
-    let state = area::slot_state(i);
+    let state = area.slot_state(i);
     state.store(SLOT_REQUEST, Ordering::Release);
-    kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[i as u64]);
+    kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
 
     let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
     while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {
         cpu::relax();
     }
     let p = &u.process;
-    WAITERS[i].wait_until(|| state.load(Ordering::Acquire) == SLOT_DONE || p.is_exiting());
+    let done = || state.load(Ordering::Acquire) == SLOT_DONE;
+    let mut cancelled = false;
+    let mut again = None;
+    loop {
+        WAITERS[g].wait_until_deadline(
+            || done() || p.is_exiting() || (!cancelled && signal::has_deliverable(u)),
+            again,
+        );
+        if done() || p.is_exiting() {
+            break;
+        }
+        if signal::has_deliverable(u) {
+            cancelled = true;
+            kmsg::send_words_waiting(
+                Peer::Host,
+                KMSG_CALL_CANCEL,
+                &[area.index() as u64, i as u64],
+            );
+            again = Some(cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_AGAIN_NS));
+        }
+    }
     word.fetch_and(!bit, Ordering::AcqRel);
-    if state.load(Ordering::Acquire) != SLOT_DONE {
+    if !done() {
         return Err(EINTR);
     }
-    let ret = area::slot_ret(i);
+    let ret = area.slot_ret(i);
     state.store(SLOT_IDLE, Ordering::Release);
-    Ok(ret)
+    Ok(Answer { ret, cancelled })
 }

@@ -55,6 +55,11 @@ fn remove_locked(q: &mut Queues, w: &Arc<Waiter>) {
     }
 }
 
+/// A signal or the program's end cuts the wait short.
+fn interrupted(t: &sched::Thread) -> bool {
+    t.user.as_ref().is_some_and(|u| super::signal::interrupted(u))
+}
+
 impl FutexTable {
     pub const fn new() -> Self {
         FutexTable { queues: SpinLock::new(BTreeMap::new()) }
@@ -89,13 +94,17 @@ impl FutexTable {
             me.mark_blocked();
             q.entry(uaddr).or_default().push_back(w.clone());
         }
+        // A signal sent before the thread was marked blocked woke nothing.
+        if interrupted(&me) {
+            sched::wake(&me, false);
+        }
         loop {
             let timed_out = timer::block_until(deadline);
             let mut q = self.queues.lock();
             if w.woken.load(Ordering::Acquire) {
                 return Ok(0);
             }
-            if timed_out || p.is_exiting() {
+            if timed_out || interrupted(&me) {
                 remove_locked(&mut q, &w);
                 return Err(if timed_out { ETIMEDOUT } else { EINTR });
             }

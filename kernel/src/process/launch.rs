@@ -1,5 +1,6 @@
-//! The host's requests about programs (create, start, kill, release),
-//! carried out in order by one kernel thread, and the program's end.
+//! The host's requests about programs (create, start, kill, release), each
+//! naming a program area, carried out in order by one kernel thread, and
+//! each program's end.
 
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
@@ -8,7 +9,8 @@ use atoll_abi::*;
 use core::sync::atomic::Ordering;
 use lwk_logic::user_pages::Access;
 
-use super::{area, thread, vm::AddressSpace, Process};
+use super::signal::{self, SigInfo};
+use super::{thread, vm::AddressSpace, Area, Process};
 use crate::kmsg::{self, Message, Peer};
 use crate::sched;
 use crate::status;
@@ -16,16 +18,25 @@ use crate::sync::{SpinLock, WaitQueue};
 use hal::user;
 use lwk_logic::errno::*;
 
-static REQUESTS: SpinLock<VecDeque<(u16, u64)>> = SpinLock::new(VecDeque::new());
+static REQUESTS: SpinLock<VecDeque<(u16, Area, u64)>> = SpinLock::new(VecDeque::new());
 static ARRIVED: WaitQueue = WaitQueue::new();
-static CURRENT: SpinLock<Option<Arc<Process>>> = SpinLock::new(None);
-/// (released by the host, every thread ended) of the current program.
-static LIFE: SpinLock<(bool, bool)> = SpinLock::new((false, false));
+
+/// A program area's occupant, from create to free.
+struct Occupant {
+    process: Arc<Process>,
+    /// The host has let go of its memory (RELEASE).
+    released: bool,
+    /// Every thread has ended (or it never started).
+    ended: bool,
+}
+
+static PROGRAMS: SpinLock<[Option<Occupant>; MAX_PROGRAMS]> =
+    SpinLock::new([const { None }; MAX_PROGRAMS]);
 
 const SIGKILL: u32 = 9;
 
 pub fn init(shared_phys: u64) {
-    area::init(shared_phys);
+    super::area::init(shared_phys);
     super::delegate::init();
     for kind in [KMSG_PROC_CREATE, KMSG_PROC_START, KMSG_PROC_KILL, KMSG_PROC_RELEASE] {
         kmsg::register(kind, post);
@@ -33,34 +44,40 @@ pub fn init(shared_phys: u64) {
     sched::spawn(0, "launcher", || loop {
         ARRIVED.wait_until(|| !REQUESTS.lock().is_empty());
         let next = REQUESTS.lock().pop_front();
-        if let Some((kind, arg)) = next {
-            handle(kind, arg);
+        if let Some((kind, area, arg)) = next {
+            handle(kind, area, arg);
         }
     });
 }
 
 /// A host message about programs, from the message interrupt: queued for
-/// the launcher thread, which may sleep.
+/// the launcher thread, which may sleep. A message naming no area is
+/// dropped (the host never sends one).
 fn post(msg: &Message) {
-    REQUESTS.lock().push_back((msg.kind, msg.word(0)));
+    let Some(area) = Area::from_index(msg.word(0)) else {
+        crate::println!("program: message {} names area {}: dropped", msg.kind, msg.word(0));
+        return;
+    };
+    REQUESTS.lock().push_back((msg.kind, area, msg.word(1)));
     ARRIVED.wake_one(true);
 }
 
-fn handle(kind: u16, arg: u64) {
+fn handle(kind: u16, area: Area, arg: u64) {
     match kind {
         KMSG_PROC_CREATE => {
-            let (result, pid) = match create() {
+            let (result, pid) = match create(area) {
                 Ok(pid) => (0, pid),
                 Err(e) => {
-                    area::set_state(PROC_FREE);
+                    area.set_state(PROC_FREE);
                     (e.to_return(), 0)
                 }
             };
-            kmsg::send_words_waiting(Peer::Host, KMSG_PROC_CREATED, &[result, pid.into()]);
+            let words = [area.index() as u64, result, pid.into()];
+            kmsg::send_words_waiting(Peer::Host, KMSG_PROC_CREATED, &words);
         }
-        KMSG_PROC_START => start(),
-        KMSG_PROC_KILL => kill(arg as u32),
-        KMSG_PROC_RELEASE => release(),
+        KMSG_PROC_START => start(area),
+        KMSG_PROC_KILL => kill(area, arg as u32),
+        KMSG_PROC_RELEASE => release(area),
         _ => {}
     }
 }
@@ -73,12 +90,12 @@ fn access(prot: u32) -> Access {
     }
 }
 
-fn create() -> Result<u32, Errno> {
-    if CURRENT.lock().is_some() {
-        crate::println!("program: refused: a program is still in the enclave");
+fn create(area: Area) -> Result<u32, Errno> {
+    if area.state() != PROC_CREATING || occupant(area).is_some() {
+        crate::println!("program: refused: area {} is not being created", area.index());
         return Err(EBUSY);
     }
-    let req = area::create_request();
+    let req = area.create_request();
     let online: Vec<usize> = hal::smp::online_cpus().collect();
     let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
     if want > online.len()
@@ -101,51 +118,79 @@ fn create() -> Result<u32, Errno> {
             return Err(e);
         }
     }
-    let p = Process::new(vm, online[..want].to_vec());
-    area::set_created(p.pid, p.root);
-    area::set_state(PROC_LOADED);
-    *LIFE.lock() = (false, false);
+    let p = Process::new(area, vm, spread(&online, want));
+    area.set_created(p.pid, p.root, p.cpu_mask());
+    p.report_usage();
+    area.set_state(PROC_LOADED);
     let pid = p.pid;
-    *CURRENT.lock() = Some(p);
+    PROGRAMS.lock()[area.index()] = Some(Occupant { process: p, released: false, ended: false });
     status::report_memory();
     Ok(pid)
 }
 
-fn current() -> Option<Arc<Process>> {
-    CURRENT.lock().clone()
+/// `want` of the enclave's cores for a new program: the least used first,
+/// so that programs asking for fewer than all spread over the enclave.
+fn spread(online: &[usize], want: usize) -> Vec<usize> {
+    let mut load = [0usize; hal::MAX_CPUS];
+    for o in PROGRAMS.lock().iter().flatten() {
+        for &c in &o.process.cpus {
+            load[c] += 1;
+        }
+    }
+    let mut cpus = online.to_vec();
+    cpus.sort_by_key(|&c| load[c]);
+    cpus.truncate(want);
+    cpus.sort_unstable();
+    cpus
 }
 
-fn start() {
-    let Some(p) = current() else { return };
-    if area::state() != PROC_LOADED {
+/// The program with LWK pid `pid`, if it is in this enclave.
+pub fn find(pid: u32) -> Option<Arc<Process>> {
+    PROGRAMS.lock().iter().flatten().find(|o| o.process.pid == pid).map(|o| o.process.clone())
+}
+
+fn occupant(area: Area) -> Option<Arc<Process>> {
+    PROGRAMS.lock()[area.index()].as_ref().map(|o| o.process.clone())
+}
+
+fn start(area: Area) {
+    let Some(p) = occupant(area) else { return };
+    if area.state() != PROC_LOADED {
         return;
     }
-    let (entry, sp, realtime) = area::start_request();
+    let (entry, sp, realtime) = area.start_request();
     p.realtime_offset_ns.store(realtime as i64 - Process::monotonic_ns() as i64, Ordering::Relaxed);
-    area::set_state(PROC_RUNNING);
+    area.set_state(PROC_RUNNING);
     let pid = p.pid;
-    if thread::spawn_user_thread(&p, user::initial_frame(entry, sp), 0, 0, pid).is_err() {
+    if thread::spawn_user_thread(&p, user::initial_frame(entry, sp), 0, 0, pid, 0).is_err() {
         p.begin_exit(SIGKILL);
         program_ended(&p);
     }
 }
 
-fn kill(signal: u32) {
-    let Some(p) = current() else { return };
-    p.begin_exit(signal);
-    if area::state() == PROC_LOADED {
-        program_ended(&p);
+/// A signal from Linux (`atoll run` passing on SIGINT, SIGTERM, SIGHUP;
+/// SIGKILL when it must end): the program may handle it, as on Linux.
+fn kill(area: Area, sig: u32) {
+    let Some(p) = occupant(area) else { return };
+    if area.state() == PROC_LOADED || sig == signal::SIGKILL || !(1..=64).contains(&sig) {
+        p.begin_exit(sig.clamp(1, 64));
+        if area.state() == PROC_LOADED {
+            program_ended(&p);
+        }
+        return;
     }
+    signal::send_to_process(&p, SigInfo::user(sig, signal::SI_USER, 0));
 }
 
-fn release() {
-    let Some(p) = current() else { return };
+fn release(area: Area) {
+    let Some(p) = occupant(area) else { return };
     let ended = {
-        let mut life = LIFE.lock();
-        life.0 = true;
-        life.1
+        let mut programs = PROGRAMS.lock();
+        let Some(o) = programs[area.index()].as_mut() else { return };
+        o.released = true;
+        o.ended
     };
-    if ended || area::state() == PROC_LOADED {
+    if ended || area.state() == PROC_LOADED {
         free(&p);
     } else {
         p.begin_exit(SIGKILL);
@@ -156,12 +201,18 @@ fn release() {
 /// status; its memory goes once the host has let go of it too.
 pub fn program_ended(p: &Arc<Process>) {
     let released = {
-        let mut life = LIFE.lock();
-        life.1 = true;
-        life.0
+        let mut programs = PROGRAMS.lock();
+        match programs[p.area.index()].as_mut() {
+            Some(o) if Arc::ptr_eq(&o.process, p) => {
+                o.ended = true;
+                o.released
+            }
+            _ => return,
+        }
     };
-    area::set_exited(p.wait_status());
-    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_EXIT, &[p.wait_status() as u64, p.pid as u64]);
+    p.area.set_exited(p.wait_status());
+    let words = [p.area.index() as u64, p.wait_status() as u64, p.pid as u64];
+    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_EXIT, &words);
     if released {
         free(p);
     }
@@ -169,16 +220,18 @@ pub fn program_ended(p: &Arc<Process>) {
 
 fn free(p: &Arc<Process>) {
     {
-        let mut cur = CURRENT.lock();
-        if !cur.as_ref().is_some_and(|c| Arc::ptr_eq(c, p)) {
+        let mut programs = PROGRAMS.lock();
+        let slot = &mut programs[p.area.index()];
+        if !slot.as_ref().is_some_and(|o| Arc::ptr_eq(&o.process, p)) {
             return;
         }
-        *cur = None;
+        *slot = None;
     }
     // Every thread left these page tables on its way out; this core too.
     hal::paging::switch_root(hal::paging::kernel_root());
     p.vm.lock().release();
-    area::set_state(PROC_FREE);
+    p.area.set_usage(0, 0);
+    p.area.set_state(PROC_FREE);
     status::report_memory();
-    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_FREED, &[p.pid as u64]);
+    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_FREED, &[p.area.index() as u64, p.pid as u64]);
 }

@@ -1,11 +1,14 @@
-//! User programs: one process at a time per enclave, its threads (one per
-//! core by default), its address space, and its life from the host's
-//! "create" to the memory's release. Arrives from the host in `launch`.
+//! User programs: any number of processes per enclave (one program area
+//! each), their threads (round robin over their cores), address spaces,
+//! and their lives from the host's "create" to the memory's release.
+//! Arrive from the host in `launch`.
 
 mod area;
 pub mod delegate;
 pub mod futex;
+pub mod itimer;
 pub mod launch;
+pub mod signal;
 mod thread;
 pub mod uaccess;
 pub mod vm;
@@ -17,16 +20,15 @@ use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsiz
 use crate::sched::Thread;
 use crate::sync::SpinLock;
 use hal::user::UserCpuState;
-pub use thread::{exit_current_thread, kill_check, new_tid, spawn_user_thread, user_fault};
+pub use thread::{exit_current_thread, new_tid, return_to_user, spawn_user_thread, user_fault};
 
-/// The host's mirror of the program's memory must drop what it cached.
-pub fn note_unmapped() {
-    area::bump_map_generation();
-}
+pub use area::Area;
 
 /// A running program.
 pub struct Process {
     pub pid: u32,
+    /// Its area shared with the host (launch parameters, call slots).
+    pub area: Area,
     /// Page-table root; constant for the process's life.
     pub root: u64,
     pub vm: SpinLock<vm::AddressSpace>,
@@ -47,13 +49,10 @@ pub struct Process {
     pub realtime_offset_ns: AtomicI64,
     /// Delegation slots in use (bit per slot).
     slots: SpinLock<[u64; atoll_abi::MAX_SLOTS / 64]>,
-    pub signals: SpinLock<SignalState>,
-}
-
-/// Signal dispositions and masks: kept and reported back, never delivered
-/// (a fatal signal ends the program; see `thread::user_fault`).
-pub struct SignalState {
-    pub actions: [[u64; 4]; 65],
+    pub actions: SpinLock<signal::Actions>,
+    /// Signals sent to the process as a whole, for any of its threads.
+    pub shared_pending: signal::Pending,
+    pub real_timer: itimer::RealTimer,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -66,6 +65,11 @@ pub struct UserThread {
     pub clear_child_tid: AtomicU64,
     pub robust_list: AtomicU64,
     pub signal_mask: AtomicU64,
+    /// Signals sent to this thread.
+    pub pending: signal::Pending,
+    /// The mask to restore once a handler runs (sigsuspend).
+    pub saved_mask: SpinLock<Option<u64>>,
+    /// sigaltstack: sp, flags, size.
     pub altstack: SpinLock<[u64; 3]>,
     /// Set once the thread has left the address space for good (exiting):
     /// switching back to it must not load the program's page tables again.
@@ -75,9 +79,10 @@ pub struct UserThread {
 static NEXT_PID: AtomicU32 = AtomicU32::new(100);
 
 impl Process {
-    pub fn new(vm: vm::AddressSpace, cpus: Vec<usize>) -> Arc<Process> {
+    pub fn new(area: Area, vm: vm::AddressSpace, cpus: Vec<usize>) -> Arc<Process> {
         Arc::new(Process {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
+            area,
             root: vm.root(),
             vm: SpinLock::new(vm),
             cpus,
@@ -90,7 +95,9 @@ impl Process {
             reported: SpinLock::new([0; 8]),
             realtime_offset_ns: AtomicI64::new(0),
             slots: SpinLock::new([0; atoll_abi::MAX_SLOTS / 64]),
-            signals: SpinLock::new(SignalState { actions: [[0; 4]; 65] }),
+            actions: SpinLock::new(signal::Actions::new()),
+            shared_pending: signal::Pending::new(),
+            real_timer: itimer::RealTimer::new(),
         })
     }
 
@@ -105,6 +112,7 @@ impl Process {
             return;
         }
         self.wait_status.store(status, Ordering::Release);
+        self.real_timer.stop();
         let threads: Vec<Arc<Thread>> = self.threads.lock().clone();
         let me = hal::cpu_index();
         for t in &threads {
@@ -148,6 +156,22 @@ impl Process {
 
     pub fn thread_count(&self) -> usize {
         self.threads.lock().len()
+    }
+
+    /// The host's mirror of its memory must drop what it cached.
+    pub fn note_unmapped(&self) {
+        self.area.bump_map_generation();
+    }
+
+    /// Tells the host (for `atoll status`) its threads and memory now.
+    pub fn report_usage(&self) {
+        let mem = self.vm.lock().mapped_bytes();
+        self.area.set_usage(self.thread_count() as u32, mem);
+    }
+
+    /// Its cores as a bit mask.
+    pub fn cpu_mask(&self) -> u64 {
+        self.cpus.iter().fold(0, |m, &c| m | 1 << c)
     }
 
     /// CLOCK_MONOTONIC in ns: the TSC since the LWK booted.

@@ -5,7 +5,7 @@ use alloc::format;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{launch, Process, UserThread};
+use super::{launch, signal, Process, UserThread};
 use crate::sched::{self, Thread};
 use crate::sync::SpinLock;
 use hal::idt::TrapFrame;
@@ -25,6 +25,7 @@ pub fn spawn_user_thread(
     fs_base: u64,
     clear_child_tid: u64,
     tid: u32,
+    signal_mask: u64,
 ) -> Result<(), Errno> {
     let slot = p.take_slot().ok_or(EAGAIN)?;
     let cpu = p.pick_cpu();
@@ -44,7 +45,9 @@ pub fn spawn_user_thread(
             cpu_state: UserCpuState::new(stack_top, fs_base),
             clear_child_tid: AtomicU64::new(clear_child_tid),
             robust_list: AtomicU64::new(0),
-            signal_mask: AtomicU64::new(0),
+            signal_mask: AtomicU64::new(signal_mask),
+            pending: super::signal::Pending::new(),
+            saved_mask: SpinLock::new(None),
             altstack: SpinLock::new([0; 3]),
             left: core::sync::atomic::AtomicBool::new(false),
         },
@@ -58,6 +61,7 @@ pub fn spawn_user_thread(
         }
         threads.push(t.clone());
     }
+    p.report_usage();
     sched::start(&t);
     Ok(())
 }
@@ -83,6 +87,7 @@ pub fn exit_current_thread() -> ! {
         threads.is_empty()
     };
     drop(me);
+    p.report_usage();
     if last {
         launch::program_ended(&p);
     }
@@ -99,21 +104,29 @@ pub fn kill_check(t: &Thread) {
     }
 }
 
-/// A fault in user mode: the program ends with the signal a Linux program
-/// would get. Never returns.
-pub fn user_fault(frame: &TrapFrame, cr2: u64) -> ! {
+/// A fault in user mode: the signal a Linux program would get. Its handler
+/// runs if it has one the thread does not block; else the program ends.
+pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
     let t = sched::current();
     let u = t.user.as_ref().expect("user fault outside a user thread");
     let (signal, name) = match frame.vector {
-        0 => (8, "divide error"),
-        6 => (4, "invalid opcode"),
-        13 => (11, "general protection fault"),
-        14 => (11, "page fault"),
-        16 | 19 => (8, "floating-point exception"),
-        17 => (7, "alignment check"),
-        3 | 1 => (5, "breakpoint"),
-        _ => (11, "exception"),
+        0 => (signal::SIGFPE, "divide error"),
+        6 => (signal::SIGILL, "invalid opcode"),
+        13 => (signal::SIGSEGV, "general protection fault"),
+        14 => (signal::SIGSEGV, "page fault"),
+        16 | 19 => (signal::SIGFPE, "floating-point exception"),
+        17 => (signal::SIGBUS, "alignment check"),
+        3 | 1 => (signal::SIGTRAP, "breakpoint"),
+        _ => (signal::SIGSEGV, "exception"),
     };
+    let addr = match frame.vector {
+        14 => cr2,
+        _ => frame.rip,
+    };
+    if signal::catch_fault(u, frame, signal, addr, frame.vector == 14 && frame.error_code & 1 != 0)
+    {
+        return;
+    }
     crate::println!(
         "program {} thread {}: {} (vector {}) at rip {:#x}, address {:#x}, error {:#x}: signal {}",
         u.process.pid,
@@ -128,4 +141,13 @@ pub fn user_fault(frame: &TrapFrame, cr2: u64) -> ! {
     u.process.begin_exit(signal);
     drop(t);
     exit_current_thread()
+}
+
+/// On the way back to user mode: signals first, then leave if the program
+/// is ending. `call` is the system call just made, if any.
+pub fn return_to_user(t: &Thread, frame: &mut TrapFrame, call: Option<signal::Finished>) {
+    if let Some(u) = &t.user {
+        signal::deliver(u, frame, call);
+    }
+    kill_check(t);
 }

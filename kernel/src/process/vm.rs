@@ -60,6 +60,11 @@ impl AddressSpace {
         })
     }
 
+    /// Bytes reserved for the program (every mapping is populated at once).
+    pub fn mapped_bytes(&self) -> u64 {
+        self.ranges.iter().map(|(s, e)| e - s).sum()
+    }
+
     pub fn root(&self) -> u64 {
         self.pages.root()
     }

@@ -32,15 +32,18 @@ fn access(prot: u64) -> Access {
 /// mirror drops them, then the frames are free.
 fn retire(c: &Call, freed: vm::Freed) {
     tlb::shootdown(c.process.ran_on.load(Ordering::Acquire));
-    crate::process::note_unmapped();
+    c.process.note_unmapped();
     vm::free_all(freed);
     crate::status::report_memory();
+    c.process.report_usage();
 }
 
 pub fn brk(c: &mut Call) -> SysResult {
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().brk(c.args[0], &mut freed);
-    if !freed.is_empty() {
+    if freed.is_empty() {
+        c.process.report_usage();
+    } else {
         retire(c, freed);
     }
     Ok(r)
@@ -67,6 +70,7 @@ pub fn mmap(c: &mut Call) -> SysResult {
     );
     if freed.is_empty() {
         crate::status::report_memory();
+        c.process.report_usage();
     } else {
         retire(c, freed);
     }

@@ -12,11 +12,13 @@ mod signal;
 mod sync;
 mod system;
 mod time;
+mod timer;
 
 use alloc::sync::Arc;
 use hal::TrapFrame;
 use lwk_logic::errno::{self, SysResult, ENOSYS};
 
+use crate::process::signal::Finished;
 use crate::process::{delegate, Process, UserThread};
 use crate::sched::Thread;
 
@@ -27,6 +29,8 @@ pub struct Call<'a> {
     pub process: &'a Arc<Process>,
     pub frame: &'a mut TrapFrame,
     pub args: [u64; 6],
+    /// The handler replaced every register (rt_sigreturn).
+    pub replaced_registers: bool,
 }
 
 type Handler = fn(&mut Call) -> SysResult;
@@ -52,10 +56,15 @@ static TABLE: &[(u64, &str, How)] = &[
     (12, "brk", Local(memory::brk)),
     (13, "rt_sigaction", Local(signal::rt_sigaction)),
     (14, "rt_sigprocmask", Local(signal::rt_sigprocmask)),
+    (15, "rt_sigreturn", Local(signal::rt_sigreturn)),
     (24, "sched_yield", Local(system::sched_yield)),
     (25, "mremap", Local(memory::mremap)),
     (28, "madvise", Local(memory::madvise)),
+    (34, "pause", Local(signal::pause)),
     (35, "nanosleep", Local(time::nanosleep)),
+    (36, "getitimer", Local(timer::getitimer)),
+    (37, "alarm", Local(timer::alarm)),
+    (38, "setitimer", Local(timer::setitimer)),
     (39, "getpid", Quick(process::getpid)),
     (56, "clone", Local(process::clone)),
     (60, "exit", Local(process::exit)),
@@ -64,6 +73,9 @@ static TABLE: &[(u64, &str, How)] = &[
     (99, "sysinfo", Local(system::sysinfo)),
     (96, "gettimeofday", Quick(time::gettimeofday)),
     (110, "getppid", Quick(process::getppid)),
+    (127, "rt_sigpending", Local(signal::rt_sigpending)),
+    (128, "rt_sigtimedwait", Local(signal::rt_sigtimedwait)),
+    (130, "rt_sigsuspend", Local(signal::rt_sigsuspend)),
     (131, "sigaltstack", Local(signal::sigaltstack)),
     (158, "arch_prctl", Local(process::arch_prctl)),
     (186, "gettid", Quick(process::gettid)),
@@ -106,8 +118,9 @@ fn lookup(nr: u64) -> Option<How> {
 
 hal::syscall_handler!(dispatch);
 
-/// The system call in `frame` (from ring 3); its result goes in rax.
-fn dispatch(frame: &mut TrapFrame) {
+/// The system call in `frame` (from ring 3); its result goes in rax. True
+/// if every register must be restored from the frame on the way out.
+fn dispatch(frame: &mut TrapFrame) -> bool {
     crate::sched::with_current(|thread| {
         let Some(user) = thread.user.as_deref() else {
             panic!("system call from a kernel thread");
@@ -119,15 +132,22 @@ fn dispatch(frame: &mut TrapFrame) {
         if !matches!(how, Some(Quick(_))) {
             hal::cpu::enable_interrupts();
         }
-        let ret = match how {
+        let mut replaced = false;
+        let result = match how {
             Some(Quick(handler)) | Some(Local(handler)) => {
-                handler(&mut Call { thread, user, process, frame, args })
+                let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
+                let r = handler(&mut c);
+                replaced = c.replaced_registers;
+                r
             }
             Some(Delegated) => files::delegate(user, nr, args),
             None => unsupported(user, nr),
         };
-        frame.rax = errno::to_return(ret);
-        crate::process::kill_check(thread);
+        frame.rax = errno::to_return(result);
+        let before = (frame.rip, frame.rsp);
+        crate::process::return_to_user(thread, frame, Some(Finished { nr, result }));
+        // A handler to run: SYSRET is fine (it owes rcx and r11 nothing).
+        replaced && before == (frame.rip, frame.rsp)
     })
 }
 

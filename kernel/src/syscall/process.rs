@@ -90,7 +90,8 @@ fn new_thread(
         }
     }
     let clear = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
-    process::spawn_user_thread(c.process, frame, fs, clear, tid)?;
+    let mask = c.user.signal_mask.load(Ordering::Acquire);
+    process::spawn_user_thread(c.process, frame, fs, clear, tid, mask)?;
     Ok(tid.into())
 }
 

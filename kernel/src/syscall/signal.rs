@@ -1,35 +1,44 @@
-//! Signals, to the level static C libraries need: dispositions, masks and
-//! alternate stacks are kept and reported back; no handler ever runs. A
-//! signal a program sends itself (abort's SIGABRT) ends it, as the default
-//! action of those signals does.
+//! Signals: dispositions (rt_sigaction), masks (rt_sigprocmask),
+//! alternate stacks, sending (kill, tkill, tgkill) within the program and
+//! to other programs of the enclave, waiting (pause, rt_sigsuspend,
+//! rt_sigtimedwait, rt_sigpending) and the way back from a handler
+//! (rt_sigreturn). Delivery itself is `process::signal`.
 
 use core::sync::atomic::Ordering;
 
 use lwk_logic::errno::*;
 
 use super::Call;
+use crate::process::signal::{self, SigInfo, SIGKILL, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE};
 use crate::process::uaccess;
+use crate::sched::{self, timer};
 
 const SIG_BLOCK: u64 = 0;
 const SIG_UNBLOCK: u64 = 1;
 const SIG_SETMASK: u64 = 2;
-const SIGKILL: u64 = 9;
-const SIGSTOP: u64 = 19;
+const SS_ONSTACK: u64 = 1;
+const SS_DISABLE: u64 = 2;
+const MINSIGSTKSZ: u64 = 2048;
+
+fn valid(sig: u64) -> bool {
+    (1..=64).contains(&sig)
+}
 
 /// rt_sigaction(sig, act, oldact, sigsetsize): struct sigaction is four
 /// words (handler, flags, restorer, mask).
 pub fn rt_sigaction(c: &mut Call) -> SysResult {
     let [sig, act, old, size, ..] = c.args;
-    if sig == 0 || sig > 64 || size != 8 || (act != 0 && (sig == SIGKILL || sig == SIGSTOP)) {
+    if !valid(sig) || size != 8 || (act != 0 && (sig == SIGKILL.into() || sig == SIGSTOP.into())) {
         return Err(EINVAL);
     }
     let new = if act != 0 { Some(uaccess::read_words::<4>(c.process, act)?) } else { None };
-    let mut s = c.process.signals.lock();
-    let prev = s.actions[sig as usize];
-    if let Some(w) = new {
-        s.actions[sig as usize] = w;
+    let mut actions = c.process.actions.lock();
+    let prev = actions.0[sig as usize];
+    if let Some(mut w) = new {
+        w[3] &= !UNBLOCKABLE;
+        actions.0[sig as usize] = w;
     }
-    drop(s);
+    drop(actions);
     if old != 0 {
         uaccess::write_words(c.process, old, &prev)?;
     }
@@ -50,9 +59,8 @@ pub fn rt_sigprocmask(c: &mut Call) -> SysResult {
             SIG_SETMASK => s,
             _ => return Err(EINVAL),
         };
-        c.user
-            .signal_mask
-            .store(new & !((1 << (SIGKILL - 1)) | (1 << (SIGSTOP - 1))), Ordering::Relaxed);
+        // Signals it unblocks are delivered on the way back.
+        c.user.signal_mask.store(new & !UNBLOCKABLE, Ordering::Release);
     }
     if old != 0 {
         uaccess::write_u64(c.process, old, cur)?;
@@ -64,43 +72,172 @@ pub fn rt_sigprocmask(c: &mut Call) -> SysResult {
 pub fn sigaltstack(c: &mut Call) -> SysResult {
     let [ss, old, ..] = c.args;
     let prev = *c.user.altstack.lock();
+    let on_it = prev[2] != 0 && c.frame.rsp.wrapping_sub(prev[0]) < prev[2];
     if ss != 0 {
-        *c.user.altstack.lock() = uaccess::read_words::<3>(c.process, ss)?;
+        if on_it {
+            return Err(EPERM);
+        }
+        let [sp, flags, size] = uaccess::read_words::<3>(c.process, ss)?;
+        let flags = flags & 0xffff_ffff;
+        *c.user.altstack.lock() = match flags {
+            SS_DISABLE => [0, SS_DISABLE, 0],
+            0 | SS_ONSTACK if size < MINSIGSTKSZ => return Err(ENOMEM),
+            0 | SS_ONSTACK => [sp, 0, size],
+            _ => return Err(EINVAL),
+        };
     }
     if old != 0 {
         let mut w = prev;
-        if w[0] == 0 {
-            w[1] = 2; // SS_DISABLE
+        if w[2] == 0 {
+            w = [0, SS_DISABLE, 0];
+        } else if on_it {
+            w[1] = SS_ONSTACK;
         }
         uaccess::write_words(c.process, old, &w)?;
     }
     Ok(0)
 }
 
-/// A signal to this program: 0 probes, anything else ends it.
-fn send(c: &mut Call, target_ok: bool, sig: u64) -> SysResult {
-    if !target_ok {
-        return Err(ESRCH);
+/// rt_sigreturn: back from a handler to what it interrupted.
+pub fn rt_sigreturn(c: &mut Call) -> SysResult {
+    if signal::sigreturn(c.user, c.frame).is_err() {
+        // A frame that cannot be read: Linux sends SIGSEGV.
+        c.process.begin_exit(signal::SIGSEGV);
+        return Err(EFAULT);
     }
+    c.replaced_registers = true;
+    Ok(c.frame.rax)
+}
+
+fn check_signal(sig: u64) -> Result<u32, Errno> {
     if sig > 64 {
         return Err(EINVAL);
     }
+    Ok(sig as u32)
+}
+
+/// kill(pid, sig): this program (its pid, 0 or -1 for "every process I
+/// may signal", which in an enclave is itself and its peers) or another
+/// program in the enclave by its LWK pid.
+pub fn kill(c: &mut Call) -> SysResult {
+    let [pid, sig, ..] = c.args;
+    let sig = check_signal(sig)?;
+    let pid = pid as i64 as i32;
+    let target = match pid {
+        0 | -1 => c.process.clone(),
+        p if p.unsigned_abs() == c.process.pid => c.process.clone(),
+        p => signal::find_process(p.unsigned_abs()).ok_or(ESRCH)?,
+    };
     if sig != 0 {
-        c.process.begin_exit(sig as u32);
+        signal::send_to_process(&target, SigInfo::user(sig, SI_USER, c.process.pid));
     }
     Ok(0)
 }
 
-pub fn kill(c: &mut Call) -> SysResult {
-    let ok = c.args[0] as u32 == c.process.pid || c.args[0] == 0;
-    send(c, ok, c.args[1])
+fn thread_kill(c: &mut Call, tid: u64, sig: u64) -> SysResult {
+    let sig = check_signal(sig)?;
+    let info = SigInfo::user(sig, SI_TKILL, c.process.pid);
+    if sig == 0 {
+        // A probe: only whether the thread exists.
+        return signal::send_to_thread(c.process, tid as u32, SigInfo { signo: 0, ..info })
+            .map(|()| 0)
+            .or_else(|e| if e == ESRCH { Err(ESRCH) } else { Ok(0) });
+    }
+    signal::send_to_thread(c.process, tid as u32, info).map(|()| 0)
 }
 
 pub fn tkill(c: &mut Call) -> SysResult {
-    send(c, true, c.args[1])
+    thread_kill(c, c.args[0], c.args[1])
 }
 
 pub fn tgkill(c: &mut Call) -> SysResult {
-    let ok = c.args[0] as u32 == c.process.pid;
-    send(c, ok, c.args[2])
+    if c.args[0] as u32 != c.process.pid {
+        return Err(ESRCH);
+    }
+    thread_kill(c, c.args[1], c.args[2])
+}
+
+pub fn rt_sigpending(c: &mut Call) -> SysResult {
+    let [set, size, ..] = c.args;
+    if size != 8 {
+        return Err(EINVAL);
+    }
+    let pending = signal::pending_set(c.user) & c.user.signal_mask.load(Ordering::Acquire);
+    uaccess::write_u64(c.process, set, pending).map(|()| 0)
+}
+
+/// Sleeps until a signal the thread does not block (or the program's end).
+fn wait_for_signal(c: &Call) {
+    sleep_while(c, None, || !signal::interrupted(c.user));
+}
+
+/// Blocks while `waiting()` holds, until the TSC deadline if there is one.
+/// A sender makes its signal pending, then wakes the thread; looking again
+/// after marking the thread blocked catches one that came in between.
+fn sleep_while(c: &Call, deadline: Option<u64>, waiting: impl Fn() -> bool) {
+    while waiting() && deadline.is_none_or(|d| hal::cpu::rdtsc() < d) {
+        c.thread.mark_blocked();
+        if !waiting() {
+            sched::wake(&sched::current(), false);
+            sched::schedule();
+            break;
+        }
+        timer::block_until(deadline);
+    }
+}
+
+/// pause: until a handler has run.
+pub fn pause(c: &mut Call) -> SysResult {
+    wait_for_signal(c);
+    Err(ERESTARTNOHAND)
+}
+
+/// rt_sigsuspend(mask, size): waits with `mask` until a handler has run,
+/// then the old mask is back.
+pub fn rt_sigsuspend(c: &mut Call) -> SysResult {
+    let [set, size, ..] = c.args;
+    if size != 8 {
+        return Err(EINVAL);
+    }
+    let mask = uaccess::read_u64(c.process, set)? & !UNBLOCKABLE;
+    let old = c.user.signal_mask.swap(mask, Ordering::AcqRel);
+    signal::set_saved_mask(c.user, old);
+    wait_for_signal(c);
+    Err(ERESTARTNOHAND)
+}
+
+/// rt_sigtimedwait(set, info, timeout, size): takes one of `set` when it is
+/// pending, without running its handler.
+pub fn rt_sigtimedwait(c: &mut Call) -> SysResult {
+    let [set, info, timeout, size, ..] = c.args;
+    if size != 8 {
+        return Err(EINVAL);
+    }
+    let wanted = uaccess::read_u64(c.process, set)? & !UNBLOCKABLE;
+    let deadline = match timeout {
+        0 => None,
+        t => Some(super::time::deadline_after(super::time::read_timespec(c.process, t)?)),
+    };
+    // Signals in the set wait for us, not for a handler: block them while
+    // waiting (as Linux does) so that delivery does not take them first.
+    let old = c.user.signal_mask.fetch_or(wanted, Ordering::AcqRel);
+    let result = loop {
+        if let Some(got) = signal::take(c.user, wanted) {
+            break Ok(got);
+        }
+        if signal::interrupted(c.user) {
+            break Err(EINTR);
+        }
+        if deadline.is_some_and(|d| hal::cpu::rdtsc() >= d) {
+            break Err(EAGAIN);
+        }
+        let ready = || signal::pending_set(c.user) & wanted != 0 || signal::interrupted(c.user);
+        sleep_while(c, deadline, || !ready());
+    };
+    c.user.signal_mask.store(old, Ordering::Release);
+    let got = result?;
+    if info != 0 {
+        uaccess::write_bytes(c.process, info, &got.to_bytes())?;
+    }
+    Ok(got.signo.into())
 }

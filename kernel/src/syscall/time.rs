@@ -6,7 +6,7 @@
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::{uaccess, Process};
+use crate::process::{signal, uaccess, Process, UserThread};
 use crate::sched::{self, timer};
 use hal::{cpu, tsc};
 
@@ -85,22 +85,33 @@ pub fn gettimeofday(c: &mut Call) -> SysResult {
     uaccess::write_words(c.process, tv, &timeval).map(|()| 0)
 }
 
-/// Sleeps until the TSC deadline; EINTR if the program is ending.
-fn sleep_until(p: &Process, deadline: u64) -> Result<(), Errno> {
+/// Sleeps until the TSC deadline; EINTR if a signal comes or the program
+/// is ending first.
+fn sleep_until(u: &UserThread, deadline: u64) -> Result<(), Errno> {
     while cpu::rdtsc() < deadline {
-        if p.is_exiting() {
+        if signal::interrupted(u) {
             return Err(EINTR);
         }
         sched::current().mark_blocked();
+        // A signal that came since the look above: do not sleep through it.
+        if signal::interrupted(u) {
+            sched::wake(&sched::current(), false);
+        }
         timer::block_until(Some(deadline));
     }
     Ok(())
 }
 
 pub fn nanosleep(c: &mut Call) -> SysResult {
-    let [req, ..] = c.args;
+    let [req, rem, ..] = c.args;
     let span = read_timespec(c.process, req)?;
-    sleep_until(c.process, deadline_after(span)).map(|()| 0)
+    let deadline = deadline_after(span);
+    let r = sleep_until(c.user, deadline);
+    if r.is_err() && rem != 0 {
+        let left = tsc::cycles_to_ns(deadline.saturating_sub(cpu::rdtsc()));
+        write_timespec(c.process, rem, left as i64)?;
+    }
+    r.map(|()| 0)
 }
 
 pub fn clock_nanosleep(c: &mut Call) -> SysResult {
@@ -116,5 +127,5 @@ pub fn clock_nanosleep(c: &mut Call) -> SysResult {
     };
     // Like every system call it returns -errno (the C library's wrapper
     // turns that into the positive number clock_nanosleep(3) returns).
-    sleep_until(c.process, deadline).map(|()| 0)
+    sleep_until(c.user, deadline).map(|()| 0)
 }

@@ -1,0 +1,440 @@
+//! Signals: what is pending for a thread and for its process, sending, and
+//! delivery on the way back to user mode: a handler runs on a Linux x86-64
+//! rt_sigframe (siginfo, ucontext with every register, the signal mask and
+//! the FPU state), which rt_sigreturn reads back. A standard signal is
+//! pending at most once, as on Linux; real-time signals are not queued
+//! beyond one each either (documented).
+
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use super::{uaccess, Process, UserThread};
+use crate::sched::{self, Thread};
+use crate::sync::SpinLock;
+use hal::user::{is_user_address, FPU_STATE_SIZE};
+use hal::TrapFrame;
+use lwk_logic::errno::*;
+
+pub const SIGILL: u32 = 4;
+pub const SIGTRAP: u32 = 5;
+pub const SIGBUS: u32 = 7;
+pub const SIGFPE: u32 = 8;
+pub const SIGKILL: u32 = 9;
+pub const SIGSEGV: u32 = 11;
+pub const SIGALRM: u32 = 14;
+pub const SIGCHLD: u32 = 17;
+pub const SIGCONT: u32 = 18;
+pub const SIGSTOP: u32 = 19;
+const SIGTSTP: u32 = 20;
+const SIGTTIN: u32 = 21;
+const SIGTTOU: u32 = 22;
+const SIGURG: u32 = 23;
+const SIGWINCH: u32 = 28;
+
+/// Signals no mask can hold back.
+pub const UNBLOCKABLE: u64 = bit(SIGKILL) | bit(SIGSTOP);
+
+pub const SI_USER: i32 = 0;
+pub const SI_KERNEL: i32 = 0x80;
+pub const SI_TKILL: i32 = -6;
+
+const SIG_DFL: u64 = 0;
+const SIG_IGN: u64 = 1;
+const SA_SIGINFO: u64 = 4;
+const SA_ONSTACK: u64 = 0x0800_0000;
+const SA_RESTORER: u64 = 0x0400_0000;
+const SA_RESTART: u64 = 0x1000_0000;
+const SA_NODEFER: u64 = 0x4000_0000;
+const SA_RESETHAND: u64 = 0x8000_0000;
+const SS_ONSTACK: u64 = 1;
+const SS_DISABLE: u64 = 2;
+
+pub const fn bit(sig: u32) -> u64 {
+    1 << (sig - 1)
+}
+
+/// What a handler learns about its signal (struct siginfo's fields).
+#[derive(Clone, Copy, Default, Debug)]
+pub struct SigInfo {
+    pub signo: u32,
+    pub code: i32,
+    /// Sender's pid and uid (kill, tkill, sigqueue).
+    pub pid: u32,
+    pub uid: u32,
+    /// The faulting address (SIGSEGV, SIGBUS, SIGILL, SIGFPE).
+    pub addr: Option<u64>,
+    /// Timers: the timer id, overrun count and value.
+    pub timer: Option<(u32, u32, u64)>,
+}
+
+impl SigInfo {
+    pub fn user(signo: u32, code: i32, pid: u32) -> SigInfo {
+        SigInfo { signo, code, pid, ..Default::default() }
+    }
+
+    pub fn kernel(signo: u32) -> SigInfo {
+        SigInfo { signo, code: SI_KERNEL, ..Default::default() }
+    }
+
+    /// struct siginfo (128 bytes) as Linux lays it out for x86-64.
+    pub fn to_bytes(self) -> [u8; 128] {
+        let mut b = [0u8; 128];
+        b[0..4].copy_from_slice(&self.signo.to_le_bytes());
+        b[8..12].copy_from_slice(&self.code.to_le_bytes());
+        if let Some(addr) = self.addr {
+            b[16..24].copy_from_slice(&addr.to_le_bytes());
+        } else if let Some((id, overrun, value)) = self.timer {
+            b[16..20].copy_from_slice(&id.to_le_bytes());
+            b[20..24].copy_from_slice(&overrun.to_le_bytes());
+            b[24..32].copy_from_slice(&value.to_le_bytes());
+        } else {
+            b[16..20].copy_from_slice(&self.pid.to_le_bytes());
+            b[20..24].copy_from_slice(&self.uid.to_le_bytes());
+        }
+        b
+    }
+}
+
+/// Signals waiting for delivery, one each. The set can be read without
+/// the lock (every return to user mode looks at it).
+pub struct Pending {
+    set: AtomicU64,
+    info: SpinLock<[SigInfo; 64]>,
+}
+
+impl Pending {
+    pub const fn new() -> Self {
+        const NONE: SigInfo =
+            SigInfo { signo: 0, code: 0, pid: 0, uid: 0, addr: None, timer: None };
+        Pending { set: AtomicU64::new(0), info: SpinLock::new([NONE; 64]) }
+    }
+
+    pub fn set(&self) -> u64 {
+        self.set.load(Ordering::Acquire)
+    }
+
+    fn add(&self, info: SigInfo) {
+        let b = bit(info.signo);
+        let mut all = self.info.lock();
+        if self.set() & b == 0 {
+            all[info.signo as usize - 1] = info;
+            self.set.fetch_or(b, Ordering::AcqRel);
+        }
+    }
+
+    /// The lowest-numbered pending signal in `allowed`, taken out.
+    pub fn take(&self, allowed: u64) -> Option<SigInfo> {
+        if self.set() & allowed == 0 {
+            return None;
+        }
+        let all = self.info.lock();
+        let ready = self.set() & allowed;
+        if ready == 0 {
+            return None;
+        }
+        let i = ready.trailing_zeros() as usize;
+        self.set.fetch_and(!(1 << i), Ordering::AcqRel);
+        Some(all[i])
+    }
+}
+
+/// A process's dispositions: struct sigaction per signal (handler, flags,
+/// restorer, mask).
+pub struct Actions(pub [[u64; 4]; 65]);
+
+impl Actions {
+    pub const fn new() -> Self {
+        Actions([[0; 4]; 65])
+    }
+}
+
+/// What a signal does when it arrives with its default action.
+fn default_ignores(sig: u32) -> bool {
+    // No job control: the stop signals are ignored (documented).
+    matches!(sig, SIGCHLD | SIGCONT | SIGURG | SIGWINCH | SIGSTOP | SIGTSTP | SIGTTIN | SIGTTOU)
+}
+
+/// True if `sig` would be thrown away on arrival (ignored, explicitly or by
+/// default); such a signal is never made pending.
+fn discarded(p: &Process, sig: u32) -> bool {
+    let handler = p.actions.lock().0[sig as usize][0];
+    handler == SIG_IGN || (handler == SIG_DFL && default_ignores(sig))
+}
+
+/// Makes a thread that may be asleep or running elsewhere look at its
+/// signals: a sleeping one wakes, a running one takes an interrupt.
+fn alert(t: &Arc<Thread>) {
+    sched::wake(t, true);
+    if t.cpu() != hal::cpu_index() {
+        hal::irq::send(t.cpu(), sched::RESCHED_VECTOR);
+    }
+}
+
+/// Sends `info` to the process: one of its threads that does not block it
+/// takes it. SIGKILL ends the process at once.
+pub fn send_to_process(p: &Arc<Process>, info: SigInfo) {
+    if info.signo == SIGKILL {
+        p.begin_exit(SIGKILL);
+        return;
+    }
+    if discarded(p, info.signo) {
+        return;
+    }
+    p.shared_pending.add(info);
+    let threads = p.threads.lock().clone();
+    let taker = threads.iter().find(|t| {
+        t.user
+            .as_ref()
+            .is_some_and(|u| u.signal_mask.load(Ordering::Acquire) & bit(info.signo) == 0)
+    });
+    // If every thread blocks it, it waits until one unblocks it.
+    if let Some(t) = taker {
+        alert(t);
+    }
+}
+
+/// Sends `info` to thread `tid` of the process (tkill, tgkill, timers).
+pub fn send_to_thread(p: &Arc<Process>, tid: u32, info: SigInfo) -> Result<(), Errno> {
+    let threads = p.threads.lock().clone();
+    let t = threads.iter().find(|t| t.user.as_ref().is_some_and(|u| u.tid == tid)).ok_or(ESRCH)?;
+    if info.signo == SIGKILL {
+        p.begin_exit(SIGKILL);
+        return Ok(());
+    }
+    if !discarded(p, info.signo) {
+        t.user.as_ref().expect("a user thread").pending.add(info);
+        alert(t);
+    }
+    Ok(())
+}
+
+/// Signals pending for the thread (its own and its process's).
+pub fn pending_set(u: &UserThread) -> u64 {
+    u.pending.set() | u.process.shared_pending.set()
+}
+
+/// True if a signal the thread does not block is pending: a blocking
+/// call it makes ends early.
+pub fn has_deliverable(u: &UserThread) -> bool {
+    pending_set(u) & !u.signal_mask.load(Ordering::Acquire) != 0
+}
+
+/// A blocking call should end: the program is ending or a signal came.
+pub fn interrupted(u: &UserThread) -> bool {
+    u.process.is_exiting() || has_deliverable(u)
+}
+
+/// Takes the next signal in `allowed`: the thread's own first.
+pub fn take(u: &UserThread, allowed: u64) -> Option<SigInfo> {
+    u.pending.take(allowed).or_else(|| u.process.shared_pending.take(allowed))
+}
+
+/// The mask to restore after the handler, when it is not the current one
+/// (sigsuspend and pselect-style calls replace the mask while they wait).
+pub fn set_saved_mask(u: &UserThread, mask: u64) {
+    *u.saved_mask.lock() = Some(mask);
+}
+
+/// A system call's number and result, for delivery right after it.
+pub struct Finished {
+    pub nr: u64,
+    pub result: SysResult,
+}
+
+/// On the way back to user mode with `frame`: delivers pending signals.
+/// `call` is the system call just made, if any (restarts and EINTR depend
+/// on it). A signal that ends the program makes it begin its exit.
+pub fn deliver(u: &UserThread, frame: &mut TrapFrame, call: Option<Finished>) {
+    if !has_deliverable(u) && call.as_ref().is_none_or(|c| !restartable(c.result)) {
+        return;
+    }
+    let mut restart = call.filter(|c| restartable(c.result));
+    let mut handled = false;
+    while let Some(info) = take(u, !u.signal_mask.load(Ordering::Acquire)) {
+        let action = u.process.actions.lock().0[info.signo as usize];
+        let handler = action[0];
+        if handler == SIG_IGN || (handler == SIG_DFL && default_ignores(info.signo)) {
+            continue;
+        }
+        if handler == SIG_DFL {
+            u.process.begin_exit(info.signo);
+            return;
+        }
+        if let Some(c) = restart.take() {
+            if c.result == Err(ERESTARTSYS) && action[1] & SA_RESTART != 0 {
+                restart_call(frame, c.nr);
+            } else {
+                frame.rax = EINTR.to_return();
+            }
+        }
+        if run_handler(u, frame, info, action).is_err() {
+            // No room for the frame, or no way back: Linux's answer too.
+            u.process.begin_exit(SIGSEGV);
+        }
+        handled = true;
+        break;
+    }
+    // A call interrupted by a signal no handler took runs again.
+    if let Some(c) = restart {
+        restart_call(frame, c.nr);
+    }
+    // sigsuspend's mask lasts until a handler runs (then its frame has the
+    // saved one, which rt_sigreturn restores).
+    let saved = u.saved_mask.lock().take();
+    if let (Some(mask), false) = (saved, handled) {
+        u.signal_mask.store(mask, Ordering::Release);
+    }
+}
+
+fn restartable(result: SysResult) -> bool {
+    result == Err(ERESTARTSYS) || result == Err(ERESTARTNOHAND)
+}
+
+/// Re-executes system call `nr` (SYSCALL is two bytes; the arguments are
+/// still in their registers).
+fn restart_call(frame: &mut TrapFrame, nr: u64) {
+    frame.rax = nr;
+    frame.rip -= 2;
+}
+
+// The frame: ucontext (uc_flags, uc_link, uc_stack: 3 words, the 256-byte
+// sigcontext, uc_sigmask), siginfo, and below the return address.
+const UC_MCONTEXT: u64 = 40;
+const UC_SIGMASK: u64 = UC_MCONTEXT + 256;
+const UCONTEXT_SIZE: u64 = UC_SIGMASK + 8;
+const FRAME_SIZE: u64 = 8 + UCONTEXT_SIZE + 128;
+/// sigcontext words after the 18 registers: cs/gs/fs/ss, err, trapno,
+/// oldmask, cr2, fpstate.
+const SC_FPSTATE: usize = 24;
+const RED_ZONE: u64 = 128;
+
+/// The registers in sigcontext order (r8..r15, rdi, rsi, rbp, rbx, rdx,
+/// rax, rcx, rsp, rip, eflags).
+fn registers(f: &TrapFrame) -> [u64; 18] {
+    [
+        f.r8, f.r9, f.r10, f.r11, f.r12, f.r13, f.r14, f.r15, f.rdi, f.rsi, f.rbp, f.rbx, f.rdx,
+        f.rax, f.rcx, f.rsp, f.rip, f.rflags,
+    ]
+}
+
+fn set_registers(f: &mut TrapFrame, r: &[u64]) {
+    [f.r8, f.r9, f.r10, f.r11, f.r12, f.r13, f.r14, f.r15] = r[0..8].try_into().unwrap();
+    [f.rdi, f.rsi, f.rbp, f.rbx, f.rdx, f.rax, f.rcx, f.rsp, f.rip] = r[8..17].try_into().unwrap();
+    // Only the flags a program may change (Linux's FIX_EFLAGS).
+    const USER_FLAGS: u64 = 0x0005_0dd5;
+    f.rflags = (f.rflags & !USER_FLAGS) | (r[17] & USER_FLAGS);
+}
+
+fn run_handler(
+    u: &UserThread,
+    frame: &mut TrapFrame,
+    info: SigInfo,
+    action: [u64; 4],
+) -> Result<(), Errno> {
+    let [handler, flags, restorer, mask] = action;
+    if flags & SA_RESTORER == 0 || !is_user_address(handler) || !is_user_address(restorer) {
+        return Err(EFAULT);
+    }
+    let p = &u.process;
+    let [ss_sp, ss_flags, ss_size] = *u.altstack.lock();
+    let on_altstack = ss_size != 0 && frame.rsp.wrapping_sub(ss_sp) < ss_size;
+    let mut sp =
+        if flags & SA_ONSTACK != 0 && ss_flags & SS_DISABLE == 0 && ss_size != 0 && !on_altstack {
+            ss_sp + ss_size
+        } else {
+            frame.rsp - RED_ZONE
+        };
+    // The FPU state, 64-byte aligned, then the frame, so that the handler
+    // starts as if called: (rsp + 8) a multiple of 16.
+    sp = (sp - FPU_STATE_SIZE as u64) & !63;
+    let fpstate = sp;
+    sp = ((sp - FRAME_SIZE) & !15) - 8;
+    uaccess::write_bytes(p, fpstate, &hal::user::save_fpu())?;
+
+    let old_mask = u.saved_mask.lock().unwrap_or(u.signal_mask.load(Ordering::Acquire));
+    let uc = sp + 8;
+    let stack_flags = if ss_size == 0 {
+        SS_DISABLE
+    } else if on_altstack {
+        SS_ONSTACK
+    } else {
+        0
+    };
+    let mut sc = [0u64; 32];
+    sc[..18].copy_from_slice(&registers(frame));
+    sc[18] = hal::user::USER_DATA_SELECTOR << 48 | hal::user::USER_CODE_SELECTOR; // cs, gs, fs, ss
+    sc[19] = frame.error_code;
+    sc[20] = frame.vector;
+    sc[21] = old_mask;
+    sc[22] = info.addr.unwrap_or(0);
+    sc[SC_FPSTATE] = fpstate;
+    uaccess::write_words(p, sp, &[restorer, 0, 0, ss_sp, stack_flags, ss_size])?;
+    uaccess::write_words(p, uc + UC_MCONTEXT, &sc)?;
+    uaccess::write_words(p, uc + UC_SIGMASK, &[old_mask])?;
+    let siginfo = uc + UCONTEXT_SIZE;
+    uaccess::write_bytes(p, siginfo, &info.to_bytes())?;
+
+    frame.rip = handler;
+    frame.rsp = sp;
+    frame.rdi = info.signo.into();
+    frame.rsi = if flags & SA_SIGINFO != 0 { siginfo } else { 0 };
+    frame.rdx = if flags & SA_SIGINFO != 0 { uc } else { 0 };
+    frame.rax = 0;
+    frame.rflags &= !(1 << 10 | 1 << 8); // DF and TF clear, as for a call
+    let mut blocked = old_mask | mask;
+    if flags & SA_NODEFER == 0 {
+        blocked |= bit(info.signo);
+    }
+    u.signal_mask.store(blocked & !UNBLOCKABLE, Ordering::Release);
+    if flags & SA_RESETHAND != 0 {
+        p.actions.lock().0[info.signo as usize] = [SIG_DFL, 0, 0, 0];
+    }
+    Ok(())
+}
+
+/// A fault raised `sig` at `addr`: if the thread has a handler for it that
+/// it does not block, the handler runs (true); else the fault is fatal.
+pub fn catch_fault(
+    u: &UserThread,
+    frame: &mut TrapFrame,
+    sig: u32,
+    addr: u64,
+    protection: bool,
+) -> bool {
+    let handler = u.process.actions.lock().0[sig as usize][0];
+    if handler == SIG_DFL
+        || handler == SIG_IGN
+        || u.signal_mask.load(Ordering::Acquire) & bit(sig) != 0
+    {
+        return false;
+    }
+    const SEGV_MAPERR: i32 = 1;
+    const SEGV_ACCERR: i32 = 2;
+    let code = if sig == SIGSEGV && protection { SEGV_ACCERR } else { SEGV_MAPERR };
+    u.pending.add(SigInfo { signo: sig, code, addr: Some(addr), ..Default::default() });
+    deliver(u, frame, None);
+    // The handler could not be set up: the program ends with the fault's signal.
+    !u.process.is_exiting()
+}
+
+/// rt_sigreturn: the registers, mask and FPU state of the frame at `rsp`
+/// (where the handler's return left it).
+pub fn sigreturn(u: &UserThread, frame: &mut TrapFrame) -> Result<(), Errno> {
+    let p = &u.process;
+    let uc = frame.rsp;
+    let sc = uaccess::read_words::<32>(p, uc + UC_MCONTEXT)?;
+    let mask = uaccess::read_u64(p, uc + UC_SIGMASK)?;
+    if sc[SC_FPSTATE] != 0 {
+        let mut image = [0u8; FPU_STATE_SIZE];
+        uaccess::read_bytes(p, sc[SC_FPSTATE], &mut image)?;
+        hal::user::load_fpu(&image);
+    }
+    set_registers(frame, &sc[..18]);
+    u.signal_mask.store(mask & !UNBLOCKABLE, Ordering::Release);
+    Ok(())
+}
+
+/// The process whose LWK pid is `pid`, if it runs in this enclave.
+pub fn find_process(pid: u32) -> Option<Arc<Process>> {
+    super::launch::find(pid)
+}
