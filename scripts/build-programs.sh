@@ -3,7 +3,7 @@
 # static x86-64 Linux executables (they also run on Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, signals, mmap_churn, msgping, and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, signals, cputime, mmap_churn, msgping, and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl;
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, stream, cg, pipe_rtt.
@@ -33,6 +33,7 @@ case $what in tests|all)
     done
     cc pthreads -pthread "$T/pthreads.c"
     cc signals -pthread "$T/signals.c"
+    cc cputime -pthread "$T/cputime.c"
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc openmp $OMP "$T/openmp.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"

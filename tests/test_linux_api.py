@@ -1,7 +1,8 @@
 """Calls whose effect lives on Linux (identity, umask, pipes, poll, the file
 system, sockets, epoll, eventfd, timerfd, select), delegated from an
-enclave, against the same programs on Linux: the same output, line for
-line (tests/programs/linuxapi.c, tests/programs/sockets.c)."""
+enclave, and CPU-time accounting (getrusage, times, the CPU-time clocks),
+against the same programs on Linux: the same output, line for line
+(tests/programs/linuxapi.c, sockets.c, cputime.c)."""
 import re
 
 
@@ -16,22 +17,29 @@ echo "LINUX_$(/extra/linuxapi --memory)"
 echo "ENCLAVE_$(atoll run e -- /extra/linuxapi --memory)"
 /extra/sockets /tmp/linux > /tmp/linux-sockets.out 2>&1; echo "LINUX_SOCKETS_STATUS $?"
 atoll run e -- /extra/sockets /tmp/enclave > /tmp/enclave-sockets.out 2>&1; echo "ENCLAVE_SOCKETS_STATUS $?"
+/extra/cputime > /tmp/linux-cputime.out 2>&1
+atoll run e -- /extra/cputime > /tmp/enclave-cputime.out 2>&1
 atoll destroy e > /dev/null || exit 10
 cat /tmp/enclave.out /tmp/enclave-sockets.out
 diff /tmp/linux.out /tmp/enclave.out && echo SAME
 diff /tmp/linux-sockets.out /tmp/enclave-sockets.out && echo SOCKETS_SAME
+cat /tmp/enclave-cputime.out
+diff /tmp/linux-cputime.out /tmp/enclave-cputime.out && echo CPUTIME_SAME
 ''', extra_dir=str(programs), timeout=300)
     assert res.status == 0, res.output
     out = res.output
     assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
-    assert "SAME" in out and "SOCKETS_SAME" in out, out
+    assert "SAME" in out and "SOCKETS_SAME" in out and "CPUTIME_SAME" in out, out
     assert "LINUX_SOCKETS_STATUS 0" in out and "ENCLAVE_SOCKETS_STATUS 0" in out, out
     for line in ["pipe: poll=1 revents=0x1 read=ping", "socketpair: read=pong", "truncate: 10",
                  "readlinkat: file", "utimensat: 1000000000", "rmdir: gone", "sysinfo: plausible",
                  "unix stream: accepted and read hello", "unix datagram: dgram from y.sock",
                  'sendmsg/recvmsg: 14 bytes "scatter gather", a descriptor passed that reads fd!',
                  "epoll: 1 ready, the eventfd first", "eventfd: 5",
-                 "timerfd: 1 ready, 1 expiry, armed yes", "select on an empty eventfd: 0"]:
+                 "timerfd: 1 ready, 1 expiry, armed yes", "select on an empty eventfd: 0",
+                 "thread clock: spin counted, sleep not: yes",
+                 "getrusage: same: yes, mostly user time: yes, maxrss: yes", "times: same: yes",
+                 "second thread: its own clock: yes, process clock grew by it: yes"]:
         assert line in out, out
     assert not re.search(r"is not supported in the enclave", out), out
     # sysinfo in the enclave tells the enclave's memory (256 MiB, less the

@@ -447,10 +447,10 @@ def test_unsupported_call_reported_once_per_number(lifecycle_run):
     sec = lifecycle_run["unsupported"]
     assert sec.status == 0, str(sec)
     assert "syscall 140 (getpriority) x100: ENOSYS" in sec.lines(), str(sec)
-    assert "syscall 100 (times) x100: ENOSYS" in sec.lines(), str(sec)
+    assert "syscall 252 (ioprio_get) x100: ENOSYS" in sec.lines(), str(sec)
     assert "unsupported: done" in sec.lines(), str(sec)
     lines = reports(sec)
-    for nr, name in [(140, "getpriority"), (100, "times")]:
+    for nr, name in [(140, "getpriority"), (252, "ioprio_get")]:
         mine = [l for l in lines if re.match(rf"atoll run: system call {nr}\b", l)]
         assert len(mine) == 1, f"expected exactly one report for system call {nr}, not {len(mine)}:\n{sec}"
         assert mine[0] == (f"atoll run: system call {nr} ({name}) is not supported in the enclave: "

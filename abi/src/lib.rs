@@ -4,6 +4,8 @@
 
 #![no_std]
 
+pub mod syscalls;
+
 pub const ABI_VERSION: u32 = 4;
 
 pub const MAX_CPUS: usize = 64;
@@ -63,100 +65,6 @@ pub struct MemRange {
 }
 
 // ---- Boot (host module -> LWK) ----
-
-/// The Linux system calls (number, name) an LWK program's thread delegates to
-/// `atoll run`: file, pipe, socket and terminal I/O, waiting on descriptors
-/// (poll, select, epoll, eventfd, timerfd), and the identity Linux gives the
-/// program (its user, groups, umask): everything whose effect lives on Linux. The LWK's system-call table marks
-/// exactly these as delegated, and `atoll run` performs exactly these (its
-/// policy has argument rules for each, and a test checks the two agree).
-pub const DELEGATED_SYSCALLS: &[(u64, &str)] = &[
-    (0, "read"),
-    (1, "write"),
-    (2, "open"),
-    (3, "close"),
-    (4, "stat"),
-    (5, "fstat"),
-    (6, "lstat"),
-    (7, "poll"),
-    (8, "lseek"),
-    (16, "ioctl"),
-    (17, "pread64"),
-    (18, "pwrite64"),
-    (19, "readv"),
-    (20, "writev"),
-    (21, "access"),
-    (22, "pipe"),
-    (23, "select"),
-    (32, "dup"),
-    (33, "dup2"),
-    (41, "socket"),
-    (42, "connect"),
-    (43, "accept"),
-    (44, "sendto"),
-    (45, "recvfrom"),
-    (46, "sendmsg"),
-    (47, "recvmsg"),
-    (48, "shutdown"),
-    (49, "bind"),
-    (50, "listen"),
-    (51, "getsockname"),
-    (52, "getpeername"),
-    (53, "socketpair"),
-    (54, "setsockopt"),
-    (55, "getsockopt"),
-    (72, "fcntl"),
-    (74, "fsync"),
-    (75, "fdatasync"),
-    (76, "truncate"),
-    (77, "ftruncate"),
-    (79, "getcwd"),
-    (80, "chdir"),
-    (81, "fchdir"),
-    (82, "rename"),
-    (83, "mkdir"),
-    (84, "rmdir"),
-    (86, "link"),
-    (87, "unlink"),
-    (88, "symlink"),
-    (89, "readlink"),
-    (90, "chmod"),
-    (91, "fchmod"),
-    (95, "umask"),
-    (102, "getuid"),
-    (104, "getgid"),
-    (107, "geteuid"),
-    (108, "getegid"),
-    (115, "getgroups"),
-    (217, "getdents64"),
-    (232, "epoll_wait"),
-    (233, "epoll_ctl"),
-    (257, "openat"),
-    (258, "mkdirat"),
-    (262, "newfstatat"),
-    (263, "unlinkat"),
-    (264, "renameat"),
-    (265, "linkat"),
-    (266, "symlinkat"),
-    (267, "readlinkat"),
-    (268, "fchmodat"),
-    (269, "faccessat"),
-    (270, "pselect6"),
-    (271, "ppoll"),
-    (280, "utimensat"),
-    (281, "epoll_pwait"),
-    (283, "timerfd_create"),
-    (286, "timerfd_settime"),
-    (287, "timerfd_gettime"),
-    (288, "accept4"),
-    (290, "eventfd2"),
-    (291, "epoll_create1"),
-    (292, "dup3"),
-    (293, "pipe2"),
-    (316, "renameat2"),
-    (332, "statx"),
-    (439, "faccessat2"),
-];
 
 pub const BOOT_KIND_PVH: u64 = 1;
 pub const BOOT_KIND_COKERNEL: u64 = 2;

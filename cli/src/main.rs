@@ -17,7 +17,7 @@ mod serve;
 mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, ping, run, status};
+use commands::{console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, ping, run, status, syscalls};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,10 +87,13 @@ enum Command {
     Destroy {
         enclave: String,
 
-        /// Do not wait for a hung or crashed LWK to stop by itself
+        /// End the programs running in it first, and do not wait for a hung or crashed LWK to stop by itself
         #[arg(long)]
         force: bool,
     },
+
+    /// How a program's system calls are answered in an enclave: in the LWK (quick, local), by Linux (delegated), or refused
+    Syscalls,
 
     /// Time round trips of a message to an enclave's LWK and back (from Linux, or from another enclave's LWK)
     Ping {
@@ -195,6 +198,10 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
             create::run(create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout }, json)
         }
         Command::List => list::run(json),
+        Command::Syscalls => {
+            syscalls::run(json);
+            Ok(())
+        }
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),

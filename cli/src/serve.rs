@@ -15,6 +15,7 @@ pub mod usercopy;
 
 use crate::device::Device;
 use crate::error::os_error;
+use atoll_abi::syscalls::How;
 use atoll_abi::{Call, CALL_SYSCALL, CALL_UNSUPPORTED, EVENT_CALL, EVENT_CRASHED, EVENT_EXITED, MAX_SLOTS};
 use messages::Messages;
 use perform::Perform;
@@ -201,7 +202,13 @@ impl<M: Module, P: Perform> Server<M, P> {
             None => format!("system call {nr}"),
         };
         if !self.strict {
-            self.messages.line(&format!("atoll run: {what} is not supported in the enclave: it returned ENOSYS"));
+            let line = match atoll_abi::syscalls::how(nr) {
+                Some(How::Refused(why)) => {
+                    format!("atoll run: {what} is refused in the enclave ({why}): it returned ENOSYS")
+                }
+                _ => format!("atoll run: {what} is not supported in the enclave: it returned ENOSYS"),
+            };
+            self.messages.line(&line);
             return;
         }
         self.messages

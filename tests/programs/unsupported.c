@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Calls two harmless system calls the enclave does not provide,
- * getpriority (140) and times (100), `count` times each, and prints what
+ * getpriority (140) and ioprio_get (252), `count` times each, and prints what
  * the first call returned: "ENOSYS" in an enclave, a value on Linux.
  *   unsupported [count]
  * With `atoll run --strict` the program dies at its first call, after the
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 	printf("unsupported: calling\n");
 	fflush(stdout);
 	try(SYS_getpriority, "getpriority", count, PRIO_PROCESS, 0);
-	try(SYS_times, "times", count, 0, 0);
+	try(SYS_ioprio_get, "ioprio_get", count, 1 /* IOPRIO_WHO_PROCESS */, 0);
 	printf("unsupported: done\n");
 	return 0;
 }

@@ -11,6 +11,7 @@ pub mod list;
 pub mod ping;
 pub mod run;
 pub mod status;
+pub mod syscalls;
 
 /// Prints `value` as one line of JSON.
 fn print_json(value: &serde_json::Value) {

@@ -3,7 +3,8 @@
 //! (where the mirror is, so the kernel reads and writes the program's memory
 //! and never this process's own), and a descriptor must not be one this
 //! process keeps for itself (/dev/atoll, its own stderr, its copy pipe).
-//! The LWK delegates exactly `atoll_abi::DELEGATED_SYSCALLS`, and a test
+//! The LWK delegates exactly the ABI table's delegated calls
+//! (`atoll_abi::syscalls`), and a test
 //! checks that these rules cover exactly that list; anything else is refused.
 
 use atoll_abi::{USER_END, USER_START};
@@ -332,7 +333,7 @@ mod tests {
             (libc::SYS_sendmsg, [3, BUF, 0, 0, 0, 0]),
             (libc::SYS_recvmsg, [3, BUF, 0, 0, 0, 0]),
         ];
-        assert_eq!(ok.len(), atoll_abi::DELEGATED_SYSCALLS.len());
+        assert_eq!(ok.len(), atoll_abi::syscalls::delegated().count());
         for (nr, args) in ok {
             assert_eq!(check6(nr, args), Ok(()), "system call {nr}");
         }
@@ -347,7 +348,7 @@ mod tests {
     /// The calls with rules here are the ABI's delegated list, no more, no less.
     #[test]
     fn rules_cover_exactly_the_delegated_calls() {
-        let delegated: Vec<u64> = atoll_abi::DELEGATED_SYSCALLS.iter().map(|&(nr, _)| nr).collect();
+        let delegated: Vec<u64> = atoll_abi::syscalls::delegated().map(|(nr, _)| nr).collect();
         for nr in 0..1024u64 {
             let has_rules = rules(nr as c_long).is_some();
             assert_eq!(has_rules, delegated.contains(&nr), "system call {nr}");

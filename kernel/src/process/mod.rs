@@ -4,6 +4,7 @@
 //! Arrive from the host in `launch`.
 
 mod area;
+pub mod cputime;
 pub mod delegate;
 pub mod futex;
 pub mod itimer;
@@ -53,6 +54,8 @@ pub struct Process {
     /// Signals sent to the process as a whole, for any of its threads.
     pub shared_pending: signal::Pending,
     pub real_timer: itimer::RealTimer,
+    /// CPU time of its threads that have ended.
+    ended_threads_time: SpinLock<cputime::Times>,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -71,6 +74,7 @@ pub struct UserThread {
     pub saved_mask: SpinLock<Option<u64>>,
     /// sigaltstack: sp, flags, size.
     pub altstack: SpinLock<[u64; 3]>,
+    pub cpu_time: cputime::CpuTime,
     /// Set once the thread has left the address space for good (exiting):
     /// switching back to it must not load the program's page tables again.
     pub left: AtomicBool,
@@ -98,6 +102,7 @@ impl Process {
             actions: SpinLock::new(signal::Actions::new()),
             shared_pending: signal::Pending::new(),
             real_timer: itimer::RealTimer::new(),
+            ended_threads_time: SpinLock::new(cputime::Times::default()),
         })
     }
 
@@ -169,6 +174,25 @@ impl Process {
         self.area.set_usage(self.thread_count() as u32, mem);
     }
 
+    /// CPU time of all its threads, ended ones included; the calling
+    /// thread's up to now.
+    pub fn cpu_times(&self) -> cputime::Times {
+        let me = crate::sched::current();
+        let live = self.threads.lock().iter().fold(cputime::Times::default(), |sum, t| {
+            let running_here = Arc::ptr_eq(t, &me);
+            sum.add(
+                t.user.as_ref().map_or_else(Default::default, |u| u.cpu_time.times(running_here)),
+            )
+        });
+        live.add(*self.ended_threads_time.lock())
+    }
+
+    /// A thread ends: its time stays the process's.
+    fn keep_time(&self, t: cputime::Times) {
+        let mut ended = self.ended_threads_time.lock();
+        *ended = ended.add(t);
+    }
+
     /// Its cores as a bit mask.
     pub fn cpu_mask(&self) -> u64 {
         self.cpus.iter().fold(0, |m, &c| m | 1 << c)
@@ -189,9 +213,11 @@ impl Process {
 pub fn switch_threads(prev: &Thread, next: &Thread) {
     if let Some(u) = &prev.user {
         u.cpu_state.switch_out();
+        u.cpu_time.switch_out();
     }
     if let Some(u) = &next.user {
         u.cpu_state.switch_in();
+        u.cpu_time.switch_in();
         if u.left.load(Ordering::Acquire) {
             return;
         }

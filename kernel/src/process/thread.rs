@@ -35,7 +35,12 @@ pub fn spawn_user_thread(
         cpu,
         alloc::boxed::Box::new(move || {
             let frame = frame;
-            kill_check(&sched::current());
+            let me = sched::current();
+            kill_check(&me);
+            if let Some(u) = &me.user {
+                u.cpu_time.leave_kernel();
+            }
+            drop(me);
             user::enter(&frame)
         }),
         |stack_top| UserThread {
@@ -49,6 +54,7 @@ pub fn spawn_user_thread(
             pending: super::signal::Pending::new(),
             saved_mask: SpinLock::new(None),
             altstack: SpinLock::new([0; 3]),
+            cpu_time: super::cputime::CpuTime::new(),
             left: core::sync::atomic::AtomicBool::new(false),
         },
     );
@@ -77,6 +83,7 @@ pub fn exit_current_thread() -> ! {
         let _ = p.futexes.wake(&p, ctid, 1, u32::MAX); // fails only for an empty bitset
     }
     p.put_slot(u.slot);
+    let my_time = u.cpu_time.times(true);
     // Off this address space before it can be freed, for good: an interrupt
     // may still switch away from this thread and back before it is gone.
     u.left.store(true, Ordering::Release);
@@ -84,6 +91,8 @@ pub fn exit_current_thread() -> ! {
     let last = {
         let mut threads = p.threads.lock();
         threads.retain(|t| !Arc::ptr_eq(t, &me));
+        // Under the threads' lock: cpu_times() counts it once.
+        p.keep_time(my_time);
         threads.is_empty()
     };
     drop(me);

@@ -1,8 +1,7 @@
-//! Linux system calls for static programs. One table says, per call, how
-//! the LWK answers it locally; the calls it delegates to `atoll run` on
-//! Linux are the ABI's list (`atoll_abi::DELEGATED_SYSCALLS`, which `atoll
-//! run` performs). Anything else returns ENOSYS and is reported once. One
-//! file per family.
+//! Linux system calls. The ABI's table (`atoll_abi::syscalls`) says per
+//! call whether the LWK answers it (quick or local: a handler here), `atoll
+//! run` performs it on Linux (delegated), or it is refused; anything else
+//! returns ENOSYS and is reported once. One file per family.
 
 mod files;
 mod memory;
@@ -13,8 +12,10 @@ mod sync;
 mod system;
 mod time;
 mod timer;
+mod usage;
 
 use alloc::sync::Arc;
+use atoll_abi::syscalls::{self, How};
 use hal::TrapFrame;
 use lwk_logic::errno::{self, SysResult, ENOSYS};
 
@@ -35,81 +36,106 @@ pub struct Call<'a> {
 
 type Handler = fn(&mut Call) -> SysResult;
 
-#[derive(Clone, Copy)]
-pub enum How {
-    /// Answered in the LWK at once, with interrupts still masked (a few
-    /// loads and stores: identity and clocks).
-    Quick(Handler),
-    /// Answered in the LWK, never leaving the enclave.
-    Local(Handler),
-    /// Performed by `atoll run` on Linux.
-    Delegated,
-}
-
-use How::{Delegated, Local, Quick};
-
-/// (number, name, how) of the calls answered in the LWK.
-static TABLE: &[(u64, &str, How)] = &[
-    (9, "mmap", Local(memory::mmap)),
-    (10, "mprotect", Local(memory::mprotect)),
-    (11, "munmap", Local(memory::munmap)),
-    (12, "brk", Local(memory::brk)),
-    (13, "rt_sigaction", Local(signal::rt_sigaction)),
-    (14, "rt_sigprocmask", Local(signal::rt_sigprocmask)),
-    (15, "rt_sigreturn", Local(signal::rt_sigreturn)),
-    (24, "sched_yield", Local(system::sched_yield)),
-    (25, "mremap", Local(memory::mremap)),
-    (28, "madvise", Local(memory::madvise)),
-    (34, "pause", Local(signal::pause)),
-    (35, "nanosleep", Local(time::nanosleep)),
-    (36, "getitimer", Local(timer::getitimer)),
-    (37, "alarm", Local(timer::alarm)),
-    (38, "setitimer", Local(timer::setitimer)),
-    (39, "getpid", Quick(process::getpid)),
-    (56, "clone", Local(process::clone)),
-    (60, "exit", Local(process::exit)),
-    (62, "kill", Local(signal::kill)),
-    (63, "uname", Local(system::uname)),
-    (99, "sysinfo", Local(system::sysinfo)),
-    (96, "gettimeofday", Quick(time::gettimeofday)),
-    (110, "getppid", Quick(process::getppid)),
-    (127, "rt_sigpending", Local(signal::rt_sigpending)),
-    (128, "rt_sigtimedwait", Local(signal::rt_sigtimedwait)),
-    (130, "rt_sigsuspend", Local(signal::rt_sigsuspend)),
-    (131, "sigaltstack", Local(signal::sigaltstack)),
-    (158, "arch_prctl", Local(process::arch_prctl)),
-    (186, "gettid", Quick(process::gettid)),
-    (200, "tkill", Local(signal::tkill)),
-    (202, "futex", Local(sync::futex)),
-    (203, "sched_setaffinity", Local(system::sched_setaffinity)),
-    (204, "sched_getaffinity", Local(system::sched_getaffinity)),
-    (218, "set_tid_address", Local(process::set_tid_address)),
-    (228, "clock_gettime", Quick(time::clock_gettime)),
-    (229, "clock_getres", Local(time::clock_getres)),
-    (230, "clock_nanosleep", Local(time::clock_nanosleep)),
-    (231, "exit_group", Local(process::exit_group)),
-    (234, "tgkill", Local(signal::tgkill)),
-    (273, "set_robust_list", Local(process::set_robust_list)),
-    (302, "prlimit64", Local(system::prlimit64)),
-    (309, "getcpu", Quick(system::getcpu)),
-    (318, "getrandom", Local(system::getrandom)),
-    (334, "rseq", Local(process::rseq)),
-    (435, "clone3", Local(process::clone3)),
-    (atoll_abi::SYS_MSG_SEND, "atoll_msg_send", Local(msg::msg_send)),
-    (atoll_abi::SYS_MSG_RECV, "atoll_msg_recv", Local(msg::msg_recv)),
+/// The LWK's handler for each call the ABI's table
+/// (`atoll_abi::syscalls::SYSCALLS`) marks quick or local: exactly those,
+/// checked when the kernel is built.
+const HANDLERS: &[(u64, Handler)] = &[
+    (9, memory::mmap),
+    (10, memory::mprotect),
+    (11, memory::munmap),
+    (12, memory::brk),
+    (13, signal::rt_sigaction),
+    (14, signal::rt_sigprocmask),
+    (15, signal::rt_sigreturn),
+    (24, system::sched_yield),
+    (25, memory::mremap),
+    (28, memory::madvise),
+    (34, signal::pause),
+    (35, time::nanosleep),
+    (36, timer::getitimer),
+    (37, timer::alarm),
+    (38, timer::setitimer),
+    (39, process::getpid),
+    (56, process::clone),
+    (60, process::exit),
+    (62, signal::kill),
+    (63, system::uname),
+    (98, usage::getrusage),
+    (99, system::sysinfo),
+    (100, usage::times),
+    (96, time::gettimeofday),
+    (110, process::getppid),
+    (127, signal::rt_sigpending),
+    (128, signal::rt_sigtimedwait),
+    (130, signal::rt_sigsuspend),
+    (131, signal::sigaltstack),
+    (158, process::arch_prctl),
+    (186, process::gettid),
+    (200, signal::tkill),
+    (202, sync::futex),
+    (203, system::sched_setaffinity),
+    (204, system::sched_getaffinity),
+    (218, process::set_tid_address),
+    (228, time::clock_gettime),
+    (229, time::clock_getres),
+    (230, time::clock_nanosleep),
+    (231, process::exit_group),
+    (234, signal::tgkill),
+    (273, process::set_robust_list),
+    (302, system::prlimit64), // prlimit64
+    (309, system::getcpu),
+    (318, system::getrandom),
+    (334, process::rseq),
+    (435, process::clone3), // clone3
+    (atoll_abi::SYS_MSG_SEND, msg::msg_send),
+    (atoll_abi::SYS_MSG_RECV, msg::msg_recv),
 ];
 
-/// Both lists indexed by number, built once.
-static BY_NUMBER: spin::Once<alloc::vec::Vec<Option<How>>> = spin::Once::new();
+const _: () = assert!(handlers_match_the_table(), "HANDLERS and atoll_abi::syscalls disagree");
 
-fn lookup(nr: u64) -> Option<How> {
+/// Every handler is for a quick or local call, each once, and every quick
+/// or local call has one.
+const fn handlers_match_the_table() -> bool {
+    let mut i = 0;
+    while i < HANDLERS.len() {
+        let mut j = i + 1;
+        while j < HANDLERS.len() {
+            if HANDLERS[i].0 == HANDLERS[j].0 {
+                return false;
+            }
+            j += 1;
+        }
+        if !syscalls::is_local(HANDLERS[i].0) {
+            return false;
+        }
+        i += 1;
+    }
+    HANDLERS.len() == syscalls::local_count()
+}
+
+/// What the dispatcher does with a call.
+#[derive(Clone, Copy)]
+enum Route {
+    Quick(Handler),
+    Local(Handler),
+    Delegated,
+    Refused,
+}
+
+/// Calls by number, built once.
+static BY_NUMBER: spin::Once<alloc::vec::Vec<Option<Route>>> = spin::Once::new();
+
+fn lookup(nr: u64) -> Option<Route> {
     let index = BY_NUMBER.call_once(|| {
         let mut v = alloc::vec![None; 1024];
-        let local = TABLE.iter().map(|&(n, _, how)| (n, how));
-        let delegated = atoll_abi::DELEGATED_SYSCALLS.iter().map(|&(n, _)| (n, Delegated));
-        for (n, how) in local.chain(delegated) {
-            assert!(v[n as usize].is_none(), "system call {n} is in both lists");
-            v[n as usize] = Some(how);
+        let handler = |n| HANDLERS.iter().find(|&&(h, _)| h == n).map(|&(_, f)| f);
+        for &(n, _, how) in syscalls::SYSCALLS {
+            v[n as usize] = Some(match how {
+                How::Quick => Route::Quick(handler(n).expect("checked at build")),
+                How::Local => Route::Local(handler(n).expect("checked at build")),
+                How::Delegated => Route::Delegated,
+                How::Refused(_) => Route::Refused,
+            });
         }
         v
     });
@@ -126,26 +152,28 @@ fn dispatch(frame: &mut TrapFrame) -> bool {
             panic!("system call from a kernel thread");
         };
         let process = &user.process;
+        user.cpu_time.enter_kernel();
         let nr = frame.rax;
         let args = [frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9];
-        let how = lookup(nr);
-        if !matches!(how, Some(Quick(_))) {
+        let route = lookup(nr);
+        if !matches!(route, Some(Route::Quick(_))) {
             hal::cpu::enable_interrupts();
         }
         let mut replaced = false;
-        let result = match how {
-            Some(Quick(handler)) | Some(Local(handler)) => {
+        let result = match route {
+            Some(Route::Quick(handler)) | Some(Route::Local(handler)) => {
                 let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
                 let r = handler(&mut c);
                 replaced = c.replaced_registers;
                 r
             }
-            Some(Delegated) => files::delegate(user, nr, args),
-            None => unsupported(user, nr),
+            Some(Route::Delegated) => files::delegate(user, nr, args),
+            Some(Route::Refused) | None => unsupported(user, nr),
         };
         frame.rax = errno::to_return(result);
         let before = (frame.rip, frame.rsp);
         crate::process::return_to_user(thread, frame, Some(Finished { nr, result }));
+        user.cpu_time.leave_kernel();
         // A handler to run: SYSRET is fine (it owes rcx and r11 nothing).
         replaced && before == (frame.rip, frame.rsp)
     })

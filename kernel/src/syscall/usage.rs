@@ -1,0 +1,51 @@
+//! Resource usage: getrusage and times, from the threads' CPU time
+//! (`process::cputime`). A program here has no children yet, so their
+//! figures are 0.
+
+use lwk_logic::errno::*;
+
+use super::Call;
+use crate::process::cputime::Times;
+use crate::process::{uaccess, Process};
+
+const RUSAGE_SELF: u64 = 0;
+const RUSAGE_CHILDREN: u64 = -1i64 as u64;
+const RUSAGE_THREAD: u64 = 1;
+/// times() counts in clock ticks of 100 Hz (sysconf(_SC_CLK_TCK)).
+const NS_PER_TICK: u64 = 10_000_000;
+
+fn timeval(ns: u64) -> [u64; 2] {
+    [ns / 1_000_000_000, ns % 1_000_000_000 / 1000]
+}
+
+/// getrusage(who, usage): struct rusage is two timevals and 14 longs;
+/// maxrss (KiB) is the memory mapped (the LWK maps at once what it maps).
+pub fn getrusage(c: &mut Call) -> SysResult {
+    let [who, at, ..] = c.args;
+    let (times, maxrss) = match who {
+        RUSAGE_SELF => (c.process.cpu_times(), c.process.vm.lock().mapped_bytes() / 1024),
+        RUSAGE_THREAD => (c.user.cpu_time.times(true), c.process.vm.lock().mapped_bytes() / 1024),
+        RUSAGE_CHILDREN => (Times::default(), 0),
+        _ => return Err(EINVAL),
+    };
+    let mut words = [0u64; 18];
+    words[0..2].copy_from_slice(&timeval(times.user_ns));
+    words[2..4].copy_from_slice(&timeval(times.system_ns));
+    words[4] = maxrss;
+    uaccess::write_words(c.process, at, &words).map(|()| 0)
+}
+
+/// times(buf): the process's user and system ticks (children's: 0);
+/// returns the ticks since the LWK booted.
+pub fn times(c: &mut Call) -> SysResult {
+    let [at, ..] = c.args;
+    if at != 0 {
+        let t = c.process.cpu_times();
+        uaccess::write_words(
+            c.process,
+            at,
+            &[t.user_ns / NS_PER_TICK, t.system_ns / NS_PER_TICK, 0, 0],
+        )?;
+    }
+    Ok(Process::monotonic_ns() / NS_PER_TICK)
+}
