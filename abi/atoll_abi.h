@@ -43,6 +43,7 @@
 #define ATOLL_MAGIC_CALL	0x4c435441	/* "ATCL" delegated-call exchange */
 #define ATOLL_MAGIC_KILL	0x4c4b5441	/* "ATKL" kill request */
 #define ATOLL_MAGIC_PROGRAMS	0x53505441	/* "ATPS" program list */
+#define ATOLL_MAGIC_ADOPT	0x44415441	/* "ATAD" adopt a forked program */
 
 struct atoll_header {
 	__u32 magic;
@@ -437,6 +438,12 @@ enum atoll_slot_state {
 /* struct atoll_slot.kind */
 #define ATOLL_CALL_SYSCALL	1	/* perform Linux system call nr(args) */
 #define ATOLL_CALL_UNSUPPORTED	2	/* report: nr is not supported (ENOSYS); ret ignored */
+/*
+ * fork: the LWK made a child process in area args[0] with pid args[1]; the
+ * worker forks `atoll run`, whose child adopts it (ATOLL_IOC_ADOPT) and
+ * starts it; ret is the child's Linux pid, or -errno (the LWK drops it).
+ */
+#define ATOLL_CALL_FORK		3
 
 struct atoll_region {
 	__u64 start;		/* page aligned, within [ATOLL_USER_START, ATOLL_USER_END) */
@@ -721,6 +728,20 @@ struct atoll_programs {
 	struct atoll_program_info program[ATOLL_MAX_PROGRAMS];
 };
 
+/*
+ * ATOLL_IOC_ADOPT: binds this file to the program the LWK forked into
+ * area (state LOADED, pid as given); then the mirror and ATOLL_IOC_START
+ * (entry and stack pointer ignored: the child goes on from the fork).
+ */
+struct atoll_adopt {
+	struct atoll_header hdr;
+	__u32 id;		/* enclave */
+	__u32 area;
+	__u32 pid;
+	__u32 pad0;
+	char error[ATOLL_ERROR_LEN];
+};
+
 /* ATOLL_IOC_KILL: end the program as if by this signal. */
 struct atoll_kill {
 	struct atoll_header hdr;
@@ -744,5 +765,6 @@ struct atoll_kill {
 #define ATOLL_IOC_MSG_RECV	_IOWR(ATOLL_IOC_MAGIC, 13, struct atoll_msg_io)
 #define ATOLL_IOC_KMSG_MCAST	_IOWR(ATOLL_IOC_MAGIC, 14, struct atoll_kmsg_mcast_req)
 #define ATOLL_IOC_PROGRAMS	_IOWR(ATOLL_IOC_MAGIC, 15, struct atoll_programs)
+#define ATOLL_IOC_ADOPT		_IOWR(ATOLL_IOC_MAGIC, 16, struct atoll_adopt)
 
 #endif /* ATOLL_ABI_H */

@@ -112,6 +112,7 @@ struct atoll_program {
 	struct atoll_proc *proc;	/* its area in e's shared memory */
 	bool created;			/* RUN succeeded: pid, cr3 valid (release/acquire) */
 	bool started;			/* START given; written under map_sem */
+	bool adopted;			/* a forked child: START goes on from the fork */
 	u32 pid;
 	u64 cr3;
 	u32 next_slot;			/* where the next scan for requests starts */
@@ -164,6 +165,7 @@ int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
+int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char *err);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */

@@ -121,6 +121,56 @@ out:
 	return ret;
 }
 
+/*
+ * Binds p to the program the LWK forked into area (ATOLL_IOC_ADOPT): the
+ * area must be LOADED with that pid and bound to no file.
+ */
+int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char *err)
+{
+	struct atoll_enclave *e;
+	struct atoll_proc *proc;
+	unsigned long flags;
+	int ret = 0;
+
+	if (mutex_lock_killable(&atoll_lock)) {
+		atoll_err(err, "interrupted");
+		return -EINTR;
+	}
+	e = find(id);
+	if (!e) {
+		atoll_err(err, "there is no enclave with id %u", id);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (area >= ATOLL_MAX_PROGRAMS) {
+		atoll_err(err, "enclave %s has no program area %u", e->name, area);
+		ret = -EINVAL;
+		goto out;
+	}
+	atoll_lwk_poll(e);
+	proc = atoll_proc_area(e, area);
+	spin_lock_irqsave(&e->msg_lock, flags);
+	/* The LWK sets each state with a release. */
+	if (e->areas[area].program || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED ||
+	    READ_ONCE(proc->pid) != pid || !pid) {
+		atoll_err(err, "enclave %s has no forked program %u waiting in area %u",
+			  e->name, pid, area);
+		ret = -ESRCH;
+	} else {
+		e->areas[area] = (struct atoll_area){ .program = p, .pid = pid };
+		/* Created: pid set first (readers take created with an acquire). */
+		smp_store_release(&e->areas[area].created, true);
+		e->programs++;
+		p->e = e;
+		p->area = area;
+		p->proc = proc;
+	}
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+out:
+	mutex_unlock(&atoll_lock);
+	return ret;
+}
+
 /* Ends p's binding: when none is left, destroy may go ahead again. */
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p)
 {

@@ -84,6 +84,7 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_START:
 	case ATOLL_IOC_CALL:
 	case ATOLL_IOC_KILL:
+	case ATOLL_IOC_ADOPT:
 		return atoll_program_ioctl(file->private_data, cmd, arg);
 	default:
 		return -ENOTTY;

@@ -72,8 +72,10 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 /* While the caller loads the ELF, read-only pages are writable for it. */
 static bool loading(struct atoll_program *p)
 {
+	if (p->started || p->adopted)
+		return false;
 	/* The LWK sets each state with a release. */
-	return !p->started && smp_load_acquire(&p->proc->state) == ATOLL_PROC_LOADED;
+	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_LOADED;
 }
 
 static vm_fault_t mirror_fault(struct vm_fault *vmf)

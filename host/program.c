@@ -446,6 +446,60 @@ out:
 	return ret;
 }
 
+/* ---- ADOPT: a child the LWK forked ------------------------------------- */
+
+static long adopt_locked(struct atoll_program *p, struct atoll_adopt *a)
+{
+	int ret;
+
+	if (p->e) {
+		atoll_err(a->error, "this file is bound to a program already; open /dev/atoll again for another");
+		return -EBUSY;
+	}
+	ret = atoll_enclave_adopt(a->id, p, a->area, a->pid, a->error);
+	if (ret)
+		return ret;
+	p->pid = a->pid;
+	p->cr3 = READ_ONCE(p->proc->cr3);
+	p->zapped_gen = READ_ONCE(p->proc->map_generation);
+	p->next_slot = 0;
+	bitmap_zero(p->claimed, ATOLL_MAX_SLOTS);
+	p->adopted = true;
+	WRITE_ONCE(p->proc->host_pid, task_tgid_nr(current));
+	/* pid, cr3 and the binding first: readers take created with an acquire. */
+	smp_store_release(&p->created, true);
+	return 0;
+}
+
+static long program_adopt(struct atoll_program *p, unsigned long arg)
+{
+	struct atoll_adopt *a;
+	long ret;
+
+	a = kmalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return -ENOMEM;
+	if (copy_from_user(a, (void __user *)arg, sizeof(*a))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = atoll_req_check(&a->hdr, sizeof(*a), ATOLL_MAGIC_ADOPT);
+	if (ret)
+		goto out;
+	memset(a->error, 0, sizeof(a->error));
+	if (mutex_lock_killable(&p->lock)) {
+		ret = -EINTR;
+		goto out;
+	}
+	ret = adopt_locked(p, a);
+	mutex_unlock(&p->lock);
+	if (copy_to_user((void __user *)arg, a, sizeof(*a)))
+		ret = -EFAULT;
+out:
+	kfree(a);
+	return ret;
+}
+
 /* ---- START, KILL -------------------------------------------------------- */
 
 static bool user_addr(u64 a)
@@ -465,11 +519,13 @@ static long start_locked(struct atoll_program *p, const struct atoll_start *s)
 	/* The LWK sets each state with a release. */
 	if (p->started || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED)
 		return -EINVAL;
-	if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
-		return -EINVAL;
-	proc->entry = s->entry;
-	proc->stack_pointer = s->stack_pointer;
-	proc->realtime_ns = ktime_get_real_ns();
+	if (!p->adopted) {
+		if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
+			return -EINVAL;
+		proc->entry = s->entry;
+		proc->stack_pointer = s->stack_pointer;
+		proc->realtime_ns = ktime_get_real_ns();
+	}
 	/* Write access granted for loading must not outlive it. */
 	atoll_mirror_zap(p, true);
 	ret = send_proc(p, ATOLL_KMSG_PROC_START, 0);
@@ -670,6 +726,8 @@ long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned lon
 		return program_call(p, arg);
 	case ATOLL_IOC_KILL:
 		return program_kill(p, arg);
+	case ATOLL_IOC_ADOPT:
+		return program_adopt(p, arg);
 	default:
 		return -ENOTTY;
 	}

@@ -34,6 +34,7 @@ pub const MAGIC_START: u32 = 0x5453_5441;
 pub const MAGIC_CALL: u32 = 0x4c43_5441;
 pub const MAGIC_KILL: u32 = 0x4c4b_5441;
 pub const MAGIC_PROGRAMS: u32 = 0x5350_5441;
+pub const MAGIC_ADOPT: u32 = 0x4441_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -431,6 +432,7 @@ pub const SLOT_DONE: u32 = 3;
 
 pub const CALL_SYSCALL: u32 = 1;
 pub const CALL_UNSUPPORTED: u32 = 2;
+pub const CALL_FORK: u32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -653,6 +655,17 @@ pub struct Programs {
 }
 
 #[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Adopt {
+    pub hdr: Header,
+    pub id: u32,
+    pub area: u32,
+    pub pid: u32,
+    pub pad0: u32,
+    pub error: [u8; ERROR_LEN],
+}
+
+#[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Kill {
     pub hdr: Header,
@@ -682,7 +695,7 @@ zeroed_with_header!(
     EnclaveInfo => MAGIC_INFO, ConsoleRead => MAGIC_CONSREAD, Ping => MAGIC_PING,
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
-    KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS,
+    KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS, Adopt => MAGIC_ADOPT,
     KmsgMcastReq => MAGIC_MCAST,
 );
 
@@ -708,6 +721,7 @@ pub const IOC_MSG_SEND: u32 = iowr::<MsgIo>(12);
 pub const IOC_MSG_RECV: u32 = iowr::<MsgIo>(13);
 pub const IOC_KMSG_MCAST: u32 = iowr::<KmsgMcastReq>(14);
 pub const IOC_PROGRAMS: u32 = iowr::<Programs>(15);
+pub const IOC_ADOPT: u32 = iowr::<Adopt>(16);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

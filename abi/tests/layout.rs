@@ -135,6 +135,9 @@ fn expectations() -> Vec<(String, u64)> {
         "mem_bytes": mem_bytes, "comm": comm,
     });
     layout!("atoll_programs", Programs { "hdr": hdr, "id": id, "count": count, "program": program });
+    layout!("atoll_adopt", Adopt {
+        "hdr": hdr, "id": id, "area": area, "pid": pid, "pad0": pad0, "error": error,
+    });
 
     let consts: &[(&str, u64)] = &[
         ("ATOLL_ABI_VERSION", ABI_VERSION as u64),
@@ -213,6 +216,9 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_MAGIC_MCAST", MAGIC_MCAST as u64),
         ("ATOLL_IOC_KMSG_MCAST", IOC_KMSG_MCAST as u64),
         ("ATOLL_IOC_PROGRAMS", IOC_PROGRAMS as u64),
+        ("ATOLL_IOC_ADOPT", IOC_ADOPT as u64),
+        ("ATOLL_CALL_FORK", CALL_FORK as u64),
+        ("ATOLL_MAGIC_ADOPT", MAGIC_ADOPT as u64),
         ("ATOLL_SYS_MSG_SEND", SYS_MSG_SEND),
         ("ATOLL_SYS_MSG_RECV", SYS_MSG_RECV),
         ("ATOLL_MSG_MAX", MSG_MAX as u64),

@@ -6,9 +6,9 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping, Programs,
-    Run, Start, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK,
-    IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
+    Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping,
+    Programs, Run, Start, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL,
+    IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -158,6 +158,15 @@ impl Device {
         // SAFETY: `req` is a live, exclusively borrowed `Run`, the type whose
         // size IOC_RUN encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_RUN as _, req as *mut Run) })
+    }
+
+    /// IOC_ADOPT: binds this file to the child the LWK forked into `area`
+    /// of enclave `id`. On failure the module may have left a reason in
+    /// `req.error`.
+    pub fn adopt(&self, req: &mut Adopt) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `Adopt`, the type
+        // whose size IOC_ADOPT encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_ADOPT as _, req as *mut Adopt) })
     }
 
     /// IOC_START: starts the loaded program's main thread.

@@ -79,6 +79,68 @@ pub fn interrupt_on(signal: libc::c_int) -> io::Result<()> {
     }
 }
 
+/// Children of this process (forked `atoll run`s) are reaped by Linux as
+/// they end: nobody waits for them here.
+pub fn reap_children_automatically() -> io::Result<()> {
+    // SAFETY: SIG_IGN for SIGCHLD changes no memory; Linux then reaps.
+    if unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) } == libc::SIG_ERR {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A new pipe (close-on-exec): (read end, write end).
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: pipe2 just opened both; nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// What `fork` made of this process.
+pub enum Forked {
+    Parent(libc::pid_t),
+    Child,
+}
+
+/// fork(2). In the child only the calling thread goes on: it must build
+/// afresh whatever it needs, and leave with `exit_now`.
+pub fn fork() -> io::Result<Forked> {
+    // SAFETY: fork has no memory-safety preconditions; the child keeps to
+    // the rules above (its callers build new objects and never touch
+    // locks other threads may have held).
+    match unsafe { libc::fork() } {
+        -1 => Err(io::Error::last_os_error()),
+        0 => Ok(Forked::Child),
+        pid => Ok(Forked::Parent(pid)),
+    }
+}
+
+/// Takes over a descriptor a forked process inherited from its parent
+/// (the parent's handle to it is gone with the parent's other threads).
+pub fn take_inherited(fd: RawFd) -> OwnedFd {
+    // SAFETY: the callers pass a descriptor the parent owned at fork, of
+    // which this process holds no other handle.
+    unsafe { OwnedFd::from_raw_fd(fd) }
+}
+
+/// Closes a descriptor this process no longer wants (one inherited).
+pub fn close(fd: RawFd) {
+    // SAFETY: the callers own `fd` (a descriptor of the parent's they took
+    // over on fork) and drop every handle to it.
+    unsafe { libc::close(fd) };
+}
+
+/// Ends this process at once with `code`, running no exit handlers (a
+/// forked child must not flush what its parent's threads had buffered).
+pub fn exit_now(code: i32) -> ! {
+    // SAFETY: _exit never returns and touches no memory of ours.
+    unsafe { libc::_exit(code) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

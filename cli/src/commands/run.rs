@@ -6,6 +6,7 @@
 //! regions, the mirror, the segments and stack written through it,
 //! IOC_START, then IOC_CALL workers until the program ends.
 
+use super::forked;
 use crate::device::Device;
 use crate::enclave::{self, Enclave};
 use crate::error::{module_error, os_error, Error, Result};
@@ -22,6 +23,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Exit statuses of `atoll run` itself, as env(1) and timeout(1) use them;
@@ -32,7 +34,7 @@ pub const CANNOT_RUN: u8 = 126;
 
 /// Descriptors this process keeps for itself go at least this high, out of
 /// the way of the numbers a program uses.
-const RESERVED_FD: RawFd = 1000;
+pub const RESERVED_FD: RawFd = 1000;
 
 /// How often the main thread looks for SIGINT, SIGTERM and SIGHUP.
 const SIGNAL_POLL: Duration = Duration::from_millis(20);
@@ -60,7 +62,7 @@ pub fn run(opts: Options) -> Result<u8> {
     // The mirror stays until the end: delegated calls use the program's memory through it.
     let mirror = load(&dev, &plan, &data).map_err(|e| e.with_status(FAILED))?;
 
-    let status = start_and_serve(dev, &plan, &enclave.name, opts.strict)?;
+    let status = start_and_serve(dev, &plan, &enclave, opts.strict)?;
     drop(mirror);
     Ok(status)
 }
@@ -87,19 +89,46 @@ fn load(dev: &Device, plan: &Plan, data: &[u8]) -> Result<Mirror> {
 }
 
 /// Starts the program and serves its calls until it ends; the exit status.
-fn start_and_serve(dev: Device, plan: &Plan, enclave: &str, strict: bool) -> Result<u8> {
+fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool) -> Result<u8> {
     // From here on the program may use descriptors 0-2 as it likes.
     let messages = Messages::stderr_copy(RESERVED_FD);
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| failed(format!("cannot make a pipe: {}", os_error(&e))))?;
+    forked::prepare(forked::Context {
+        enclave_id: enclave.id,
+        enclave_name: enclave.name.clone(),
+        strict,
+        device_fd: dev.fd().as_raw_fd(),
+        messages_fd: messages.fd(),
+        copier_fds: copier.fds(),
+    })?;
+    let server = serve(dev, messages, copier, strict, |dev| dev.start(plan.entry, plan.stack.sp))?;
+    Ok(serve_until_end(&server, &enclave.name, true))
+}
+
+/// Starts the program (`start` on the device) and the workers serving it.
+pub fn serve(
+    dev: Device,
+    messages: Messages,
+    copier: UserCopy,
+    strict: bool,
+    start: impl FnOnce(&Device) -> std::io::Result<()>,
+) -> Result<Arc<Server<Device, Performer>>> {
     let reserved = [dev.fd().as_raw_fd()].into_iter().chain(messages.fd()).collect();
     let performer = Performer::new(reserved, copier);
     signals::catch().map_err(|e| failed(format!("cannot catch signals: {}", os_error(&e))))?;
-    dev.start(plan.entry, plan.stack.sp).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
+    start(&dev).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
     let server = Server::new(dev, performer, messages, strict);
     // Without a worker the program cannot make a single call; exiting
     // closes /dev/atoll, which ends it.
     server.start().map_err(|e| failed(format!("cannot start a thread: {}", os_error(&e))))?;
+    Ok(server)
+}
 
+/// Serves until the program ends, passing on SIGINT, SIGTERM and SIGHUP;
+/// the exit status for `atoll run`. `say_how` prints how a program ended
+/// by a signal ("Terminated"), as a shell would; a forked child's end is
+/// its parent program's business.
+pub fn serve_until_end(server: &Server<Device, Performer>, enclave: &str, say_how: bool) -> u8 {
     let end = loop {
         if let Some(end) = server.wait(SIGNAL_POLL) {
             break end;
@@ -111,13 +140,13 @@ fn start_and_serve(dev: Device, plan: &Plan, enclave: &str, strict: bool) -> Res
         }
     };
     let (code, message) = conclusion(&end, enclave);
-    if let Some(message) = message {
+    if let Some(message) = message.filter(|_| say_how || !matches!(end, End::Exited(_))) {
         server.messages().line(&message);
     }
-    Ok(code)
+    code
 }
 
-fn failed(message: String) -> Error {
+pub fn failed(message: String) -> Error {
     Error::new(message).with_status(FAILED)
 }
 

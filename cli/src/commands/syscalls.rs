@@ -77,12 +77,12 @@ fn wrap(words: &[String], width: usize) -> String {
 mod tests {
     use super::*;
 
-    /// The README's table is this command's output (regenerate it with
-    /// `build/atoll syscalls` when the table changes).
+    /// The README's table is this command's output (after a change to the
+    /// table, scripts/update-syscall-table.sh rewrites it).
     #[test]
     fn readme_shows_the_table() {
         let readme = include_str!("../../../README.md");
-        assert!(readme.contains(&text()), "README.md's system-call table is out of date:\n{}", text());
+        assert!(readme.contains(&text()), "README.md's system-call table is out of date: run scripts/update-syscall-table.sh\n{}", text());
     }
 
     #[test]

@@ -22,6 +22,12 @@ impl Messages {
         }
     }
 
+    /// Lines go to descriptor `fd`, which this takes over (a forked
+    /// `atoll run` reuses its parent's copy of stderr).
+    pub fn on_fd(fd: std::os::fd::OwnedFd) -> Messages {
+        Messages { fd: Some(fd.as_raw_fd()), out: Mutex::new(Box::new(std::fs::File::from(fd))) }
+    }
+
     /// Lines go to `out` (for the tests).
     #[cfg(test)]
     pub fn to(out: impl Write + Send + 'static) -> Messages {

@@ -19,6 +19,7 @@ errnos! {
     EPERM = 1, "Operation not permitted";
     ESRCH = 3, "No such process";
     EINTR = 4, "Interrupted system call";
+    ECHILD = 10, "No child processes";
     EAGAIN = 11, "Resource temporarily unavailable";
     ENOMEM = 12, "Cannot allocate memory";
     EFAULT = 14, "Bad address";

@@ -2,7 +2,10 @@
 //! program): launch parameters in, page-table root, state, exit status and
 //! the figures `atoll status` shows out, and the delegated-call slots.
 
-use atoll_abi::{Proc, Region, Slot, MAX_PROGRAMS, MAX_REGIONS, PROC_AREA_SIZE, PROC_OFFSET};
+use atoll_abi::{
+    Proc, Region, Slot, MAX_PROGRAMS, MAX_REGIONS, PROC_AREA_SIZE, PROC_CREATING, PROC_FREE,
+    PROC_OFFSET,
+};
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU32, Ordering};
 use spin::Once;
@@ -36,6 +39,16 @@ impl Area {
     /// The area the host named, if it is one.
     pub fn from_index(i: u64) -> Option<Area> {
         (i < MAX_PROGRAMS as u64).then_some(Area(i as usize))
+    }
+
+    /// Claims a free area for a program the LWK makes itself (a forked
+    /// child); the host claims areas the same way, so each has one owner.
+    pub fn claim() -> Option<Area> {
+        (0..MAX_PROGRAMS).map(Area).find(|a| {
+            a.state_word()
+                .compare_exchange(PROC_FREE, PROC_CREATING, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        })
     }
 
     pub fn index(self) -> usize {

@@ -118,7 +118,7 @@ fn create(area: Area) -> Result<u32, Errno> {
             return Err(e);
         }
     }
-    let p = Process::new(area, vm, spread(&online, want));
+    let p = Process::new(area, vm, spread(&online, want), None);
     area.set_created(p.pid, p.root, p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);
@@ -144,6 +144,27 @@ fn spread(online: &[usize], want: usize) -> Vec<usize> {
     cpus
 }
 
+/// A child the LWK forked into its own (claimed) area: LOADED, waiting
+/// for the host to adopt and start it.
+pub fn adopt(child: &Arc<Process>) {
+    let area = child.area;
+    area.set_created(child.pid, child.root, child.cpu_mask());
+    child.report_usage();
+    PROGRAMS.lock()[area.index()] =
+        Some(Occupant { process: child.clone(), released: false, ended: false });
+    area.set_state(PROC_LOADED);
+    status::report_memory();
+}
+
+/// A forked child no host process took: gone, memory and area freed.
+pub fn drop_unserved(child: &Arc<Process>) {
+    PROGRAMS.lock()[child.area.index()] = None;
+    child.vm.lock().release();
+    child.area.set_usage(0, 0);
+    child.area.set_state(PROC_FREE);
+    status::report_memory();
+}
+
 /// The program with LWK pid `pid`, if it is in this enclave.
 pub fn find(pid: u32) -> Option<Arc<Process>> {
     PROGRAMS.lock().iter().flatten().find(|o| o.process.pid == pid).map(|o| o.process.clone())
@@ -158,11 +179,24 @@ fn start(area: Area) {
     if area.state() != PROC_LOADED {
         return;
     }
-    let (entry, sp, realtime) = area.start_request();
-    p.realtime_offset_ns.store(realtime as i64 - Process::monotonic_ns() as i64, Ordering::Relaxed);
-    area.set_state(PROC_RUNNING);
     let pid = p.pid;
-    if thread::spawn_user_thread(&p, user::initial_frame(entry, sp), 0, 0, pid, 0).is_err() {
+    let forked = p.family.fork_start.lock().take();
+    let started = match forked {
+        // A forked child goes on from the fork, with its own first thread.
+        Some(f) => {
+            area.set_state(PROC_RUNNING);
+            let (frame, fs, clear, mask) = (f.frame, f.fs_base, f.clear_child_tid, f.signal_mask);
+            thread::spawn_user_thread(&p, frame, fs, clear, pid, mask, f.altstack)
+        }
+        None => {
+            let (entry, sp, realtime) = area.start_request();
+            let offset = realtime as i64 - Process::monotonic_ns() as i64;
+            p.realtime_offset_ns.store(offset, Ordering::Relaxed);
+            area.set_state(PROC_RUNNING);
+            thread::spawn_user_thread(&p, user::initial_frame(entry, sp), 0, 0, pid, 0, [0; 3])
+        }
+    };
+    if started.is_err() {
         p.begin_exit(SIGKILL);
         program_ended(&p);
     }
@@ -210,6 +244,7 @@ pub fn program_ended(p: &Arc<Process>) {
             _ => return,
         }
     };
+    super::family::ended(p);
     p.area.set_exited(p.wait_status());
     let words = [p.area.index() as u64, p.wait_status() as u64, p.pid as u64];
     kmsg::send_words_waiting(Peer::Host, KMSG_PROC_EXIT, &words);

@@ -6,6 +6,7 @@
 mod area;
 pub mod cputime;
 pub mod delegate;
+pub mod family;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
@@ -56,6 +57,8 @@ pub struct Process {
     pub real_timer: itimer::RealTimer,
     /// CPU time of its threads that have ended.
     ended_threads_time: SpinLock<cputime::Times>,
+    /// Parent, children, and what a forked child starts with.
+    pub family: family::Family,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -83,7 +86,13 @@ pub struct UserThread {
 static NEXT_PID: AtomicU32 = AtomicU32::new(100);
 
 impl Process {
-    pub fn new(area: Area, vm: vm::AddressSpace, cpus: Vec<usize>) -> Arc<Process> {
+    /// A process in `area`; `parent` is the process that forked it, if any.
+    pub fn new(
+        area: Area,
+        vm: vm::AddressSpace,
+        cpus: Vec<usize>,
+        parent: Option<&Arc<Process>>,
+    ) -> Arc<Process> {
         Arc::new(Process {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             area,
@@ -103,6 +112,7 @@ impl Process {
             shared_pending: signal::Pending::new(),
             real_timer: itimer::RealTimer::new(),
             ended_threads_time: SpinLock::new(cputime::Times::default()),
+            family: family::Family::new(parent),
         })
     }
 

@@ -26,6 +26,7 @@ pub fn spawn_user_thread(
     clear_child_tid: u64,
     tid: u32,
     signal_mask: u64,
+    altstack: [u64; 3],
 ) -> Result<(), Errno> {
     let slot = p.take_slot().ok_or(EAGAIN)?;
     let cpu = p.pick_cpu();
@@ -53,7 +54,7 @@ pub fn spawn_user_thread(
             signal_mask: AtomicU64::new(signal_mask),
             pending: super::signal::Pending::new(),
             saved_mask: SpinLock::new(None),
-            altstack: SpinLock::new([0; 3]),
+            altstack: SpinLock::new(altstack),
             cpu_time: super::cputime::CpuTime::new(),
             left: core::sync::atomic::AtomicBool::new(false),
         },

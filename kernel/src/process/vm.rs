@@ -379,6 +379,45 @@ impl AddressSpace {
         }
     }
 
+    /// A copy for a forked child: the same reserved ranges and pages (same
+    /// sizes and protections), each page's bytes copied. PROT_NONE pages
+    /// come back zeroed when made accessible, as untouched ones would.
+    /// ENOMEM, with nothing left behind, when the enclave runs out.
+    pub fn fork_copy(&self) -> Result<AddressSpace, Errno> {
+        let mut child = AddressSpace::new(self.brk_start)?;
+        child.brk = self.brk;
+        child.heap_end = self.heap_end;
+        child.large_mappings = self.large_mappings;
+        child.ranges = self.ranges.clone();
+        if let Err(e) = self.copy_pages_to(&mut child) {
+            child.release();
+            return Err(e);
+        }
+        Ok(child)
+    }
+
+    fn copy_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+        for (&start, &end) in &self.ranges {
+            let mut va = start;
+            while va < end {
+                let Some(t) = self.translate(va) else {
+                    va = (va | (PAGE_SIZE - 1)) + 1;
+                    continue;
+                };
+                let size = t.page_size;
+                let frames = size / PAGE_SIZE;
+                // Every byte is copied over: no need to zero it first.
+                let frame = mem::alloc_frames(frames, frames).ok_or(ENOMEM)?;
+                let access = Access { read: true, write: t.writable, exec: t.executable };
+                let page = va & !(size - 1);
+                child.map_or_free(page, frame, size == LARGE_PAGE_SIZE, access)?;
+                physmem::copy_within(t.phys - (va - page), frame, size as usize);
+                va = page + size;
+            }
+        }
+        Ok(())
+    }
+
     /// Frees everything, every frame and table; maps nothing afterwards.
     pub fn release(&mut self) {
         self.pages.destroy(&mut Tables, |p, s| mem::free_frames(p, s / PAGE_SIZE));

@@ -13,6 +13,7 @@ mod system;
 mod time;
 mod timer;
 mod usage;
+mod wait;
 
 use alloc::sync::Arc;
 use atoll_abi::syscalls::{self, How};
@@ -57,7 +58,10 @@ const HANDLERS: &[(u64, Handler)] = &[
     (38, timer::setitimer),
     (39, process::getpid),
     (56, process::clone),
+    (57, process::fork),
+    (58, process::vfork),
     (60, process::exit),
+    (61, wait::wait4),
     (62, signal::kill),
     (63, system::uname),
     (98, usage::getrusage),
@@ -81,6 +85,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (230, time::clock_nanosleep),
     (231, process::exit_group),
     (234, signal::tgkill),
+    (247, wait::waitid),
     (273, process::set_robust_list),
     (302, system::prlimit64), // prlimit64
     (309, system::getcpu),

@@ -1,12 +1,13 @@
-//! Identity, threads and ending: getpid, gettid, getppid, clone, clone3,
-//! set_tid_address, set_robust_list, arch_prctl, exit, exit_group, rseq.
+//! Identity, threads, processes and ending: getpid, gettid, getppid, clone,
+//! clone3, fork, vfork, set_tid_address, set_robust_list, arch_prctl,
+//! exit, exit_group, rseq.
 
 use core::sync::atomic::Ordering;
 
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::{self, uaccess};
+use crate::process::{self, family, uaccess};
 
 const CLONE_VM: u64 = 0x100;
 const CLONE_FS: u64 = 0x200;
@@ -30,6 +31,11 @@ const SUPPORTED: u64 = THREAD_FLAGS
     | CLONE_DETACHED
     | CLONE_CHILD_SETTID;
 
+const CLONE_VFORK: u64 = 0x4000;
+/// Flags a process-making clone may have (fork, vfork, posix_spawn's).
+const PROCESS_FLAGS: u64 =
+    0xff | CLONE_VM | CLONE_VFORK | CLONE_PARENT_SETTID | CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID;
+
 const ARCH_SET_FS: u64 = 0x1002;
 const ARCH_GET_FS: u64 = 0x1003;
 
@@ -41,9 +47,22 @@ pub fn gettid(c: &mut Call) -> SysResult {
     Ok(c.user.tid.into())
 }
 
-/// The program's parent is `atoll run`, which lives on Linux.
-pub fn getppid(_c: &mut Call) -> SysResult {
-    Ok(1)
+/// The parent that forked it while that lives; else 1, as on Linux (a
+/// program `atoll run` started has its parent on Linux).
+pub fn getppid(c: &mut Call) -> SysResult {
+    Ok(c.process.family.ppid().into())
+}
+
+/// fork(): a child process with a copy of this one's memory.
+pub fn fork(c: &mut Call) -> SysResult {
+    const SIGCHLD: u64 = 17;
+    family::fork(c.process, c.user, c.frame, SIGCHLD, 0, 0).map(u64::from)
+}
+
+/// vfork(): as fork, and the parent waits until the child is done.
+pub fn vfork(c: &mut Call) -> SysResult {
+    const SIGCHLD: u64 = 17;
+    family::fork(c.process, c.user, c.frame, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0).map(u64::from)
 }
 
 /// Ends the calling thread; the program's status is the last thread's.
@@ -59,7 +78,7 @@ pub fn exit_group(c: &mut Call) -> SysResult {
     process::exit_current_thread()
 }
 
-/// A new thread of this program (fork-like clones are not supported).
+/// A new thread of this program, or a new process (no CLONE_THREAD).
 fn new_thread(
     c: &mut Call,
     flags: u64,
@@ -68,6 +87,13 @@ fn new_thread(
     child_tid: u64,
     tls: u64,
 ) -> SysResult {
+    if flags & CLONE_THREAD == 0 && flags & !PROCESS_FLAGS == 0 {
+        let pid = family::fork(c.process, c.user, c.frame, flags, stack, child_tid)?;
+        if flags & CLONE_PARENT_SETTID != 0 {
+            uaccess::write_u32(c.process, parent_tid, pid)?;
+        }
+        return Ok(pid.into());
+    }
     if flags & THREAD_FLAGS != THREAD_FLAGS || flags & !SUPPORTED & !0xff != 0 {
         crate::println!(
             "program {}: clone flags {:#x} (a new process) are not supported",
@@ -91,7 +117,7 @@ fn new_thread(
     }
     let clear = if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 };
     let mask = c.user.signal_mask.load(Ordering::Acquire);
-    process::spawn_user_thread(c.process, frame, fs, clear, tid, mask)?;
+    process::spawn_user_thread(c.process, frame, fs, clear, tid, mask, [0; 3])?;
     Ok(tid.into())
 }
 

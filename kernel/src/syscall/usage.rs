@@ -1,11 +1,9 @@
 //! Resource usage: getrusage and times, from the threads' CPU time
-//! (`process::cputime`). A program here has no children yet, so their
-//! figures are 0.
+//! (`process::cputime`), and that of the children waited for.
 
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::cputime::Times;
 use crate::process::{uaccess, Process};
 
 const RUSAGE_SELF: u64 = 0;
@@ -25,7 +23,7 @@ pub fn getrusage(c: &mut Call) -> SysResult {
     let (times, maxrss) = match who {
         RUSAGE_SELF => (c.process.cpu_times(), c.process.vm.lock().mapped_bytes() / 1024),
         RUSAGE_THREAD => (c.user.cpu_time.times(true), c.process.vm.lock().mapped_bytes() / 1024),
-        RUSAGE_CHILDREN => (Times::default(), 0),
+        RUSAGE_CHILDREN => (*c.process.family.children_time.lock(), 0),
         _ => return Err(EINVAL),
     };
     let mut words = [0u64; 18];

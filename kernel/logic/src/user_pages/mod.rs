@@ -84,8 +84,12 @@ pub struct Translation {
     pub phys: u64,
     /// Writes allowed.
     pub writable: bool,
+    /// Instruction fetches allowed.
+    pub executable: bool,
     /// Bytes from `phys` to the end of its page.
     pub rest_of_page: u64,
+    /// Its page's size (4 KiB or 2 MiB).
+    pub page_size: u64,
 }
 
 /// Table indices (PML4, PDPT, PD, PT) of a virtual address.
@@ -214,7 +218,9 @@ impl UserPageTable {
         Some(Translation {
             phys: (leaf & ADDR_MASK & !(size - 1)) + offset,
             writable: leaf & WRITABLE != 0,
+            executable: leaf & NO_EXECUTE == 0,
             rest_of_page: size - offset,
+            page_size: size,
         })
     }
 

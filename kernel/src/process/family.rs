@@ -1,0 +1,218 @@
+//! Parents and children: fork makes a child process with a copy of the
+//! parent's memory in a program area of its own, which a fork of the
+//! parent's `atoll run` adopts and serves (so the child's delegated calls
+//! see the descriptors it inherited); the child's end is kept for the
+//! parent's wait4/waitid and announced with SIGCHLD.
+
+use alloc::sync::{Arc, Weak};
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use super::cputime::Times;
+use super::signal::{self, SigInfo, SIGCHLD};
+use super::{delegate, launch, uaccess, Area, Process, UserThread};
+use crate::sync::{SpinLock, WaitQueue};
+use hal::TrapFrame;
+use lwk_logic::errno::*;
+
+/// What a forked child's first thread starts with.
+#[derive(Clone, Copy)]
+pub struct ForkStart {
+    pub frame: TrapFrame,
+    pub fs_base: u64,
+    pub clear_child_tid: u64,
+    pub signal_mask: u64,
+    pub altstack: [u64; 3],
+}
+
+pub struct Family {
+    parent: Option<Weak<Process>>,
+    children: SpinLock<Vec<Arc<Process>>>,
+    /// A child ended (wait4 sleeps here).
+    child_ended: WaitQueue,
+    /// Set once its last thread has ended: its wait status is final.
+    ended: AtomicBool,
+    pub fork_start: SpinLock<Option<ForkStart>>,
+    /// CPU time of the children it has waited for (RUSAGE_CHILDREN, times).
+    pub children_time: SpinLock<Times>,
+}
+
+impl Family {
+    pub fn new(parent: Option<&Arc<Process>>) -> Self {
+        Family {
+            parent: parent.map(Arc::downgrade),
+            children: SpinLock::new(Vec::new()),
+            child_ended: WaitQueue::new(),
+            ended: AtomicBool::new(false),
+            fork_start: SpinLock::new(None),
+            children_time: SpinLock::new(Times::default()),
+        }
+    }
+
+    /// The parent's pid while it lives; 1 (Linux's reaper) otherwise, and
+    /// for a program `atoll run` started.
+    pub fn ppid(&self) -> u32 {
+        match self.parent.as_ref().and_then(Weak::upgrade) {
+            Some(p) => p.pid,
+            None => 1,
+        }
+    }
+}
+
+const CLONE_VM: u64 = 0x100;
+const CLONE_VFORK: u64 = 0x4000;
+const CLONE_CHILD_CLEARTID: u64 = 0x200000;
+const CLONE_CHILD_SETTID: u64 = 0x1000000;
+const CSIGNAL: u64 = 0xff;
+
+/// fork, vfork and process-making clones: the child gets a copy of the
+/// memory (CLONE_VM and CLONE_VFORK included: the child runs on a copy, so
+/// a posix_spawn child's writes do not reach the parent). Returns the
+/// child's pid.
+pub fn fork(
+    parent: &Arc<Process>,
+    u: &UserThread,
+    frame: &TrapFrame,
+    flags: u64,
+    stack: u64,
+    child_tid: u64,
+) -> Result<u32, Errno> {
+    if flags & CSIGNAL != 0 && flags & CSIGNAL != SIGCHLD as u64 {
+        return Err(EINVAL);
+    }
+    let area = Area::claim().ok_or(EAGAIN)?;
+    let vm = match parent.vm.lock().fork_copy() {
+        Ok(vm) => vm,
+        Err(e) => {
+            area.set_state(atoll_abi::PROC_FREE);
+            return Err(e);
+        }
+    };
+    let child = Process::new(area, vm, parent.cpus.clone(), Some(parent));
+    child
+        .realtime_offset_ns
+        .store(parent.realtime_offset_ns.load(Ordering::Relaxed), Ordering::Relaxed);
+    child.actions.lock().0 = parent.actions.lock().0;
+    let mut start = *frame;
+    start.rax = 0;
+    if stack != 0 && flags & CLONE_VM != 0 {
+        start.rsp = stack;
+    }
+    if flags & CLONE_CHILD_SETTID != 0 {
+        // In the child's memory: the parent's stays as it was.
+        if let Err(e) = uaccess::write_u32(&child, child_tid, child.pid) {
+            child.vm.lock().release();
+            area.set_state(atoll_abi::PROC_FREE);
+            return Err(e);
+        }
+    }
+    *child.family.fork_start.lock() = Some(ForkStart {
+        frame: start,
+        fs_base: u.cpu_state.fs_base(),
+        clear_child_tid: if flags & CLONE_CHILD_CLEARTID != 0 { child_tid } else { 0 },
+        signal_mask: u.signal_mask.load(Ordering::Acquire),
+        altstack: *u.altstack.lock(),
+    });
+    launch::adopt(&child);
+    parent.family.children.lock().push(child.clone());
+
+    // The parent's `atoll run` forks a server for the child, which adopts
+    // and starts it; only then does the parent go on.
+    let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
+    let served = delegate::call(u, atoll_abi::CALL_FORK, 0, args);
+    if !matches!(served, Ok(host_pid) if host_pid > 0) {
+        parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
+        launch::drop_unserved(&child);
+        return Err(match served {
+            Ok(r) if r < 0 => EAGAIN,
+            Ok(_) => EAGAIN,
+            Err(e) => e,
+        });
+    }
+    if flags & CLONE_VFORK != 0 {
+        // The parent waits while the child runs on (a copy of) its memory,
+        // until the child ends (or, later, execs).
+        child.family.child_ended.wait_until(|| child.family.ended.load(Ordering::Acquire));
+    }
+    Ok(child.pid)
+}
+
+/// The process's last thread ended: its parent, if alive, may reap it.
+pub fn ended(p: &Arc<Process>) {
+    p.family.ended.store(true, Ordering::Release);
+    p.family.child_ended.wake_all(true);
+    let Some(parent) = p.family.parent.as_ref().and_then(Weak::upgrade) else { return };
+    parent.family.child_ended.wake_all(true);
+    let status = p.wait_status();
+    const CLD_EXITED: i32 = 1;
+    const CLD_KILLED: i32 = 2;
+    let code = if status & 0x7f == 0 { CLD_EXITED } else { CLD_KILLED };
+    signal::send_to_process(
+        &parent,
+        SigInfo { signo: SIGCHLD, code, pid: p.pid, ..Default::default() },
+    );
+}
+
+/// Which children a wait looks at.
+#[derive(Clone, Copy)]
+pub enum Which {
+    Any,
+    Pid(u32),
+}
+
+/// A child that ended: pid, wait status, CPU time.
+pub struct Reaped {
+    pub pid: u32,
+    pub status: u32,
+    pub times: Times,
+}
+
+/// wait4/waitid: an ended child matching `which` (removed unless `keep`),
+/// or None with `nohang`; ECHILD without such children; EINTR-like
+/// ERESTARTSYS when a signal comes first.
+pub fn wait(
+    p: &Arc<Process>,
+    u: &UserThread,
+    which: Which,
+    nohang: bool,
+    keep: bool,
+) -> Result<Option<Reaped>, Errno> {
+    let matches = |c: &Arc<Process>| match which {
+        Which::Any => true,
+        Which::Pid(pid) => c.pid == pid,
+    };
+    loop {
+        {
+            let mut kids = p.family.children.lock();
+            if !kids.iter().any(matches) {
+                return Err(ECHILD);
+            }
+            if let Some(i) =
+                kids.iter().position(|c| matches(c) && c.family.ended.load(Ordering::Acquire))
+            {
+                let c = if keep { kids[i].clone() } else { kids.remove(i) };
+                let times = c.cpu_times().add(*c.family.children_time.lock());
+                if !keep {
+                    let mut mine = p.family.children_time.lock();
+                    *mine = mine.add(times);
+                }
+                return Ok(Some(Reaped { pid: c.pid, status: c.wait_status(), times }));
+            }
+        }
+        if nohang {
+            return Ok(None);
+        }
+        let ready = || {
+            signal::interrupted(u)
+                || p.family
+                    .children
+                    .lock()
+                    .iter()
+                    .any(|c| matches(c) && c.family.ended.load(Ordering::Acquire))
+        };
+        p.family.child_ended.wait_until(ready);
+        if signal::interrupted(u) {
+            return Err(ERESTARTSYS);
+        }
+    }
+}

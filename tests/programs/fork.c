@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Processes as a program sees them; prints the same lines on Linux and in
+ * an enclave: fork and wait statuses, getppid, copied memory, a pipe
+ * between parent and child, SIGCHLD, WNOHANG, vfork, rusage of children.
+ * `fork bomb N` forks until fork fails (at most N children), then ends
+ * them all and reports how fork failed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int global = 1;
+static volatile sig_atomic_t chld;
+
+static void on_chld(int sig) { chld++; }
+
+static void statuses(void)
+{
+	int st, r;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(7);
+	r = waitpid(pid, &st, 0);
+	printf("wait: pid matches: %s, exited: %d, code %d\n", r == pid ? "yes" : "no",
+	       WIFEXITED(st), WEXITSTATUS(st));
+	pid = fork();
+	if (pid == 0) {
+		kill(getpid(), SIGTERM);
+		pause();
+	}
+	waitpid(pid, &st, 0);
+	printf("wait: killed: %d, by signal %d\n", WIFSIGNALED(st), WTERMSIG(st));
+	r = wait(&st);
+	printf("wait: no more children: %d (%s)\n", r, errno == ECHILD ? "ECHILD" : "?");
+}
+
+static void family(void)
+{
+	int fds[2], st;
+	char buf[32] = "";
+	pid_t parent = getpid(), pid;
+
+	if (pipe(fds))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		ssize_t n;
+
+		global = 2;
+		n = read(fds[0], buf, sizeof(buf) - 1);
+		for (int i = 0; i < n; i++)
+			buf[i] = buf[i] >= 'a' && buf[i] <= 'z' ? buf[i] - 32 : buf[i];
+		if (write(fds[1], buf, n) != n)
+			_exit(2);
+		_exit(getppid() == parent ? 0 : 1);
+	}
+	if (write(fds[0 + 1], "hello child", 11) != 11)
+		abort();
+	waitpid(pid, &st, 0);
+	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = 0;
+	printf("pipe: the child answered \"%s\"\n", buf);
+	printf("getppid: the child saw its parent: %s\n", WEXITSTATUS(st) == 0 ? "yes" : "no");
+	printf("memory: the parent's copy unchanged: %d\n", global);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void sigchld_and_nohang(void)
+{
+	struct sigaction sa = { .sa_handler = on_chld };
+	int fds[2], st;
+	char c;
+	pid_t pid;
+
+	sigaction(SIGCHLD, &sa, NULL);
+	if (pipe(fds))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		if (read(fds[0], &c, 1) != 1)
+			_exit(3);
+		_exit(0);
+	}
+	printf("WNOHANG: nothing yet: %d\n", waitpid(pid, &st, WNOHANG));
+	if (write(fds[1], "x", 1) != 1)
+		abort();
+	waitpid(pid, &st, 0);
+	printf("SIGCHLD: handler ran: %s\n", chld > 0 ? "yes" : "no");
+	signal(SIGCHLD, SIG_DFL);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+static void vfork_and_usage(void)
+{
+	struct rusage ru;
+	int st;
+	pid_t pid = vfork();
+
+	if (pid == 0)
+		_exit(5);
+	waitpid(pid, &st, 0);
+	printf("vfork: code %d\n", WEXITSTATUS(st));
+	pid = fork();
+	if (pid == 0) {
+		volatile unsigned long x = 0;
+
+		for (unsigned long i = 0; i < 30000000; i++)
+			x += i;
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	getrusage(RUSAGE_CHILDREN, &ru);
+	printf("rusage: children's time counted: %s\n",
+	       ru.ru_utime.tv_sec || ru.ru_utime.tv_usec ? "yes" : "no");
+}
+
+static int bomb(int most)
+{
+	pid_t *kids = calloc(most, sizeof(*kids));
+	int n = 0, err = 0, st;
+
+	if (!kids)
+		return 1;
+
+	while (n < most) {
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			pause();
+			_exit(0);
+		}
+		if (pid < 0) {
+			err = errno;
+			break;
+		}
+		kids[n++] = pid;
+	}
+	for (int i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	for (int i = 0; i < n; i++)
+		waitpid(kids[i], &st, 0);
+	st = wait(NULL) < 0 && errno == ECHILD;
+	printf("fork bomb: %s after %s children, all reaped: %s\n",
+	       err == EAGAIN ? "EAGAIN" : err == ENOMEM ? "ENOMEM" : "no error",
+	       n > 1 ? "some" : "no", st ? "yes" : "no");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "bomb"))
+		return bomb(atoi(argv[2]));
+	statuses();
+	family();
+	sigchld_and_nohang();
+	vfork_and_usage();
+	printf("fork: done\n");
+	return 0;
+}

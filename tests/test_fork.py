@@ -1,0 +1,41 @@
+"""fork, vfork, wait4 and friends in an enclave, against the same program
+on Linux (tests/programs/fork.c), and a fork bomb bounded by the enclave
+(a clear EAGAIN or ENOMEM; the enclave stays up, its memory comes back)."""
+import json
+import re
+
+from resources import RESOURCES, assert_nothing_lost
+
+
+def test_fork_matches_linux_and_a_fork_bomb_is_contained(vm, programs):
+    res = vm(RESOURCES + r'''
+resources
+/extra/fork > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
+atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
+echo "BEFORE $(atoll --json status e)"
+atoll run e -- /extra/fork > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
+cat /tmp/enclave.out
+diff /tmp/linux.out /tmp/enclave.out && echo SAME
+atoll run e -- /extra/fork bomb 200; echo "BOMB_STATUS $?"
+atoll run e -- /extra/hello > /dev/null; echo "AFTER_BOMB_STATUS $?"
+sleep 1
+echo "AFTER $(atoll --json status e)"
+atoll destroy e > /dev/null || exit 10
+resources
+''', extra_dir=str(programs), timeout=600)
+    out = res.output
+    assert res.status == 0, out
+    assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
+    assert "SAME" in out, f"the enclave's output differs from Linux's:\n{out}"
+    for line in ["wait: pid matches: yes, exited: 1, code 7", "wait: killed: 1, by signal 15",
+                 "wait: no more children: -1 (ECHILD)", 'pipe: the child answered "HELLO CHILD"',
+                 "getppid: the child saw its parent: yes", "memory: the parent's copy unchanged: 1",
+                 "SIGCHLD: handler ran: yes", "vfork: code 5", "fork: done"]:
+        assert line in out, out
+    assert re.search(r"^fork bomb: (EAGAIN|ENOMEM) after some children, all reaped: yes$", out, re.M), out
+    assert "BOMB_STATUS 0" in out and "AFTER_BOMB_STATUS 0" in out, out
+    before = json.loads(re.search(r"^BEFORE (.*)$", out, re.M).group(1))
+    after = json.loads(re.search(r"^AFTER (.*)$", out, re.M).group(1))
+    assert after["programs"] == [], after
+    assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"memory lost:\n{before}\n{after}"
+    assert_nothing_lost(out)
