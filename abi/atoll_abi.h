@@ -246,6 +246,10 @@ struct atoll_kmsg_ring {
  */
 #define ATOLL_KMSG_CALL_CANCEL	38
 #define ATOLL_CANCEL_SIGNAL	64
+/* host: area; build the address space the area's regions describe and put
+ * it in place of the program's (an execve in progress). */
+#define ATOLL_KMSG_PROC_EXEC	39
+#define ATOLL_KMSG_PROC_EXECED	40	/* LWK: area, s64 0 or -errno, u64 new cr3 */
 /* Transport checks: host kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
 #define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
 #define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; every LWK CPU sends */
@@ -444,6 +448,13 @@ enum atoll_slot_state {
  * starts it; ret is the child's Linux pid, or -errno (the LWK drops it).
  */
 #define ATOLL_CALL_FORK		3
+/*
+ * execve(args[0..3]): the worker reads the new program, has the LWK build
+ * its image (ATOLL_IOC_EXEC), loads it through the mirror and gives its
+ * entry and stack (ATOLL_IOC_START); ret 0, or -errno (before the image was
+ * replaced the program goes on; after, it is killed).
+ */
+#define ATOLL_CALL_EXEC		4
 
 struct atoll_region {
 	__u64 start;		/* page aligned, within [ATOLL_USER_START, ATOLL_USER_END) */
@@ -766,5 +777,7 @@ struct atoll_kill {
 #define ATOLL_IOC_KMSG_MCAST	_IOWR(ATOLL_IOC_MAGIC, 14, struct atoll_kmsg_mcast_req)
 #define ATOLL_IOC_PROGRAMS	_IOWR(ATOLL_IOC_MAGIC, 15, struct atoll_programs)
 #define ATOLL_IOC_ADOPT		_IOWR(ATOLL_IOC_MAGIC, 16, struct atoll_adopt)
+/* An execve's new image (regions, brk_start, comm of struct atoll_run). */
+#define ATOLL_IOC_EXEC		_IOWR(ATOLL_IOC_MAGIC, 17, struct atoll_run)
 
 #endif /* ATOLL_ABI_H */

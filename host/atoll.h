@@ -52,6 +52,9 @@ struct atoll_area {
 	bool exited;			/* PROC_EXIT: wait_status (release/acquire) */
 	u32 wait_status;
 	bool freed;			/* PROC_FREED of pid */
+	bool execed;			/* PROC_EXECED: exec_result, exec_cr3 (release/acquire) */
+	s64 exec_result;
+	u64 exec_cr3;
 };
 
 struct atoll_enclave {
@@ -244,6 +247,7 @@ long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned lon
 /* mirror.c: the program's address space mapped into the `atoll run` process */
 int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);
 void atoll_mirror_zap(struct atoll_program *p, bool start);
+void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
 
 /* symbols.c: the few kernel symbols that are not exported */

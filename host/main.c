@@ -85,6 +85,7 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_CALL:
 	case ATOLL_IOC_KILL:
 	case ATOLL_IOC_ADOPT:
+	case ATOLL_IOC_EXEC:
 		return atoll_program_ioctl(file->private_data, cmd, arg);
 	default:
 		return -ENOTTY;

@@ -201,6 +201,39 @@ void atoll_mirror_zap(struct atoll_program *p, bool start)
 	}
 }
 
+/*
+ * An execve replaced the program's address space (new page-table root
+ * cr3): every mapping goes, and until the next START the caller may load
+ * the new image as at RUN.
+ */
+void atoll_mirror_reload(struct atoll_program *p, u64 cr3)
+{
+	/* Pairs with the release in atoll_mirror_mmap(). */
+	struct mm_struct *mm = smp_load_acquire(&p->mm);
+	struct vm_area_struct *vma;
+
+	if (mm && !mmget_not_zero(mm))
+		mm = NULL;
+	if (mm)
+		mmap_read_lock(mm);
+	down_write(&p->map_sem);
+	p->cr3 = cr3;
+	p->started = false;
+	p->adopted = false;
+	if (mm) {
+		vma = find_vma(mm, ATOLL_USER_START);
+		if (vma && vma->vm_start == ATOLL_USER_START && vma->vm_ops == &mirror_ops &&
+		    vma->vm_private_data == p)
+			zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	}
+	p->zapped_gen = READ_ONCE(p->proc->map_generation);
+	up_write(&p->map_sem);
+	if (mm) {
+		mmap_read_unlock(mm);
+		mmput(mm);
+	}
+}
+
 void atoll_mirror_put(struct atoll_program *p)
 {
 	if (p->mm)

@@ -130,6 +130,20 @@ static void on_call_cancel(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	spin_unlock(&e->msg_lock);
 }
 
+static void on_execed(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	struct atoll_area *a = msg_area(e, m);
+
+	if (!a)
+		return;
+	spin_lock(&e->msg_lock);
+	a->exec_result = (s64)atoll_kmsg_word(m, 1);
+	a->exec_cr3 = atoll_kmsg_word(m, 2);
+	/* Result and root first: readers take execed with an acquire. */
+	smp_store_release(&a->execed, true);
+	spin_unlock(&e->msg_lock);
+}
+
 /*
  * A thread posted a delegated call in its slot. The slots themselves say
  * which (call_event() claims them); the message's job is done by the
@@ -145,7 +159,8 @@ int atoll_program_init(void)
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_EXIT, on_exit) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_FREED, on_freed) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_CALL_POSTED, on_call_posted) ?:
-	       atoll_kmsg_register(ATOLL_KMSG_CALL_CANCEL, on_call_cancel);
+	       atoll_kmsg_register(ATOLL_KMSG_CALL_CANCEL, on_call_cancel) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_PROC_EXECED, on_execed);
 }
 
 /* Sends a message about p's program: its area, and one u64 argument. */
@@ -446,6 +461,84 @@ out:
 	return ret;
 }
 
+/* ---- EXEC: an execve's new image --------------------------------------- */
+
+static bool exec_answered(struct atoll_program *p)
+{
+	atoll_lwk_poll(p->e);
+	/* Pairs with the release in on_execed(). */
+	return smp_load_acquire(&area_of(p)->execed) || READ_ONCE(p->e->crashed);
+}
+
+static long exec_locked(struct atoll_program *p, struct atoll_run *run)
+{
+	struct atoll_proc *proc = p->proc;
+	struct atoll_area *a;
+	unsigned long flags;
+	u64 area = p->area;
+	long ret;
+
+	if (!p->created || !p->started)
+		return -ENXIO;
+	if (READ_ONCE(p->e->crashed))
+		return -EHOSTDOWN;
+	ret = check_regions(run, run->error);
+	if (ret)
+		return ret;
+	a = area_of(p);
+	spin_lock_irqsave(&p->e->msg_lock, flags);
+	a->execed = false;
+	spin_unlock_irqrestore(&p->e->msg_lock, flags);
+	/* The LWK reads these only once it has the message (sent with a release). */
+	proc->region_count = run->region_count;
+	proc->brk_start = run->brk_start;
+	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
+	memcpy(proc->comm, run->comm, ATOLL_COMM_LEN);
+	proc->comm[ATOLL_COMM_LEN - 1] = 0;
+	ret = atoll_kmsg_send_wait(p->e, ATOLL_KMSG_PROC_EXEC, &area, sizeof(area));
+	if (ret)
+		return ret == -EAGAIN ? -EHOSTDOWN : ret;
+	ret = wait_settled(p, exec_answered, ATOLL_PROC_CREATE_MS);
+	if (ret)
+		return ret;
+	/* Pairs with the release in on_execed(): the result is set before it. */
+	if (!smp_load_acquire(&a->execed))
+		return -EHOSTDOWN;
+	if (a->exec_result)
+		return a->exec_result < 0 && a->exec_result >= -MAX_ERRNO ? a->exec_result : -EIO;
+	atoll_mirror_reload(p, a->exec_cr3);
+	return 0;
+}
+
+static long program_exec(struct atoll_program *p, unsigned long arg)
+{
+	struct atoll_run *run;
+	long ret;
+
+	run = kmalloc(sizeof(*run), GFP_KERNEL);
+	if (!run)
+		return -ENOMEM;
+	if (copy_from_user(run, (void __user *)arg, sizeof(*run))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = atoll_req_check(&run->hdr, sizeof(*run), ATOLL_MAGIC_RUN);
+	if (ret)
+		goto out;
+	memset(run->error, 0, sizeof(run->error));
+	if (mutex_lock_killable(&p->lock)) {
+		ret = -EINTR;
+		goto out;
+	}
+	ret = exec_locked(p, run);
+	mutex_unlock(&p->lock);
+	if (copy_to_user((void __user *)arg, run, sizeof(*run)))
+		ret = -EFAULT;
+out:
+	kfree(run);
+	return ret;
+}
+
 /* ---- ADOPT: a child the LWK forked ------------------------------------- */
 
 static long adopt_locked(struct atoll_program *p, struct atoll_adopt *a)
@@ -728,6 +821,8 @@ long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned lon
 		return program_kill(p, arg);
 	case ATOLL_IOC_ADOPT:
 		return program_adopt(p, arg);
+	case ATOLL_IOC_EXEC:
+		return program_exec(p, arg);
 	default:
 		return -ENOTTY;
 	}

@@ -3,7 +3,7 @@
 # static x86-64 Linux executables (they also run on Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, signals, cputime, mmap_churn, msgping, and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, signals, cputime, mmap_churn, msgping, and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl;
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, stream, cg, pipe_rtt.
@@ -28,7 +28,7 @@ mkdir -p "$out"
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
 case $what in tests|all)
-    for p in hello args fileio segv fpe ill sleep unsupported linuxapi sockets work fork; do
+    for p in hello args fileio segv fpe ill sleep unsupported linuxapi sockets work fork exec; do
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"

@@ -219,6 +219,8 @@ pub const KMSG_PROC_RELEASE: u16 = 12;
 pub const KMSG_PROC_FREED: u16 = 13;
 pub const KMSG_CALL_POSTED: u16 = 14;
 pub const KMSG_CALL_CANCEL: u16 = 38;
+pub const KMSG_PROC_EXEC: u16 = 39;
+pub const KMSG_PROC_EXECED: u16 = 40;
 pub const CANCEL_SIGNAL: i32 = 64;
 pub const KMSG_CHECK: u16 = 15;
 pub const KMSG_CHECK_START: u16 = 16;
@@ -433,6 +435,7 @@ pub const SLOT_DONE: u32 = 3;
 pub const CALL_SYSCALL: u32 = 1;
 pub const CALL_UNSUPPORTED: u32 = 2;
 pub const CALL_FORK: u32 = 3;
+pub const CALL_EXEC: u32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -722,6 +725,7 @@ pub const IOC_MSG_RECV: u32 = iowr::<MsgIo>(13);
 pub const IOC_KMSG_MCAST: u32 = iowr::<KmsgMcastReq>(14);
 pub const IOC_PROGRAMS: u32 = iowr::<Programs>(15);
 pub const IOC_ADOPT: u32 = iowr::<Adopt>(16);
+pub const IOC_EXEC: u32 = iowr::<Run>(17);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

@@ -7,7 +7,7 @@ use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
     Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping,
-    Programs, Run, Start, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_INFO, IOC_KILL,
+    Programs, Run, Start, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL,
     IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
 };
 use std::fs::{File, OpenOptions};
@@ -167,6 +167,23 @@ impl Device {
         // SAFETY: `req` is a live, exclusively borrowed `Adopt`, the type
         // whose size IOC_ADOPT encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_ADOPT as _, req as *mut Adopt) })
+    }
+
+    /// IOC_EXEC on descriptor `fd` (this process's /dev/atoll): the LWK
+    /// builds an execve's new image, described like a RUN's.
+    pub fn exec_on(fd: RawFd, req: &mut Run) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `Run`, the type whose
+        // size IOC_EXEC encodes; it holds no pointers. A bad `fd` fails.
+        check(unsafe { libc::ioctl(fd, IOC_EXEC as _, req as *mut Run) })
+    }
+
+    /// IOC_START on descriptor `fd`: the execve's new image runs.
+    pub fn start_on(fd: RawFd, entry: u64, stack_pointer: u64) -> io::Result<()> {
+        let mut req = Start::new();
+        req.entry = entry;
+        req.stack_pointer = stack_pointer;
+        // SAFETY: as in `start`.
+        check(unsafe { libc::ioctl(fd, IOC_START as _, &mut req as *mut Start) })
     }
 
     /// IOC_START: starts the loaded program's main thread.

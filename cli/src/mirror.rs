@@ -70,6 +70,21 @@ impl Mirror {
     }
 }
 
+/// Writes `bytes` at program address `addr` while an execve loads a new
+/// image: the program's one thread waits in that execve, so nothing else
+/// writes there, and the module lets the loader write read-only pages.
+pub fn write_loading(addr: u64, bytes: &[u8]) -> Result<()> {
+    Mirror(()).write_kept(addr, bytes)
+}
+
+impl Mirror {
+    /// `write` for a mirror this value does not own (it is not unmapped).
+    fn write_kept(self, addr: u64, bytes: &[u8]) -> Result<()> {
+        let mut me = std::mem::ManuallyDrop::new(self);
+        me.write(addr, bytes)
+    }
+}
+
 impl Drop for Mirror {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly the mirror, made in `map`; nothing of this

@@ -16,7 +16,9 @@ pub mod usercopy;
 use crate::device::Device;
 use crate::error::os_error;
 use atoll_abi::syscalls::How;
-use atoll_abi::{Call, CALL_FORK, CALL_SYSCALL, CALL_UNSUPPORTED, EVENT_CALL, EVENT_CRASHED, EVENT_EXITED, MAX_SLOTS};
+use atoll_abi::{
+    Call, CALL_EXEC, CALL_FORK, CALL_SYSCALL, CALL_UNSUPPORTED, EVENT_CALL, EVENT_CRASHED, EVENT_EXITED, MAX_SLOTS,
+};
 use messages::Messages;
 use perform::Perform;
 use std::collections::HashSet;
@@ -28,6 +30,10 @@ use std::time::Duration;
 /// How a forked child gets its server (area, LWK pid) -> its `atoll run`'s
 /// Linux pid or -errno; set by `atoll run` (unset, fork fails with ENOSYS).
 pub static FORK: OnceLock<fn(u32, u32) -> i64> = OnceLock::new();
+
+/// How an execve is performed (the call's arguments) -> 0 or -errno; set
+/// by `atoll run` (unset, execve fails with ENOSYS).
+pub static EXEC: OnceLock<fn([u64; 6]) -> i64> = OnceLock::new();
 
 /// One worker per LWK thread that can wait at once, and one more idle.
 pub const MAX_WORKERS: usize = MAX_SLOTS + 2;
@@ -191,6 +197,10 @@ impl<M: Module, P: Perform> Server<M, P> {
                 self.unsupported(call.nr);
                 -(libc::ENOSYS as i64)
             }
+            CALL_EXEC => match EXEC.get() {
+                Some(exec) => exec(call.args),
+                None => -(libc::ENOSYS as i64),
+            },
             CALL_FORK => match FORK.get() {
                 Some(fork) => fork(call.args[0] as u32, call.args[1] as u32),
                 None => -(libc::ENOSYS as i64),

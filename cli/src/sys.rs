@@ -127,6 +127,32 @@ pub fn take_inherited(fd: RawFd) -> OwnedFd {
     unsafe { OwnedFd::from_raw_fd(fd) }
 }
 
+/// True if this process may execute `path` (execute permission).
+pub fn may_execute(path: &std::path::Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
+    // SAFETY: `c` is a NUL-terminated string that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
+}
+
+/// execve's last step on Linux's side: closes every descriptor below
+/// `limit` that is marked close-on-exec (the program's; ours lie above).
+pub fn close_on_exec_below(limit: RawFd) {
+    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
+    let fds: Vec<RawFd> =
+        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).filter(|&fd| fd < limit).collect();
+    for fd in fds {
+        // SAFETY: F_GETFD reads a flag; close ends a descriptor the program
+        // asked to lose at exec, which no Rust object here owns.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 && flags & libc::FD_CLOEXEC != 0 {
+                libc::close(fd);
+            }
+        }
+    }
+}
+
 /// Closes a descriptor this process no longer wants (one inherited).
 pub fn close(fd: RawFd) {
     // SAFETY: the callers own `fd` (a descriptor of the parent's they took

@@ -4,6 +4,7 @@
 pub mod console;
 pub mod create;
 pub mod destroy;
+pub mod exec;
 pub mod forked;
 pub mod kmsg_bench;
 pub mod kmsg_check;

@@ -115,6 +115,7 @@ pub fn serve(
 ) -> Result<Arc<Server<Device, Performer>>> {
     let reserved = [dev.fd().as_raw_fd()].into_iter().chain(messages.fd()).collect();
     let performer = Performer::new(reserved, copier);
+    super::exec::prepare(dev.fd().as_raw_fd());
     signals::catch().map_err(|e| failed(format!("cannot catch signals: {}", os_error(&e))))?;
     start(&dev).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
     let server = Server::new(dev, performer, messages, strict);

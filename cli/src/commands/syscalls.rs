@@ -82,7 +82,11 @@ mod tests {
     #[test]
     fn readme_shows_the_table() {
         let readme = include_str!("../../../README.md");
-        assert!(readme.contains(&text()), "README.md's system-call table is out of date: run scripts/update-syscall-table.sh\n{}", text());
+        assert!(
+            readme.contains(&text()),
+            "README.md's system-call table is out of date: run scripts/update-syscall-table.sh\n{}",
+            text()
+        );
     }
 
     #[test]

@@ -30,6 +30,8 @@ unsafe impl Plain for Header {}
 unsafe impl Plain for Region {}
 // SAFETY: as for Header.
 unsafe impl Plain for Slot {}
+// SAFETY: an array of integers.
+unsafe impl<const N: usize> Plain for [u8; N] {}
 
 /// The enclave's shared area, [start, end), as the host gave it at boot.
 static AREA: Once<(u64, u64)> = Once::new();

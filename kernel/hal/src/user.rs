@@ -234,13 +234,18 @@ pub struct UserCpuState {
 // running anywhere else.
 unsafe impl Sync for UserCpuState {}
 
+/// The FPU state a program starts with.
+fn initial_fpu() -> FxArea {
+    let mut fx = FxArea([0; 512]);
+    fx.0[0..2].copy_from_slice(&0x037fu16.to_le_bytes()); // FCW: all x87 exceptions masked
+    fx.0[24..28].copy_from_slice(&0x1f80u32.to_le_bytes()); // MXCSR: all SSE exceptions masked
+    fx
+}
+
 impl UserCpuState {
     pub fn new(kernel_stack_top: u64, fs_base: u64) -> Self {
-        let mut fx = FxArea([0; 512]);
-        fx.0[0..2].copy_from_slice(&0x037fu16.to_le_bytes()); // FCW: all x87 exceptions masked
-        fx.0[24..28].copy_from_slice(&0x1f80u32.to_le_bytes()); // MXCSR: all SSE exceptions masked
         UserCpuState {
-            fpu: UnsafeCell::new(fx),
+            fpu: UnsafeCell::new(initial_fpu()),
             fs_base: core::sync::atomic::AtomicU64::new(fs_base),
             kernel_stack_top,
         }
@@ -250,6 +255,13 @@ impl UserCpuState {
     pub fn set_fs_base(&self, base: u64) {
         self.fs_base.store(base, core::sync::atomic::Ordering::Relaxed);
         cpu::wrmsr(IA32_FS_BASE, base);
+    }
+
+    /// execve on the running thread: FPU state and FS base as a new
+    /// program's.
+    pub fn reset(&self) {
+        load_fpu(&initial_fpu().0);
+        self.set_fs_base(0);
     }
 
     pub fn fs_base(&self) -> u64 {

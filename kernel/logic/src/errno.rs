@@ -19,6 +19,7 @@ errnos! {
     EPERM = 1, "Operation not permitted";
     ESRCH = 3, "No such process";
     EINTR = 4, "Interrupted system call";
+    ENOEXEC = 8, "Exec format error";
     ECHILD = 10, "No child processes";
     EAGAIN = 11, "Resource temporarily unavailable";
     ENOMEM = 12, "Cannot allocate memory";

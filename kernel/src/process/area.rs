@@ -98,6 +98,15 @@ impl Area {
         a.write(offset_of!(Proc, mem_bytes), mem_bytes);
     }
 
+    /// The program's name (as `atoll status` shows it; prctl PR_SET_NAME).
+    pub fn comm(self) -> [u8; atoll_abi::COMM_LEN] {
+        self.region().read(offset_of!(Proc, comm))
+    }
+
+    pub fn set_comm(self, comm: [u8; atoll_abi::COMM_LEN]) {
+        self.region().write(offset_of!(Proc, comm), comm);
+    }
+
     /// (entry, stack pointer, Linux's CLOCK_REALTIME) for START.
     pub fn start_request(self) -> (u64, u64, u64) {
         let a = self.region();

@@ -108,16 +108,15 @@ pub fn call_interruptible(
     while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {
         cpu::relax();
     }
-    let p = &u.process;
     let done = || state.load(Ordering::Acquire) == SLOT_DONE;
     let mut cancelled = false;
     let mut again = None;
     loop {
         WAITERS[g].wait_until_deadline(
-            || done() || p.is_exiting() || (!cancelled && signal::has_deliverable(u)),
+            || done() || u.must_leave() || (!cancelled && signal::has_deliverable(u)),
             again,
         );
-        if done() || p.is_exiting() {
+        if done() || u.must_leave() {
             break;
         }
         if signal::has_deliverable(u) {

@@ -32,6 +32,8 @@ pub struct Family {
     child_ended: WaitQueue,
     /// Set once its last thread has ended: its wait status is final.
     ended: AtomicBool,
+    /// It has called execve (a vfork parent waits for this or the end).
+    execed: AtomicBool,
     pub fork_start: SpinLock<Option<ForkStart>>,
     /// CPU time of the children it has waited for (RUSAGE_CHILDREN, times).
     pub children_time: SpinLock<Times>,
@@ -44,6 +46,7 @@ impl Family {
             children: SpinLock::new(Vec::new()),
             child_ended: WaitQueue::new(),
             ended: AtomicBool::new(false),
+            execed: AtomicBool::new(false),
             fork_start: SpinLock::new(None),
             children_time: SpinLock::new(Times::default()),
         }
@@ -131,10 +134,20 @@ pub fn fork(
     }
     if flags & CLONE_VFORK != 0 {
         // The parent waits while the child runs on (a copy of) its memory,
-        // until the child ends (or, later, execs).
-        child.family.child_ended.wait_until(|| child.family.ended.load(Ordering::Acquire));
+        // until the child ends or execs.
+        let done = || {
+            child.family.ended.load(Ordering::Acquire)
+                || child.family.execed.load(Ordering::Acquire)
+        };
+        child.family.child_ended.wait_until(done);
     }
     Ok(child.pid)
+}
+
+/// The process has a new image: a vfork parent goes on.
+pub fn execed(p: &Process) {
+    p.family.execed.store(true, Ordering::Release);
+    p.family.child_ended.wake_all(true);
 }
 
 /// The process's last thread ended: its parent, if alive, may reap it.

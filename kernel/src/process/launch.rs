@@ -38,7 +38,9 @@ const SIGKILL: u32 = 9;
 pub fn init(shared_phys: u64) {
     super::area::init(shared_phys);
     super::delegate::init();
-    for kind in [KMSG_PROC_CREATE, KMSG_PROC_START, KMSG_PROC_KILL, KMSG_PROC_RELEASE] {
+    for kind in
+        [KMSG_PROC_CREATE, KMSG_PROC_START, KMSG_PROC_KILL, KMSG_PROC_RELEASE, KMSG_PROC_EXEC]
+    {
         kmsg::register(kind, post);
     }
     sched::spawn(0, "launcher", || loop {
@@ -76,6 +78,17 @@ fn handle(kind: u16, area: Area, arg: u64) {
             kmsg::send_words_waiting(Peer::Host, KMSG_PROC_CREATED, &words);
         }
         KMSG_PROC_START => start(area),
+        KMSG_PROC_EXEC => {
+            let (result, root) = match exec_image(area) {
+                Ok(root) => (0, root),
+                Err(e) => (e.to_return(), 0),
+            };
+            kmsg::send_words_waiting(
+                Peer::Host,
+                KMSG_PROC_EXECED,
+                &[area.index() as u64, result, root],
+            );
+        }
         KMSG_PROC_KILL => kill(area, arg as u32),
         KMSG_PROC_RELEASE => release(area),
         _ => {}
@@ -90,16 +103,10 @@ fn access(prot: u32) -> Access {
     }
 }
 
-fn create(area: Area) -> Result<u32, Errno> {
-    if area.state() != PROC_CREATING || occupant(area).is_some() {
-        crate::println!("program: refused: area {} is not being created", area.index());
-        return Err(EBUSY);
-    }
+/// The address space the area's regions describe.
+fn build(area: Area) -> Result<AddressSpace, Errno> {
     let req = area.create_request();
-    let online: Vec<usize> = hal::smp::online_cpus().collect();
-    let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
-    if want > online.len()
-        || !req.brk_start.is_multiple_of(4096)
+    if !req.brk_start.is_multiple_of(4096)
         || req.brk_start < USER_START
         || req.brk_start >= USER_END
     {
@@ -118,8 +125,39 @@ fn create(area: Area) -> Result<u32, Errno> {
             return Err(e);
         }
     }
+    Ok(vm)
+}
+
+/// An execve's new image, in place of the program's; its root.
+fn exec_image(area: Area) -> Result<u64, Errno> {
+    let p = occupant(area).ok_or(ESRCH)?;
+    if !p.exec.is_pending() {
+        return Err(EINVAL);
+    }
+    let vm = build(area)?;
+    let root = vm.root();
+    super::exec::swap_in(&p, vm);
+    area.set_created(p.pid, root, p.cpu_mask());
+    p.report_usage();
+    area.set_state(PROC_LOADED);
+    status::report_memory();
+    Ok(root)
+}
+
+fn create(area: Area) -> Result<u32, Errno> {
+    if area.state() != PROC_CREATING || occupant(area).is_some() {
+        crate::println!("program: refused: area {} is not being created", area.index());
+        return Err(EBUSY);
+    }
+    let req = area.create_request();
+    let online: Vec<usize> = hal::smp::online_cpus().collect();
+    let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
+    if want > online.len() {
+        return Err(EINVAL);
+    }
+    let vm = build(area)?;
     let p = Process::new(area, vm, spread(&online, want), None);
-    area.set_created(p.pid, p.root, p.cpu_mask());
+    area.set_created(p.pid, p.root(), p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);
     let pid = p.pid;
@@ -148,7 +186,7 @@ fn spread(online: &[usize], want: usize) -> Vec<usize> {
 /// for the host to adopt and start it.
 pub fn adopt(child: &Arc<Process>) {
     let area = child.area;
-    area.set_created(child.pid, child.root, child.cpu_mask());
+    area.set_created(child.pid, child.root(), child.cpu_mask());
     child.report_usage();
     PROGRAMS.lock()[area.index()] =
         Some(Occupant { process: child.clone(), released: false, ended: false });
@@ -177,6 +215,11 @@ fn occupant(area: Area) -> Option<Arc<Process>> {
 fn start(area: Area) {
     let Some(p) = occupant(area) else { return };
     if area.state() != PROC_LOADED {
+        return;
+    }
+    if p.exec.take_start() {
+        // The exec'ing thread goes on into the new image itself.
+        area.set_state(PROC_RUNNING);
         return;
     }
     let pid = p.pid;

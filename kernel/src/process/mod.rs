@@ -6,6 +6,7 @@
 mod area;
 pub mod cputime;
 pub mod delegate;
+pub mod exec;
 pub mod family;
 pub mod futex;
 pub mod itimer;
@@ -31,8 +32,8 @@ pub struct Process {
     pub pid: u32,
     /// Its area shared with the host (launch parameters, call slots).
     pub area: Area,
-    /// Page-table root; constant for the process's life.
-    pub root: u64,
+    /// Page-table root; a new one only at execve.
+    root: AtomicU64,
     pub vm: SpinLock<vm::AddressSpace>,
     /// LWK cores its threads go to, in order.
     pub cpus: Vec<usize>,
@@ -59,6 +60,8 @@ pub struct Process {
     ended_threads_time: SpinLock<cputime::Times>,
     /// Parent, children, and what a forked child starts with.
     pub family: family::Family,
+    /// An execve in progress (`exec`).
+    pub exec: exec::ExecState,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -78,6 +81,8 @@ pub struct UserThread {
     /// sigaltstack: sp, flags, size.
     pub altstack: SpinLock<[u64; 3]>,
     pub cpu_time: cputime::CpuTime,
+    /// Ended by another thread's execve: leaves at its next chance.
+    pub killed: AtomicBool,
     /// Set once the thread has left the address space for good (exiting):
     /// switching back to it must not load the program's page tables again.
     pub left: AtomicBool,
@@ -96,7 +101,7 @@ impl Process {
         Arc::new(Process {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             area,
-            root: vm.root(),
+            root: AtomicU64::new(vm.root()),
             vm: SpinLock::new(vm),
             cpus,
             next_cpu: AtomicUsize::new(0),
@@ -113,7 +118,12 @@ impl Process {
             real_timer: itimer::RealTimer::new(),
             ended_threads_time: SpinLock::new(cputime::Times::default()),
             family: family::Family::new(parent),
+            exec: exec::ExecState::new(),
         })
+    }
+
+    pub fn root(&self) -> u64 {
+        self.root.load(Ordering::Acquire)
     }
 
     pub fn is_exiting(&self) -> bool {
@@ -203,6 +213,16 @@ impl Process {
         *ended = ended.add(t);
     }
 
+    /// execve: caught signals go back to their default action.
+    pub fn reset_actions_for_exec(&self) {
+        const SIG_IGN: u64 = 1;
+        for a in self.actions.lock().0.iter_mut() {
+            if a[0] != SIG_IGN {
+                *a = [0; 4];
+            }
+        }
+    }
+
     /// Its cores as a bit mask.
     pub fn cpu_mask(&self) -> u64 {
         self.cpus.iter().fold(0, |m, &c| m | 1 << c)
@@ -215,6 +235,22 @@ impl Process {
 
     pub fn realtime_ns(&self) -> i64 {
         Self::monotonic_ns() as i64 + self.realtime_offset_ns.load(Ordering::Relaxed)
+    }
+}
+
+impl UserThread {
+    /// execve by this thread: its state as a new program's first thread
+    /// (the signal mask and pending signals stay).
+    pub fn reset_for_exec(&self) {
+        self.cpu_state.reset();
+        *self.altstack.lock() = [0; 3];
+        self.clear_child_tid.store(0, Ordering::Relaxed);
+        self.robust_list.store(0, Ordering::Relaxed);
+    }
+
+    /// The thread should leave: its program ends or another thread execs.
+    pub fn must_leave(&self) -> bool {
+        self.process.is_exiting() || self.killed.load(Ordering::Acquire)
     }
 }
 
@@ -231,7 +267,7 @@ pub fn switch_threads(prev: &Thread, next: &Thread) {
         if u.left.load(Ordering::Acquire) {
             return;
         }
-        hal::paging::switch_root(u.process.root);
+        hal::paging::switch_root(u.process.root());
         u.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
     }
 }

@@ -221,7 +221,7 @@ pub fn has_deliverable(u: &UserThread) -> bool {
 
 /// A blocking call should end: the program is ending or a signal came.
 pub fn interrupted(u: &UserThread) -> bool {
-    u.process.is_exiting() || has_deliverable(u)
+    u.must_leave() || has_deliverable(u)
 }
 
 /// Takes the next signal in `allowed`: the thread's own first.

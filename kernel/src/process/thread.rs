@@ -56,6 +56,7 @@ pub fn spawn_user_thread(
             saved_mask: SpinLock::new(None),
             altstack: SpinLock::new(altstack),
             cpu_time: super::cputime::CpuTime::new(),
+            killed: core::sync::atomic::AtomicBool::new(false),
             left: core::sync::atomic::AtomicBool::new(false),
         },
     );
@@ -105,10 +106,11 @@ pub fn exit_current_thread() -> ! {
     sched::exit_current()
 }
 
-/// On the way back to user mode: leave if the program is ending.
+/// On the way back to user mode: leave if the program is ending (or
+/// another thread execs).
 pub fn kill_check(t: &Thread) {
     if let Some(u) = &t.user {
-        if u.process.is_exiting() {
+        if u.must_leave() {
             exit_current_thread();
         }
     }

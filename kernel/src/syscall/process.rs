@@ -59,6 +59,15 @@ pub fn fork(c: &mut Call) -> SysResult {
     family::fork(c.process, c.user, c.frame, SIGCHLD, 0, 0).map(u64::from)
 }
 
+/// execve(path, argv, envp): a new program in this process.
+pub fn execve(c: &mut Call) -> SysResult {
+    let r = process::exec::execve(c.process, c.user, c.thread, c.frame, c.args);
+    if r.is_ok() {
+        c.replaced_registers = true;
+    }
+    r
+}
+
 /// vfork(): as fork, and the parent waits until the child is done.
 pub fn vfork(c: &mut Call) -> SysResult {
     const SIGCHLD: u64 = 17;

@@ -148,3 +148,43 @@ pub fn sched_setaffinity(c: &mut Call) -> SysResult {
     }
     Ok(0)
 }
+
+const PR_SET_PDEATHSIG: u64 = 1;
+const PR_GET_PDEATHSIG: u64 = 2;
+const PR_GET_DUMPABLE: u64 = 3;
+const PR_SET_DUMPABLE: u64 = 4;
+const PR_SET_NAME: u64 = 15;
+const PR_GET_NAME: u64 = 16;
+const PR_SET_NO_NEW_PRIVS: u64 = 38;
+const PR_GET_NO_NEW_PRIVS: u64 = 39;
+
+/// prctl: the program's name (what `atoll status` shows) and the few
+/// settings C libraries and shells make; anything else EINVAL.
+pub fn prctl(c: &mut Call) -> SysResult {
+    let [option, arg, ..] = c.args;
+    match option {
+        PR_SET_NAME => {
+            let mut name = [0u8; atoll_abi::COMM_LEN];
+            for (i, b) in name.iter_mut().enumerate().take(atoll_abi::COMM_LEN - 1) {
+                let mut byte = [0u8];
+                uaccess::read_bytes(c.process, arg + i as u64, &mut byte)?;
+                if byte[0] == 0 {
+                    break;
+                }
+                *b = byte[0];
+            }
+            c.process.area.set_comm(name);
+            Ok(0)
+        }
+        PR_GET_NAME => uaccess::write_bytes(c.process, arg, &c.process.area.comm()).map(|()| 0),
+        // Accepted, not acted on: no core dumps; no parent-death signal yet;
+        // nothing here gains privileges (exec ignores set-user-ID bits).
+        PR_SET_PDEATHSIG if arg <= 64 => Ok(0),
+        PR_GET_PDEATHSIG => uaccess::write_u32(c.process, arg, 0).map(|()| 0),
+        PR_SET_DUMPABLE if arg <= 1 => Ok(0),
+        PR_GET_DUMPABLE => Ok(1),
+        PR_SET_NO_NEW_PRIVS if arg == 1 => Ok(0),
+        PR_GET_NO_NEW_PRIVS => Ok(0),
+        _ => Err(EINVAL),
+    }
+}

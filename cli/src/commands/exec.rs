@@ -1,0 +1,120 @@
+//! execve for a program in an enclave, performed by its `atoll run`
+//! (CALL_EXEC): read the path, argv and envp from the program's memory,
+//! read and plan the new program as `atoll run` plans the first one, have
+//! the LWK build its image in place of the old (ATOLL_IOC_EXEC), load it
+//! through the mirror, start it (ATOLL_IOC_START), and close the
+//! descriptors marked close-on-exec, as Linux's execve does.
+
+use super::run::RESERVED_FD;
+use crate::device::Device;
+use crate::mirror;
+use crate::program::{self, Facts, Invocation};
+use crate::serve::policy;
+use crate::serve::usercopy::UserCopy;
+use crate::serve::EXEC;
+use crate::sys;
+use atoll_abi::Run;
+use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+/// This process's /dev/atoll descriptor (a forked `atoll run` has its own).
+static DEVICE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// Longest string and most strings read (Linux's MAX_ARG_STRLEN and a
+/// bound of the same order).
+const MAX_STRING: usize = 128 * 1024;
+const MAX_STRINGS: usize = 64 * 1024;
+
+/// Lets the program exec from now on, with `device` bound to it.
+pub fn prepare(device: RawFd) {
+    DEVICE_FD.store(device, Ordering::SeqCst);
+    let _ = EXEC.set(exec);
+}
+
+/// CALL_EXEC: 0 once the new program is in place, or -errno.
+fn exec(args: [u64; 6]) -> i64 {
+    match exec_program(args) {
+        Ok(()) => 0,
+        Err(errno) => -(errno as i64),
+    }
+}
+
+fn exec_program(args: [u64; 6]) -> Result<(), i32> {
+    let copier = UserCopy::new(RESERVED_FD).map_err(|e| e.raw_os_error().unwrap_or(libc::EAGAIN))?;
+    let path = read_string(&copier, args[0])?;
+    let argv = read_strings(&copier, args[1])?;
+    let envp = read_strings(&copier, args[2])?;
+    let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&path));
+    let data = std::fs::read(&path).map_err(|e| e.raw_os_error().unwrap_or(libc::ENOENT))?;
+    if !sys::may_execute(&path) {
+        return Err(libc::EACCES);
+    }
+    let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random: sys::random16().map_err(|_| libc::EAGAIN)? };
+    let name = path.display().to_string();
+    let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
+    let plan = program::plan(&data, &how, &facts).map_err(|_| libc::ENOEXEC)?;
+
+    let fd = DEVICE_FD.load(Ordering::SeqCst);
+    let mut req = Run::new();
+    req.region_count = plan.layout.regions.len() as u32;
+    req.region[..plan.layout.regions.len()].copy_from_slice(&plan.layout.regions);
+    req.brk_start = plan.layout.brk_start;
+    let file_name = path.file_name().map(|n| n.as_bytes()).unwrap_or_default();
+    let n = file_name.len().min(req.comm.len() - 1);
+    req.comm[..n].copy_from_slice(&file_name[..n]);
+    Device::exec_on(fd, &mut req).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
+    // From here the old image is gone: any failure ends the program.
+    for p in &plan.placements {
+        mirror::write_loading(p.addr, &data[p.range.clone()]).map_err(|_| libc::EIO)?;
+    }
+    mirror::write_loading(plan.stack.sp, &plan.stack.bytes).map_err(|_| libc::EIO)?;
+    Device::start_on(fd, plan.entry, plan.stack.sp).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
+    sys::close_on_exec_below(RESERVED_FD);
+    Ok(())
+}
+
+/// The NUL-terminated string at `addr` (without the NUL).
+fn read_string(copier: &UserCopy, addr: u64) -> Result<Vec<u8>, i32> {
+    let mut out = Vec::new();
+    let mut at = addr;
+    loop {
+        // Up to the end of the page: the next one may not be mapped.
+        let n = (4096 - at % 4096).min(256) as usize;
+        if !policy::inside(at, n as u64) {
+            return Err(libc::EFAULT);
+        }
+        let mut chunk = vec![0u8; n];
+        copier.read(at, &mut chunk)?;
+        if let Some(end) = chunk.iter().position(|&b| b == 0) {
+            out.extend_from_slice(&chunk[..end]);
+            return Ok(out);
+        }
+        out.extend_from_slice(&chunk);
+        if out.len() > MAX_STRING {
+            return Err(libc::E2BIG);
+        }
+        at += n as u64;
+    }
+}
+
+/// The strings of the NULL-terminated pointer array at `addr` (none if 0).
+fn read_strings(copier: &UserCopy, addr: u64) -> Result<Vec<Vec<u8>>, i32> {
+    let mut out = Vec::new();
+    if addr == 0 {
+        return Ok(out);
+    }
+    for i in 0..MAX_STRINGS as u64 {
+        let at = addr + i * 8;
+        if !policy::inside(at, 8) {
+            return Err(libc::EFAULT);
+        }
+        let mut word = [0u8; 8];
+        copier.read(at, &mut word)?;
+        match u64::from_le_bytes(word) {
+            0 => return Ok(out),
+            p => out.push(read_string(copier, p)?),
+        }
+    }
+    Err(libc::E2BIG)
+}

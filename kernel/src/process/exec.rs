@@ -1,0 +1,123 @@
+//! execve: the program's image replaced in place, keeping its pid, area,
+//! descriptors (on Linux) and mask. The LWK ends the other threads; the
+//! caller's `atoll run` reads the new program (CALL_EXEC), has the LWK
+//! build its address space (PROC_EXEC: the launcher swaps it in), loads it
+//! through the mirror and gives the entry and stack (PROC_START); the
+//! calling thread then leaves for the new image's entry.
+
+use alloc::sync::Arc;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use super::vm::AddressSpace;
+use super::{delegate, family, Process, UserThread};
+use crate::sched::{self, Thread};
+use crate::sync::SpinLock;
+use hal::TrapFrame;
+use lwk_logic::errno::*;
+
+pub struct ExecState {
+    /// A thread waits for `atoll run` to load a new image.
+    pending: AtomicBool,
+    /// The new image replaced the old: no way back.
+    swapped: AtomicBool,
+    /// The host's START for the new image is still to come (the launcher
+    /// must not start a new thread for it).
+    start_expected: AtomicBool,
+    /// The image left behind, freed by the exec'ing thread once it is off it.
+    old: SpinLock<Option<AddressSpace>>,
+}
+
+impl ExecState {
+    pub const fn new() -> Self {
+        ExecState {
+            pending: AtomicBool::new(false),
+            swapped: AtomicBool::new(false),
+            start_expected: AtomicBool::new(false),
+            old: SpinLock::new(None),
+        }
+    }
+
+    pub fn is_pending(&self) -> bool {
+        self.pending.load(Ordering::Acquire)
+    }
+
+    /// Launcher, at START: true (once) if the START is an execve's.
+    pub fn take_start(&self) -> bool {
+        self.start_expected.swap(false, Ordering::AcqRel)
+    }
+}
+
+/// Launcher: puts `new` in place of the process's address space.
+pub fn swap_in(p: &Process, new: AddressSpace) {
+    let root = new.root();
+    let old = core::mem::replace(&mut *p.vm.lock(), new);
+    p.root.store(root, Ordering::Release);
+    *p.exec.old.lock() = Some(old);
+    p.exec.swapped.store(true, Ordering::Release);
+    p.exec.start_expected.store(true, Ordering::Release);
+}
+
+/// Ends every other thread of the process and waits until they are gone.
+fn end_other_threads(p: &Arc<Process>, me: &Thread) -> Result<(), Errno> {
+    let others: alloc::vec::Vec<_> =
+        p.threads.lock().iter().filter(|t| !core::ptr::eq(t.as_ref(), me)).cloned().collect();
+    for t in &others {
+        if let Some(u) = &t.user {
+            u.killed.store(true, Ordering::Release);
+        }
+        sched::wake(t, true);
+        if t.cpu() != hal::cpu_index() {
+            hal::irq::send(t.cpu(), sched::RESCHED_VECTOR);
+        }
+    }
+    while p.thread_count() > 1 {
+        if p.is_exiting() {
+            return Err(EINTR);
+        }
+        sched::sleep_ns(200_000);
+    }
+    Ok(())
+}
+
+/// execve(path, argv, envp) by thread `u`, whose registers are `frame`.
+pub fn execve(
+    p: &Arc<Process>,
+    u: &UserThread,
+    me: &Thread,
+    frame: &mut TrapFrame,
+    args: [u64; 6],
+) -> SysResult {
+    end_other_threads(p, me)?;
+    p.exec.swapped.store(false, Ordering::Release);
+    p.exec.pending.store(true, Ordering::Release);
+    let r = delegate::call(u, atoll_abi::CALL_EXEC, 59, args);
+    p.exec.pending.store(false, Ordering::Release);
+    let swapped = p.exec.swapped.load(Ordering::Acquire);
+    let loaded = matches!(r, Ok(0));
+    if !loaded {
+        if swapped {
+            // The old image is gone and the new one is not whole.
+            p.begin_exit(super::signal::SIGKILL);
+            return Err(EINTR);
+        }
+        return match r {
+            Ok(e) => Err(Errno::from_return(e).err().unwrap_or(ENOEXEC)),
+            Err(e) => Err(e),
+        };
+    }
+    // Onto the new page tables, then the old image can go: no thread of
+    // this process runs on it any more, and this core's switch flushed it.
+    hal::paging::switch_root(p.root());
+    if let Some(mut old) = p.exec.old.lock().take() {
+        old.release();
+    }
+    p.note_unmapped();
+    crate::status::report_memory();
+    p.report_usage();
+    let (entry, sp, _) = p.area.start_request();
+    *frame = hal::user::initial_frame(entry, sp);
+    u.reset_for_exec();
+    p.reset_actions_for_exec();
+    family::execed(p);
+    Ok(0)
+}
