@@ -14,6 +14,8 @@
 #                            channel round trip, OS noise) with a plot
 #   make bench-programs      programs in an enclave vs on Linux (getpid,
 #                            delegated write, threads, STREAM, CG) with a plot
+#   make bench-processes     processes in an enclave vs on Linux (thread
+#                            start, fork+wait, signal round trip, CPU share)
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
@@ -40,7 +42,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs bench-kmsg demo clean
+.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg demo clean
 
 all: kernel module cli
 
@@ -113,6 +115,9 @@ bench-enclave: deps kernel module cli
 
 bench-programs: deps kernel module cli
 	python3 bench/program_bench.py
+
+bench-processes: deps kernel module cli
+	python3 bench/process_bench.py
 
 bench-kmsg: deps kernel module cli
 	python3 bench/kmsg_bench.py

@@ -19,6 +19,7 @@
 #define LWK_PTE_PRESENT	BIT_ULL(0)
 #define LWK_PTE_WRITE	BIT_ULL(1)
 #define LWK_PTE_USER	BIT_ULL(2)
+#define LWK_PTE_DIRTY_BIT 6		/* the LWK zeroes only dirty pages at MADV_DONTNEED */
 #define LWK_PTE_LARGE	BIT_ULL(7)	/* in a PDPTE: 1 GiB; in a PDE: 2 MiB */
 #define LWK_PTE_ADDR	GENMASK_ULL(51, 12)
 
@@ -39,9 +40,10 @@ static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
 
 /*
  * The physical 4 KiB page the LWK maps at va for its user, or -EFAULT.
- * *writable: every level allows writes.
+ * *writable: every level allows writes; *leaf: the LWK's entry.
  */
-static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, bool *writable)
+static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, bool *writable,
+			 u64 **leaf)
 {
 	u64 table = p->cr3 & LWK_PTE_ADDR, entry, size;
 	int shift;
@@ -56,6 +58,7 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 		if (!(entry & LWK_PTE_WRITE))
 			*writable = false;
 		size = 1ULL << shift;
+		*leaf = &((u64 *)__va(table))[(va >> shift) & 511];
 		if (shift == PAGE_SHIFT ||
 		    ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
 			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) |
@@ -86,11 +89,11 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	pgprot_t prot;
 	bool writable;
-	u64 phys;
+	u64 phys, *leaf;
 
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
-	if (lwk_translate(p, vmf->address, &phys, &writable))
+	if (lwk_translate(p, vmf->address, &phys, &writable, &leaf))
 		goto out;
 	writable |= loading(p);
 	if (write && !writable)
@@ -100,10 +103,13 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 	 * a page the LWK lets its user write is mapped writable at once.
 	 */
 	prot = vma->vm_page_prot;
-	if (writable && (vma->vm_flags & VM_WRITE))
+	if (writable && (vma->vm_flags & VM_WRITE)) {
 		prot = __pgprot(pgprot_val(prot) | _PAGE_RW);
-	else
+		/* Linux may write it now, which the LWK's CPU cannot see. */
+		set_bit(LWK_PTE_DIRTY_BIT, (unsigned long *)leaf);
+	} else {
 		prot = __pgprot(pgprot_val(prot) & ~_PAGE_RW);
+	}
 	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
 out:
 	up_read(&p->map_sem);
@@ -116,12 +122,14 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	struct atoll_program *p = vmf->vma->vm_private_data;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	bool writable;
-	u64 phys;
+	u64 phys, *leaf;
 
 	down_read(&p->map_sem);
-	if (!lwk_translate(p, vmf->address, &phys, &writable) &&
-	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
+	if (!lwk_translate(p, vmf->address, &phys, &writable, &leaf) &&
+	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte)) {
+		set_bit(LWK_PTE_DIRTY_BIT, (unsigned long *)leaf);
 		ret = 0;
+	}
 	up_read(&p->map_sem);
 	return ret;
 }

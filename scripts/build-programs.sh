@@ -6,7 +6,7 @@
 #   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, signals, cputime, mmap_churn, msgping, and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl;
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
-#   thread_create, stream, cg, pipe_rtt.
+#   thread_create, fork_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt.
 # The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
 # test VM.
 set -eu
@@ -48,7 +48,7 @@ case $what in tests|all)
 esac
 
 case $what in bench|all)
-    for p in getpid devnull thread_create; do
+    for p in getpid devnull thread_create fork_wait signal_rtt spin_rate; do
         cc "$p" -pthread "$B/$p.c"
     done
     cc stream $OMP "$B/stream.c"

@@ -24,7 +24,7 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
 
 /// Copies `buf` to the program's `va`; the pages must be writable.
 pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
-    let vm = p.vm.lock();
+    let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
         let t = vm.translate(va.checked_add(done as u64).ok_or(EFAULT)?).ok_or(EFAULT)?;
@@ -35,6 +35,8 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
         physmem::copy_to(t.phys, &buf[done..done + n]);
         done += n;
     }
+    // Written through the kernel's mapping: MADV_DONTNEED must zero it.
+    vm.mark_written(va, va + buf.len() as u64);
     Ok(())
 }
 
@@ -77,6 +79,9 @@ pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
-    let t = p.vm.lock().translate(va).ok_or(EFAULT)?;
+    let mut vm = p.vm.lock();
+    let t = vm.translate(va).ok_or(EFAULT)?;
+    // Futex operations may write it (FUTEX_WAKE_OP, robust lists).
+    vm.mark_written(va, va + 4);
     Ok(physmem::atomic_u32(t.phys))
 }

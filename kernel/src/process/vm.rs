@@ -27,6 +27,17 @@ pub fn free_all(freed: Freed) {
     }
 }
 
+/// mmap's placement flags.
+#[derive(Clone, Copy, Default)]
+pub struct MapHow {
+    /// MAP_FIXED: exactly at the hint, replacing what is there.
+    pub fixed: bool,
+    /// MAP_FIXED_NOREPLACE: exactly at the hint, or EEXIST.
+    pub noreplace: bool,
+    /// MAP_STACK: 4 KiB pages only.
+    pub small_pages: bool,
+}
+
 pub struct AddressSpace {
     pages: UserPageTable,
     /// Reserved ranges, start -> end.
@@ -37,6 +48,25 @@ pub struct AddressSpace {
     heap_end: u64,
     /// Large mappings made so far, for their colour (see `place`).
     large_mappings: u64,
+    /// Ranges mapped with 4 KiB pages only (thread stacks, MAP_STACK):
+    /// their dirty marks are per 4 KiB, so a dead thread's stack is zeroed
+    /// only where it was used.
+    small_only: BTreeMap<u64, u64>,
+}
+
+/// Removes [start, end) from a set of ranges, splitting any it cuts.
+fn cut(ranges: &mut BTreeMap<u64, u64>, start: u64, end: u64) {
+    let cut: Vec<(u64, u64)> =
+        ranges.range(..end).filter(|(_, &e)| e > start).map(|(&s, &e)| (s, e)).collect();
+    for (s, e) in cut {
+        ranges.remove(&s);
+        if s < start {
+            ranges.insert(s, start);
+        }
+        if e > end {
+            ranges.insert(end, e);
+        }
+    }
 }
 
 pub fn page_up(x: u64) -> u64 {
@@ -57,6 +87,7 @@ impl AddressSpace {
             brk: brk_start,
             heap_end: brk_start,
             large_mappings: 0,
+            small_only: BTreeMap::new(),
         })
     }
 
@@ -67,6 +98,12 @@ impl AddressSpace {
 
     pub fn root(&self) -> u64 {
         self.pages.root()
+    }
+
+    /// The kernel wrote [start, end) through its own mapping: the pages
+    /// count as written (see `zero`).
+    pub fn mark_written(&mut self, start: u64, end: u64) {
+        self.pages.mark_dirty(&mut Tables, start, end);
     }
 
     pub fn translate(&self, va: u64) -> Option<Translation> {
@@ -82,27 +119,24 @@ impl AddressSpace {
         self.ranges.insert(start, end);
     }
 
-    /// Removes [start, end) from the reserved ranges, splitting any range
-    /// it cuts.
+    /// Removes [start, end) from the reserved ranges (and the small-page
+    /// ones), splitting any range it cuts.
     fn unreserve(&mut self, start: u64, end: u64) {
-        let cut: Vec<(u64, u64)> =
-            self.ranges.range(..end).filter(|(_, &e)| e > start).map(|(&s, &e)| (s, e)).collect();
-        for (s, e) in cut {
-            self.ranges.remove(&s);
-            if s < start {
-                self.ranges.insert(s, start);
-            }
-            if e > end {
-                self.ranges.insert(end, e);
-            }
-        }
+        cut(&mut self.ranges, start, end);
+        cut(&mut self.small_only, start, end);
+    }
+
+    fn small_pages_only(&self, va: u64) -> bool {
+        self.small_only.range(..=va).next_back().is_some_and(|(_, &e)| e > va)
     }
 
     /// Gives [start, end) memory wherever it has none, with `access`.
     fn populate(&mut self, start: u64, end: u64, access: Access) -> Result<(), Errno> {
         let mut va = start;
         while va < end {
-            let whole_large = va.is_multiple_of(LARGE_PAGE_SIZE) && end - va >= LARGE_PAGE_SIZE;
+            let whole_large = va.is_multiple_of(LARGE_PAGE_SIZE)
+                && end - va >= LARGE_PAGE_SIZE
+                && !self.small_pages_only(va);
             if whole_large && self.pages.is_empty(&Tables, va, va + LARGE_PAGE_SIZE) {
                 let frames = LARGE_PAGE_SIZE / PAGE_SIZE;
                 if let Some(f) = mem::alloc_zeroed_frames(frames, frames) {
@@ -187,10 +221,10 @@ impl AddressSpace {
         hint: u64,
         len: u64,
         access: Access,
-        fixed: bool,
-        noreplace: bool,
+        how: MapHow,
         freed: &mut Freed,
     ) -> Result<u64, Errno> {
+        let MapHow { fixed, noreplace, small_pages } = how;
         let len = page_up(len);
         if len == 0 {
             return Err(EINVAL);
@@ -215,6 +249,9 @@ impl AddressSpace {
         } else {
             self.place(len).ok_or(ENOMEM)?
         };
+        if small_pages {
+            self.small_only.insert(at, at + len);
+        }
         self.map_fixed(at, len, access)?;
         Ok(at)
     }
@@ -336,8 +373,9 @@ impl AddressSpace {
             return Err(ENOMEM);
         }
         let rw = Access { read: true, write: true, exec: false };
-        let to = self.mmap(0, new_len, rw, false, false, freed)?;
+        let to = self.mmap(0, new_len, rw, MapHow::default(), freed)?;
         self.copy(old, to, old_len);
+        self.pages.mark_dirty(&mut Tables, to, to + old_len);
         self.pages.protect(&mut Tables, to, to + new_len, access).map_err(|_| ENOMEM)?;
         self.unmap(old, old_len, freed);
         Ok(to)
@@ -363,20 +401,13 @@ impl AddressSpace {
         }
     }
 
-    /// madvise(MADV_DONTNEED): the range reads as zero afterwards.
-    pub fn zero(&self, start: u64, len: u64) {
-        let mut va = start;
-        let end = start.saturating_add(len);
-        while va < end {
-            match self.translate(va) {
-                Some(t) => {
-                    let n = t.rest_of_page.min(end - va);
-                    physmem::zero_owned(t.phys, n as usize);
-                    va += n;
-                }
-                None => va = (va | (PAGE_SIZE - 1)) + 1,
-            }
-        }
+    /// madvise(MADV_DONTNEED): the range reads as zero afterwards. Only
+    /// pages written since they were mapped or last zeroed are zeroed (a
+    /// thread's 8 MiB stack is mostly untouched); the caller flushes TLBs
+    /// and the host's mirror so that later writes mark pages again.
+    pub fn zero(&mut self, start: u64, len: u64) {
+        let end = start.saturating_add(page_up(len)).min(USER_END);
+        self.pages.clean(&mut Tables, start, end, |phys, n| physmem::zero_owned(phys, n as usize));
     }
 
     /// A copy for a forked child: the same reserved ranges and pages (same
@@ -388,6 +419,7 @@ impl AddressSpace {
         child.brk = self.brk;
         child.heap_end = self.heap_end;
         child.large_mappings = self.large_mappings;
+        child.small_only = self.small_only.clone();
         child.ranges = self.ranges.clone();
         if let Err(e) = self.copy_pages_to(&mut child) {
             child.release();
@@ -412,6 +444,7 @@ impl AddressSpace {
                 let page = va & !(size - 1);
                 child.map_or_free(page, frame, size == LARGE_PAGE_SIZE, access)?;
                 physmem::copy_within(t.phys - (va - page), frame, size as usize);
+                child.pages.mark_dirty(&mut Tables, page, page + size);
                 va = page + size;
             }
         }

@@ -17,6 +17,7 @@ const MAP_PRIVATE: u64 = 0x02;
 const MAP_FIXED: u64 = 0x10;
 const MAP_ANONYMOUS: u64 = 0x20;
 const MAP_FIXED_NOREPLACE: u64 = 0x100000;
+const MAP_STACK: u64 = 0x20000;
 const MREMAP_MAYMOVE: u64 = 1;
 const MADV_DONTNEED: u64 = 4;
 
@@ -64,8 +65,11 @@ pub fn mmap(c: &mut Call) -> SysResult {
         addr,
         len,
         access(prot),
-        flags & MAP_FIXED != 0,
-        flags & MAP_FIXED_NOREPLACE != 0,
+        vm::MapHow {
+            fixed: flags & MAP_FIXED != 0,
+            noreplace: flags & MAP_FIXED_NOREPLACE != 0,
+            small_pages: flags & MAP_STACK != 0,
+        },
         &mut freed,
     );
     if freed.is_empty() {
@@ -122,6 +126,9 @@ pub fn madvise(c: &mut Call) -> SysResult {
     // malloc relies on it); other advice changes nothing here.
     if advice == MADV_DONTNEED {
         c.process.vm.lock().zero(addr, len);
+        // Dirty marks were cleared: no core and no mirror mapping may skip
+        // setting them again.
+        retire(c, vm::Freed::new());
     }
     Ok(0)
 }

@@ -20,6 +20,9 @@ pub const WRITABLE: u64 = 1 << 1;
 pub const USER: u64 = 1 << 2;
 /// A 2 MiB leaf in a page directory.
 pub const HUGE: u64 = 1 << 7;
+/// Written to since mapped or last cleaned: set by the CPU, and by the
+/// host's mirror when it maps a page writable; kept by protect.
+pub const DIRTY: u64 = 1 << 6;
 /// Software bit: a not-present leaf (PROT_NONE) that still owns its frame.
 pub const KEEP: u64 = 1 << 9;
 /// Instruction fetches fault.
@@ -356,8 +359,85 @@ impl UserPageTable {
         let flags = access.leaf_flags();
         self.for_each_leaf(mem, start, end, |entry, size| {
             let huge = if size == LARGE_PAGE_SIZE { HUGE } else { 0 };
-            (entry & ADDR_MASK) | flags | huge
+            (entry & (ADDR_MASK | DIRTY)) | flags | huge
         })
+    }
+
+    /// MADV_DONTNEED without zeroing what was never written: for every
+    /// dirty page in [start, end), `zero(phys, bytes)` gets the part inside
+    /// the range; a page wholly inside is marked clean again. Nothing is
+    /// split or freed. The caller flushes TLBs afterwards, so that the next
+    /// write marks the page again.
+    pub fn clean(
+        &mut self,
+        mem: &mut impl TableMemory,
+        start: u64,
+        end: u64,
+        mut zero: impl FnMut(u64, u64),
+    ) {
+        self.walk_leaves(mem, start, end, |entry, size, page, from, to| {
+            if entry & DIRTY == 0 {
+                return entry;
+            }
+            zero((entry & ADDR_MASK & !(size - 1)) + (from - page), to - from);
+            if from == page && to == page + size {
+                entry & !DIRTY
+            } else {
+                entry
+            }
+        });
+    }
+
+    /// Marks the pages of [start, end) written (the kernel wrote them
+    /// through its own mapping, which sets no mark).
+    pub fn mark_dirty(&mut self, mem: &mut impl TableMemory, start: u64, end: u64) {
+        self.walk_leaves(mem, start, end, |entry, _, _, _, _| entry | DIRTY);
+    }
+
+    /// Visits the leaves holding frames in [start, end) without splitting:
+    /// `visit(entry, size, page, from, to)` returns the new entry, where
+    /// [from, to) is the part of the page at `page` inside the range.
+    fn walk_leaves(
+        &mut self,
+        mem: &mut impl TableMemory,
+        start: u64,
+        end: u64,
+        mut visit: impl FnMut(u64, u64, u64, u64, u64) -> u64,
+    ) {
+        if self.root == 0 {
+            return;
+        }
+        let mut va = start;
+        while va < end {
+            let [i4, i3, i2, i1] = indices(va);
+            let e4 = mem.read(self.root, i4);
+            if e4 & PRESENT == 0 || i4 >= USER_PML4_ENTRIES {
+                va = next_boundary(va, 1 << 39);
+                continue;
+            }
+            let e3 = mem.read(e4 & ADDR_MASK, i3);
+            if e3 & PRESENT == 0 {
+                va = next_boundary(va, 1 << 30);
+                continue;
+            }
+            let pd = e3 & ADDR_MASK;
+            let e2 = mem.read(pd, i2);
+            let (table, index, entry, size) = if e2 & HUGE != 0 || e2 == 0 {
+                (pd, i2, e2, LARGE_PAGE_SIZE)
+            } else {
+                let pt = e2 & ADDR_MASK;
+                (pt, i1, mem.read(pt, i1), PAGE_SIZE)
+            };
+            let page = va & !(size - 1);
+            let to = end.min(page + size);
+            if holds_frame(entry) {
+                let new = visit(entry, size, page, va, to);
+                if new != entry {
+                    mem.write(table, index, new);
+                }
+            }
+            va = to;
+        }
     }
 
     /// Frees every user frame and every table, the root last; the table is

@@ -209,3 +209,60 @@ fn a_large_page_replaces_an_emptied_table_of_small_ones() {
     pt.map(&mut m, 0x4040_3000, 0xa000, false, RW).unwrap();
     assert_eq!(pt.map(&mut m, 0x4040_0000, 0x40_0000, true, RW), Err(MapError::Occupied));
 }
+
+/// What the CPU does on a write: marks the leaf mapping `va` dirty.
+fn write_to(m: &mut FakeMemory, pt: &UserPageTable, va: u64) {
+    let [i4, i3, i2, i1] = indices(va);
+    let pdpt = m.read(pt.root(), i4) & ADDR_MASK;
+    let pd = m.read(pdpt, i3) & ADDR_MASK;
+    let e2 = m.read(pd, i2);
+    if e2 & HUGE != 0 {
+        m.write(pd, i2, e2 | DIRTY);
+    } else {
+        let e1 = m.read(e2 & ADDR_MASK, i1);
+        m.write(e2 & ADDR_MASK, i1, e1 | DIRTY);
+    }
+}
+
+#[test]
+fn clean_zeroes_only_written_pages_and_marks_them_clean() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    let base = 0x4000_0000;
+    for i in 0..4 {
+        pt.map(&mut m, base + i * PAGE_SIZE, 0x800_0000 + i * PAGE_SIZE, false, RW).unwrap();
+    }
+    pt.map(&mut m, base + LARGE_PAGE_SIZE, 0x1000_0000, true, RW).unwrap();
+    write_to(&mut m, &pt, base + PAGE_SIZE);
+    write_to(&mut m, &pt, base + 3 * PAGE_SIZE + 8);
+    write_to(&mut m, &pt, base + LARGE_PAGE_SIZE + 5);
+
+    // The range cuts page 3 and the large page: both zeroed in the range
+    // only, and stay dirty (their other parts may hold data).
+    let mut zeroed = vec![];
+    let end = base + LARGE_PAGE_SIZE + 0x3000;
+    pt.clean(&mut m, base, base + 3 * PAGE_SIZE + 0x800, |p, n| zeroed.push((p, n)));
+    pt.clean(&mut m, base + LARGE_PAGE_SIZE, end, |p, n| zeroed.push((p, n)));
+    assert_eq!(zeroed, vec![(0x800_1000, PAGE_SIZE), (0x800_3000, 0x800), (0x1000_0000, 0x3000)]);
+
+    // Page 1 is clean now: a second pass zeroes only what is still marked.
+    zeroed.clear();
+    pt.clean(&mut m, base, base + 2 * LARGE_PAGE_SIZE, |p, n| zeroed.push((p, n)));
+    assert_eq!(zeroed, vec![(0x800_3000, PAGE_SIZE), (0x1000_0000, LARGE_PAGE_SIZE)]);
+    zeroed.clear();
+    pt.clean(&mut m, base, base + 2 * LARGE_PAGE_SIZE, |p, n| zeroed.push((p, n)));
+    assert!(zeroed.is_empty(), "{zeroed:x?}");
+}
+
+#[test]
+fn protect_keeps_the_dirty_mark() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    pt.map(&mut m, 0x4000_0000, 0x800_0000, false, RW).unwrap();
+    write_to(&mut m, &pt, 0x4000_0000);
+    pt.protect(&mut m, 0x4000_0000, 0x4000_1000, RO).unwrap();
+    pt.protect(&mut m, 0x4000_0000, 0x4000_1000, Access::NONE).unwrap();
+    let mut zeroed = vec![];
+    pt.clean(&mut m, 0x4000_0000, 0x4000_1000, |p, n| zeroed.push((p, n)));
+    assert_eq!(zeroed, vec![(0x800_0000, PAGE_SIZE)]);
+}

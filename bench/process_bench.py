@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""Processes in an enclave vs on Linux, in one test-VM run, on the same vCPU
+(alone on a host CPU when the host has two): pthread_create + join,
+fork + exit + wait, a signal round trip (kill self, handler, sigreturn),
+and two CPU-bound programs sharing the one core (each should get half).
+Prints ratios against the same run's Linux figures; writes
+process-bench.{json,md,png} to --out-dir (default bench/results)."""
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import threading
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, HERE)
+import vm  # noqa: E402
+from plotting import pyplot  # noqa: E402
+from enclave_bench import kv, pin_vcpus, sections  # noqa: E402
+from program_bench import build_programs, plan_cpus  # noqa: E402
+
+RESULTS = os.path.join(HERE, "results")
+SIDES = ["linux", "enclave"]
+PER_CALL = [("threads", "thread_create", "ns_per_thread", "pthread_create + join"),
+            ("fork", "fork_wait", "ns_per_fork", "fork + exit + wait"),
+            ("signal", "signal_rtt", "ns_per_signal", "signal round trip")]
+
+
+def run_vm(args, measured, alone, shared):
+    guest_vars = {"ONE": measured[-1], "REPS": args.reps, "THREADS": args.threads, "FORKS": args.forks,
+                  "SIGNALS": args.signals, "SECONDS": args.seconds}
+    with tempfile.TemporaryDirectory() as extra:
+        print("process_bench: building bench/programs", flush=True)
+        build_programs(extra)
+        script = os.path.join(extra, "run.sh")
+        with open(script, "w") as f:
+            f.writelines(f'{k}="{v}"\n' for k, v in guest_vars.items())
+            with open(os.path.join(HERE, "process_guest.sh")) as g:
+                f.write(g.read())
+        print("process_bench: booting the test VM", flush=True)
+        stop = threading.Event()
+        res = vm.run_vm(script, extra_dir=extra, timeout=args.timeout, echo=not args.quiet,
+                        qemu_args=["-name", "atoll-process-bench,debug-threads=on"],
+                        on_start=lambda proc: threading.Thread(
+                            target=pin_vcpus, args=(proc, measured, alone, shared, stop), daemon=True).start())
+        stop.set()
+    if res.status != 0 or "=== done" not in res.output:
+        sys.exit(f"process_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
+    return guest_vars, res.output
+
+
+def parse(output):
+    s = {name: blocks[0] for name, blocks in sections(output).items()}
+    res = {}
+    for side in SIDES:
+        r = {}
+        for what, prog, key, _ in PER_CALL:
+            reps = [kv(l)[key] for l in s[f"{side}_{what}"].splitlines() if l.startswith(f"{prog}: rep=")]
+            r[what] = {"ns": reps, "median_ns": statistics.median(reps)}
+        rate = lambda text: [kv(l)["rounds_per_s"] for l in text.splitlines() if l.startswith("spin_rate:")]
+        alone = rate(s[f"{side}_share_alone"])[0]
+        two = rate(s[f"{side}_share_two"])
+        r["share"] = {"alone": alone, "two": two, "shares": [t / alone for t in two]}
+        res[side] = r
+    return res
+
+
+def targets(res):
+    L, E = res["linux"], res["enclave"]
+    ratio = lambda what: E[what]["median_ns"] / L[what]["median_ns"]
+    shares = E["share"]["shares"]
+    return [
+        {"what": "pthread_create + join: enclave / Linux", "value": ratio("threads"), "target": "<= 2",
+         "met": ratio("threads") <= 2},
+        {"what": "fork + exit + wait: enclave / Linux", "value": ratio("fork"), "target": "<= 1",
+         "met": ratio("fork") <= 1},
+        {"what": "signal round trip: enclave / Linux", "value": ratio("signal"), "target": "<= 1",
+         "met": ratio("signal") <= 1},
+        {"what": "two programs on one enclave core: each one's share", "value": min(shares),
+         "value_max": max(shares), "target": "0.5 within 5% (0.475..0.525)",
+         "met": all(0.475 <= x <= 0.525 for x in shares)},
+    ]
+
+
+def table(res, config):
+    L, E = res["linux"], res["enclave"]
+    lines = [f"One VM run; Linux CPU {config['ONE']} and then a one-CPU enclave on it; medians of "
+             f"{config['REPS']} repetitions.", "",
+             "| per operation | Linux | enclave | enclave / Linux |", "|---|---|---|---|"]
+    for what, _, _, label in PER_CALL:
+        l, e = L[what]["median_ns"], E[what]["median_ns"]
+        lines.append(f"| {label} | {l / 1000:.1f} µs | {e / 1000:.1f} µs | {e / l:.2f}x |")
+    lines += ["", "| CPU share (two copies on one core, against one alone) | Linux | enclave |", "|---|---|---|"]
+    lines.append("| each copy's share | " + ", ".join(f"{x:.3f}" for x in L["share"]["shares"]) + " | "
+                 + ", ".join(f"{x:.3f}" for x in E["share"]["shares"]) + " |")
+    lines += ["", "| target | value | met |", "|---|---|---|"]
+    for t in targets(res):
+        v = f"{t['value']:.3f}" + (f"..{t['value_max']:.3f}" if "value_max" in t else "")
+        lines.append(f"| {t['what']} {t['target']} | {v} | {'yes' if t['met'] else 'no'} |")
+    return "\n".join(lines)
+
+
+def plot(res, path):
+    plt = pyplot("process_bench")
+    if plt is None:
+        return
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))
+    labels = [label for _, _, _, label in PER_CALL]
+    x = range(len(labels))
+    for i, side in enumerate(SIDES):
+        a.bar([p + (i - 0.5) * 0.38 for p in x], [res[side][w]["median_ns"] / 1000 for w, _, _, _ in PER_CALL],
+              0.38, label=side)
+    a.set_xticks(list(x), labels, fontsize=8)
+    a.set_yscale("log")
+    a.set_ylabel("µs per operation (log)")
+    a.legend()
+    for i, side in enumerate(SIDES):
+        shares = res[side]["share"]["shares"]
+        b.bar([i * 3 + j for j in range(len(shares))], shares, 0.8, label=side)
+    b.axhline(0.5, color="k", lw=0.8, ls="--")
+    b.set_xticks([0.5, 3.5], ["Linux", "enclave"])
+    b.set_ylabel("share of one core (alone = 1)")
+    b.set_ylim(0, 0.7)
+    fig.suptitle("Processes: enclave vs Linux on the same vCPU")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out-dir", default=RESULTS)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=500, help="threads created per repetition")
+    ap.add_argument("--forks", type=int, default=100, help="forks per repetition")
+    ap.add_argument("--signals", type=int, default=20000, help="signals per repetition")
+    ap.add_argument("--seconds", type=float, default=4, help="seconds of each CPU-share run")
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args()
+
+    measured, alone, shared = plan_cpus(1)
+    config, output = run_vm(args, measured, alone, shared)
+    res = parse(output)
+    text = table(res, config)
+    print("\n" + text)
+    os.makedirs(args.out_dir, exist_ok=True)
+    with open(os.path.join(args.out_dir, "process-bench.md"), "w") as f:
+        f.write(text + "\n")
+    with open(os.path.join(args.out_dir, "process-bench.json"), "w") as f:
+        json.dump({"config": config, "results": res, "targets": targets(res)}, f, indent=1)
+    plot(res, os.path.join(args.out_dir, "process-bench.png"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

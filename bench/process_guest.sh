@@ -1,0 +1,25 @@
+# The process benchmarks, run inside the test VM by bench/process_bench.py.
+# Prints "=== <where>_<what>" sections, each followed by the programs'
+# output: the same binaries on Linux CPU ONE (before the enclave takes it)
+# and in a one-CPU enclave on it.
+# From the driver: ONE, REPS, THREADS, FORKS, SIGNALS, SECONDS.
+section() { echo "=== $1"; }
+fail() { echo "process_guest: $*"; exit 1; }
+measure() { name=$1; shift; section "$name"; "$@" || fail "$name failed: $*"; }
+two() { "$@" & "$@" & wait; }
+
+measure linux_threads taskset -c "$ONE" /extra/thread_create "$THREADS" "$REPS"
+measure linux_fork taskset -c "$ONE" /extra/fork_wait "$FORKS" "$REPS"
+measure linux_signal taskset -c "$ONE" /extra/signal_rtt "$SIGNALS" "$REPS"
+measure linux_share_alone taskset -c "$ONE" /extra/spin_rate "$SECONDS"
+measure linux_share_two two taskset -c "$ONE" /extra/spin_rate "$SECONDS"
+
+section create
+atoll create --cpus "$ONE-$ONE" --mem 512M --name bench || fail "atoll create failed"
+measure enclave_threads atoll run bench -- /extra/thread_create "$THREADS" "$REPS"
+measure enclave_fork atoll run bench -- /extra/fork_wait "$FORKS" "$REPS"
+measure enclave_signal atoll run bench -- /extra/signal_rtt "$SIGNALS" "$REPS"
+measure enclave_share_alone atoll run bench -- /extra/spin_rate "$SECONDS"
+measure enclave_share_two two atoll run bench -- /extra/spin_rate "$SECONDS"
+atoll destroy bench > /dev/null || fail "atoll destroy failed"
+section done
