@@ -11,8 +11,10 @@ two() { "$@" & "$@" & wait; }
 measure linux_threads taskset -c "$ONE" /extra/thread_create "$THREADS" "$REPS"
 measure linux_fork taskset -c "$ONE" /extra/fork_wait "$FORKS" "$REPS"
 measure linux_signal taskset -c "$ONE" /extra/signal_rtt "$SIGNALS" "$REPS"
+# One alone before and after the pair: the host's own load drifts.
 measure linux_share_alone taskset -c "$ONE" /extra/spin_rate "$SECONDS"
 measure linux_share_two two taskset -c "$ONE" /extra/spin_rate "$SECONDS"
+measure linux_share_alone_after taskset -c "$ONE" /extra/spin_rate "$SECONDS"
 
 section create
 atoll create --cpus "$ONE-$ONE" --mem 512M --name bench || fail "atoll create failed"
@@ -21,5 +23,6 @@ measure enclave_fork atoll run bench -- /extra/fork_wait "$FORKS" "$REPS"
 measure enclave_signal atoll run bench -- /extra/signal_rtt "$SIGNALS" "$REPS"
 measure enclave_share_alone atoll run bench -- /extra/spin_rate "$SECONDS"
 measure enclave_share_two two atoll run bench -- /extra/spin_rate "$SECONDS"
+measure enclave_share_alone_after atoll run bench -- /extra/spin_rate "$SECONDS"
 atoll destroy bench > /dev/null || fail "atoll destroy failed"
 section done

@@ -69,25 +69,35 @@ def run_vm(args, measured, alone, shared):
         "STREAM_SWEEPS": args.stream_sweeps, "CG_N": args.cg_n, "CG_ITERS": args.cg_iters,
         "PIPE_ROUNDS": args.pipe_rounds,
     }
+    output = boot_guest("program_bench", "program_guest.sh", guest_vars, (measured, alone, shared),
+                        args.timeout, args.quiet)
+    return guest_vars, output
+
+
+def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet):
+    """Runs bench/<guest_script> in the test VM with bench/programs at
+    /extra, the variables set first and the measured vCPUs pinned (cpus:
+    plan_cpus's answer); its output, which must end with "=== done"."""
+    measured, alone, shared = cpus
     with tempfile.TemporaryDirectory() as extra:
-        print("program_bench: building bench/programs", flush=True)
+        print(f"{driver}: building bench/programs", flush=True)
         build_programs(extra)
         script = os.path.join(extra, "run.sh")
         with open(script, "w") as f:
             f.writelines(f'{k}="{v}"\n' for k, v in guest_vars.items())
-            with open(os.path.join(HERE, "program_guest.sh")) as g:
+            with open(os.path.join(HERE, guest_script)) as g:
                 f.write(g.read())
-        print("program_bench: booting the test VM (progress follows)", flush=True)
+        print(f"{driver}: booting the test VM", flush=True)
         stop = threading.Event()
-        res = vm.run_vm(script, extra_dir=extra, timeout=args.timeout, echo=not args.quiet,
-                        qemu_args=["-name", "atoll-program-bench,debug-threads=on"],
+        res = vm.run_vm(script, extra_dir=extra, timeout=timeout, echo=not quiet,
+                        qemu_args=["-name", f"atoll-{driver},debug-threads=on"],
                         on_start=lambda proc: threading.Thread(
                             target=pin_vcpus, args=(proc, measured, alone, shared, stop),
                             daemon=True).start())
         stop.set()
     if res.status != 0 or "=== done" not in res.output:
-        sys.exit(f"program_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
-    return guest_vars, res.output
+        sys.exit(f"{driver}: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
+    return res.output
 
 
 def lines_of(text, prefix):

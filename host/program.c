@@ -213,6 +213,42 @@ void atoll_program_release(struct atoll_program *p)
 	kfree(p);
 }
 
+typedef long (*atoll_program_op)(struct atoll_program *p, void *req);
+
+/*
+ * A program ioctl with a request struct of `size` bytes: copied in, its
+ * header checked, `op` run under p->lock, copied back (with the reason
+ * in its error field on failure).
+ */
+static long locked_request(struct atoll_program *p, unsigned long arg, size_t size, u32 magic,
+			   atoll_program_op op)
+{
+	struct atoll_header *req;
+	long ret;
+
+	req = kmalloc(size, GFP_KERNEL);
+	if (!req)
+		return -ENOMEM;
+	if (copy_from_user(req, (void __user *)arg, size)) {
+		ret = -EFAULT;
+		goto out;
+	}
+	ret = atoll_req_check(req, size, magic);
+	if (ret)
+		goto out;
+	if (mutex_lock_killable(&p->lock)) {
+		ret = -EINTR;
+		goto out;
+	}
+	ret = op(p, req);
+	mutex_unlock(&p->lock);
+	if (copy_to_user((void __user *)arg, req, size))
+		ret = -EFAULT;
+out:
+	kfree(req);
+	return ret;
+}
+
 /* ---- RUN ---------------------------------------------------------------- */
 
 static int check_regions(const struct atoll_run *run, char *err)
@@ -406,11 +442,13 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	return 0;
 }
 
-static int run_locked(struct atoll_program *p, struct atoll_run *run)
+static long run_locked(struct atoll_program *p, void *req)
 {
+	struct atoll_run *run = req;
 	char *err = run->error;
 	int ret;
 
+	memset(run->error, 0, sizeof(run->error));
 	if (p->e) {
 		atoll_err(err, "this file is bound to a program already; open /dev/atoll again for another");
 		return -EBUSY;
@@ -432,35 +470,6 @@ static int run_locked(struct atoll_program *p, struct atoll_run *run)
 	return p->pid;
 }
 
-static long program_run(struct atoll_program *p, unsigned long arg)
-{
-	struct atoll_run *run;
-	long ret;
-
-	run = kmalloc(sizeof(*run), GFP_KERNEL);
-	if (!run)
-		return -ENOMEM;
-	if (copy_from_user(run, (void __user *)arg, sizeof(*run))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	ret = atoll_req_check(&run->hdr, sizeof(*run), ATOLL_MAGIC_RUN);
-	if (ret)
-		goto out;
-	memset(run->error, 0, sizeof(run->error));
-	if (mutex_lock_killable(&p->lock)) {
-		ret = -EINTR;
-		goto out;
-	}
-	ret = run_locked(p, run);
-	mutex_unlock(&p->lock);
-	if (copy_to_user((void __user *)arg, run, sizeof(*run)))
-		ret = -EFAULT;
-out:
-	kfree(run);
-	return ret;
-}
-
 /* ---- EXEC: an execve's new image --------------------------------------- */
 
 static bool exec_answered(struct atoll_program *p)
@@ -470,14 +479,16 @@ static bool exec_answered(struct atoll_program *p)
 	return smp_load_acquire(&area_of(p)->execed) || READ_ONCE(p->e->crashed);
 }
 
-static long exec_locked(struct atoll_program *p, struct atoll_run *run)
+static long exec_locked(struct atoll_program *p, void *req)
 {
+	struct atoll_run *run = req;
 	struct atoll_proc *proc = p->proc;
 	struct atoll_area *a;
 	unsigned long flags;
 	u64 area = p->area;
 	long ret;
 
+	memset(run->error, 0, sizeof(run->error));
 	if (!p->created || !p->started)
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
@@ -510,40 +521,14 @@ static long exec_locked(struct atoll_program *p, struct atoll_run *run)
 	return 0;
 }
 
-static long program_exec(struct atoll_program *p, unsigned long arg)
-{
-	struct atoll_run *run;
-	long ret;
-
-	run = kmalloc(sizeof(*run), GFP_KERNEL);
-	if (!run)
-		return -ENOMEM;
-	if (copy_from_user(run, (void __user *)arg, sizeof(*run))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	ret = atoll_req_check(&run->hdr, sizeof(*run), ATOLL_MAGIC_RUN);
-	if (ret)
-		goto out;
-	memset(run->error, 0, sizeof(run->error));
-	if (mutex_lock_killable(&p->lock)) {
-		ret = -EINTR;
-		goto out;
-	}
-	ret = exec_locked(p, run);
-	mutex_unlock(&p->lock);
-	if (copy_to_user((void __user *)arg, run, sizeof(*run)))
-		ret = -EFAULT;
-out:
-	kfree(run);
-	return ret;
-}
-
 /* ---- ADOPT: a child the LWK forked ------------------------------------- */
 
-static long adopt_locked(struct atoll_program *p, struct atoll_adopt *a)
+static long adopt_locked(struct atoll_program *p, void *req)
 {
+	struct atoll_adopt *a = req;
 	int ret;
+
+	memset(a->error, 0, sizeof(a->error));
 
 	if (p->e) {
 		atoll_err(a->error, "this file is bound to a program already; open /dev/atoll again for another");
@@ -562,35 +547,6 @@ static long adopt_locked(struct atoll_program *p, struct atoll_adopt *a)
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return 0;
-}
-
-static long program_adopt(struct atoll_program *p, unsigned long arg)
-{
-	struct atoll_adopt *a;
-	long ret;
-
-	a = kmalloc(sizeof(*a), GFP_KERNEL);
-	if (!a)
-		return -ENOMEM;
-	if (copy_from_user(a, (void __user *)arg, sizeof(*a))) {
-		ret = -EFAULT;
-		goto out;
-	}
-	ret = atoll_req_check(&a->hdr, sizeof(*a), ATOLL_MAGIC_ADOPT);
-	if (ret)
-		goto out;
-	memset(a->error, 0, sizeof(a->error));
-	if (mutex_lock_killable(&p->lock)) {
-		ret = -EINTR;
-		goto out;
-	}
-	ret = adopt_locked(p, a);
-	mutex_unlock(&p->lock);
-	if (copy_to_user((void __user *)arg, a, sizeof(*a)))
-		ret = -EFAULT;
-out:
-	kfree(a);
-	return ret;
 }
 
 /* ---- START, KILL -------------------------------------------------------- */
@@ -812,7 +768,8 @@ long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned lon
 {
 	switch (cmd) {
 	case ATOLL_IOC_RUN:
-		return program_run(p, arg);
+		return locked_request(p, arg, sizeof(struct atoll_run), ATOLL_MAGIC_RUN,
+				      run_locked);
 	case ATOLL_IOC_START:
 		return program_start(p, arg);
 	case ATOLL_IOC_CALL:
@@ -820,9 +777,11 @@ long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned lon
 	case ATOLL_IOC_KILL:
 		return program_kill(p, arg);
 	case ATOLL_IOC_ADOPT:
-		return program_adopt(p, arg);
+		return locked_request(p, arg, sizeof(struct atoll_adopt), ATOLL_MAGIC_ADOPT,
+				      adopt_locked);
 	case ATOLL_IOC_EXEC:
-		return program_exec(p, arg);
+		return locked_request(p, arg, sizeof(struct atoll_run), ATOLL_MAGIC_RUN,
+				      exec_locked);
 	default:
 		return -ENOTTY;
 	}

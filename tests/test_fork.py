@@ -30,7 +30,10 @@ resources
     for line in ["wait: pid matches: yes, exited: 1, code 7", "wait: killed: 1, by signal 15",
                  "wait: no more children: -1 (ECHILD)", 'pipe: the child answered "HELLO CHILD"',
                  "getppid: the child saw its parent: yes", "memory: the parent's copy unchanged: 1",
-                 "SIGCHLD: handler ran: yes", "vfork: code 5", "fork: done"]:
+                 "SIGCHLD: handler ran: yes", "vfork: code 5",
+                 "groups: the child leads its own group: yes, same session: yes",
+                 "groups: kill of the group ended it with signal 15",
+                 "groups: a child starts in its parent's group: yes", "fork: done"]:
         assert line in out, out
     assert re.search(r"^fork bomb: (EAGAIN|ENOMEM) after some children, all reaped: yes$", out, re.M), out
     assert "BOMB_STATUS 0" in out and "AFTER_BOMB_STATUS 0" in out, out

@@ -2,7 +2,8 @@
 /*
  * Processes as a program sees them; prints the same lines on Linux and in
  * an enclave: fork and wait statuses, getppid, copied memory, a pipe
- * between parent and child, SIGCHLD, WNOHANG, vfork, rusage of children.
+ * between parent and child, SIGCHLD, WNOHANG, vfork, rusage of children,
+ * process groups.
  * `fork bomb N` forks until fork fails (at most N children), then ends
  * them all and reports how fork failed.
  */
@@ -124,6 +125,40 @@ static void vfork_and_usage(void)
 	       ru.ru_utime.tv_sec || ru.ru_utime.tv_usec ? "yes" : "no");
 }
 
+/* Process groups: inherited, a child leading its own, kill of a group. */
+static void groups(void)
+{
+	int fds[2], st;
+	char c = 0;
+	pid_t pid;
+
+	if (pipe(fds))
+		abort();
+	pid = fork();
+	if (pid == 0) {
+		int own = setpgid(0, 0) == 0 && getpgrp() == getpid();
+
+		if (write(fds[1], own ? "y" : "n", 1) != 1)
+			_exit(2);
+		pause();
+		_exit(0);
+	}
+	if (read(fds[0], &c, 1) != 1)
+		abort();
+	printf("groups: the child leads its own group: %s, same session: %s\n", c == 'y' ? "yes" : "no",
+	       getsid(pid) == getsid(0) ? "yes" : "no");
+	kill(-pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	printf("groups: kill of the group ended it with signal %d\n", WTERMSIG(st));
+	pid = fork();
+	if (pid == 0)
+		_exit(getpgrp() == getpgid(getppid()) ? 0 : 1);
+	waitpid(pid, &st, 0);
+	printf("groups: a child starts in its parent's group: %s\n", WEXITSTATUS(st) == 0 ? "yes" : "no");
+	close(fds[0]);
+	close(fds[1]);
+}
+
 static int bomb(int most)
 {
 	pid_t *kids = calloc(most, sizeof(*kids));
@@ -165,6 +200,7 @@ int main(int argc, char **argv)
 	family();
 	sigchld_and_nohang();
 	vfork_and_usage();
+	groups();
 	printf("fork: done\n");
 	return 0;
 }

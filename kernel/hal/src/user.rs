@@ -208,12 +208,13 @@ pub fn save_fpu() -> [u8; FPU_STATE_SIZE] {
 /// gave (rt_sigreturn): MXCSR bits the CPU does not support are cleared
 /// first, as FXRSTOR faults on them.
 pub fn load_fpu(image: &[u8; FPU_STATE_SIZE]) {
-    let current = save_fpu();
     let word = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
-    let mask = match word(&current, MXCSR_MASK_OFFSET) {
+    // The CPU's supported MXCSR bits, from one FXSAVE (0 means the default).
+    static MXCSR_MASK: spin::Once<u32> = spin::Once::new();
+    let mask = *MXCSR_MASK.call_once(|| match word(&save_fpu(), MXCSR_MASK_OFFSET) {
         0 => 0xffbf,
         m => m,
-    };
+    });
     let mut fx = FxArea(*image);
     let mxcsr = word(image, MXCSR_OFFSET) & mask;
     fx.0[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&mxcsr.to_le_bytes());

@@ -6,7 +6,7 @@
 
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::cputime::Times;
 use super::signal::{self, SigInfo, SIGCHLD};
@@ -37,6 +37,9 @@ pub struct Family {
     pub fork_start: SpinLock<Option<ForkStart>>,
     /// CPU time of the children it has waited for (RUSAGE_CHILDREN, times).
     pub children_time: SpinLock<Times>,
+    /// Process group and session (LWK pids of their leaders).
+    pgid: AtomicU32,
+    sid: AtomicU32,
 }
 
 impl Family {
@@ -49,7 +52,22 @@ impl Family {
             execed: AtomicBool::new(false),
             fork_start: SpinLock::new(None),
             children_time: SpinLock::new(Times::default()),
+            pgid: AtomicU32::new(0),
+            sid: AtomicU32::new(0),
         }
+    }
+
+    pub fn pgid(&self) -> u32 {
+        self.pgid.load(Ordering::Acquire)
+    }
+
+    pub fn sid(&self) -> u32 {
+        self.sid.load(Ordering::Acquire)
+    }
+
+    pub fn set_group(&self, pgid: u32, sid: u32) {
+        self.pgid.store(pgid, Ordering::Release);
+        self.sid.store(sid, Ordering::Release);
     }
 
     /// The parent's pid while it lives; 1 (Linux's reaper) otherwise, and
@@ -144,6 +162,39 @@ pub fn fork(
     Ok(child.pid)
 }
 
+/// setpgid(pid, pgid) by `caller`: itself or a child of its session joins
+/// group `pgid` (0: its own) of the same session, or leads a new one.
+pub fn setpgid(caller: &Arc<Process>, pid: u32, pgid: u32) -> Result<(), Errno> {
+    let target = if pid == 0 || pid == caller.pid {
+        caller.clone()
+    } else {
+        let kids = caller.family.children.lock();
+        kids.iter().find(|c| c.pid == pid).cloned().ok_or(ESRCH)?
+    };
+    let sid = target.family.sid();
+    if sid != caller.family.sid() || target.family.sid() == target.pid {
+        return Err(EPERM);
+    }
+    let pgid = if pgid == 0 { target.pid } else { pgid };
+    let group_exists = pgid == target.pid
+        || launch::all().iter().any(|p| p.family.pgid() == pgid && p.family.sid() == sid);
+    if !group_exists {
+        return Err(EPERM);
+    }
+    target.family.pgid.store(pgid, Ordering::Release);
+    Ok(())
+}
+
+/// setsid: a new session and group led by the caller (EPERM for a leader).
+pub fn setsid(caller: &Process) -> Result<u32, Errno> {
+    let pid = caller.pid;
+    if caller.family.pgid() == pid || launch::all().iter().any(|p| p.family.pgid() == pid) {
+        return Err(EPERM);
+    }
+    caller.family.set_group(pid, pid);
+    Ok(pid)
+}
+
 /// The process has a new image: a vfork parent goes on.
 pub fn execed(p: &Process) {
     p.family.execed.store(true, Ordering::Release);
@@ -171,6 +222,7 @@ pub fn ended(p: &Arc<Process>) {
 pub enum Which {
     Any,
     Pid(u32),
+    Group(u32),
 }
 
 /// A child that ended: pid, wait status, CPU time.
@@ -193,6 +245,7 @@ pub fn wait(
     let matches = |c: &Arc<Process>| match which {
         Which::Any => true,
         Which::Pid(pid) => c.pid == pid,
+        Which::Group(pgid) => c.family.pgid() == pgid,
     };
     loop {
         {

@@ -203,6 +203,11 @@ pub fn drop_unserved(child: &Arc<Process>) {
     status::report_memory();
 }
 
+/// Every program in the enclave.
+pub fn all() -> Vec<Arc<Process>> {
+    PROGRAMS.lock().iter().flatten().map(|o| o.process.clone()).collect()
+}
+
 /// The program with LWK pid `pid`, if it is in this enclave.
 pub fn find(pid: u32) -> Option<Arc<Process>> {
     PROGRAMS.lock().iter().flatten().find(|o| o.process.pid == pid).map(|o| o.process.clone())

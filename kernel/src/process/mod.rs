@@ -98,7 +98,7 @@ impl Process {
         cpus: Vec<usize>,
         parent: Option<&Arc<Process>>,
     ) -> Arc<Process> {
-        Arc::new(Process {
+        let p = Arc::new(Process {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             area,
             root: AtomicU64::new(vm.root()),
@@ -119,7 +119,12 @@ impl Process {
             ended_threads_time: SpinLock::new(cputime::Times::default()),
             family: family::Family::new(parent),
             exec: exec::ExecState::new(),
-        })
+        });
+        // A program `atoll run` starts leads its own group and session;
+        // a forked one inherits its parent's.
+        let (pgid, sid) = parent.map_or((p.pid, p.pid), |q| (q.family.pgid(), q.family.sid()));
+        p.family.set_group(pgid, sid);
+        p
     }
 
     pub fn root(&self) -> u64 {

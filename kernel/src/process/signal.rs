@@ -307,6 +307,8 @@ const FRAME_SIZE: u64 = 8 + UCONTEXT_SIZE + 128;
 /// oldmask, cr2, fpstate.
 const SC_FPSTATE: usize = 24;
 const RED_ZONE: u64 = 128;
+/// Room for a whole frame: the frame, its alignment and the FPU state.
+const FRAME_BUF: usize = FRAME_SIZE as usize + 16 + 64 + FPU_STATE_SIZE;
 
 /// The registers in sigcontext order (r8..r15, rdi, rsi, rbp, rbx, rdx,
 /// rax, rcx, rsp, rip, eflags).
@@ -349,7 +351,6 @@ fn run_handler(
     sp = (sp - FPU_STATE_SIZE as u64) & !63;
     let fpstate = sp;
     sp = ((sp - FRAME_SIZE) & !15) - 8;
-    uaccess::write_bytes(p, fpstate, &hal::user::save_fpu())?;
 
     let old_mask = u.saved_mask.lock().unwrap_or(u.signal_mask.load(Ordering::Acquire));
     let uc = sp + 8;
@@ -368,11 +369,21 @@ fn run_handler(
     sc[21] = old_mask;
     sc[22] = info.addr.unwrap_or(0);
     sc[SC_FPSTATE] = fpstate;
-    uaccess::write_words(p, sp, &[restorer, 0, 0, ss_sp, stack_flags, ss_size])?;
-    uaccess::write_words(p, uc + UC_MCONTEXT, &sc)?;
-    uaccess::write_words(p, uc + UC_SIGMASK, &[old_mask])?;
+    // The whole frame, FPU state included, in one write: [sp, fpstate + 512).
+    let mut buf = [0u8; FRAME_BUF];
+    let bytes = &mut buf[..(fpstate - sp) as usize + FPU_STATE_SIZE];
+    let mut put = |at: u64, data: &[u8]| {
+        let i = (at - sp) as usize;
+        bytes[i..i + data.len()].copy_from_slice(data);
+    };
+    let words = |w: &[u64]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<alloc::vec::Vec<u8>>();
+    put(sp, &words(&[restorer, 0, 0, ss_sp, stack_flags, ss_size]));
+    put(uc + UC_MCONTEXT, &words(&sc));
+    put(uc + UC_SIGMASK, &old_mask.to_le_bytes());
     let siginfo = uc + UCONTEXT_SIZE;
-    uaccess::write_bytes(p, siginfo, &info.to_bytes())?;
+    put(siginfo, &info.to_bytes());
+    put(fpstate, &hal::user::save_fpu());
+    uaccess::write_bytes(p, sp, bytes)?;
 
     frame.rip = handler;
     frame.rsp = sp;
@@ -422,8 +433,8 @@ pub fn catch_fault(
 pub fn sigreturn(u: &UserThread, frame: &mut TrapFrame) -> Result<(), Errno> {
     let p = &u.process;
     let uc = frame.rsp;
-    let sc = uaccess::read_words::<32>(p, uc + UC_MCONTEXT)?;
-    let mask = uaccess::read_u64(p, uc + UC_SIGMASK)?;
+    // The sigcontext and the mask in one read.
+    let [sc @ .., mask] = uaccess::read_words::<33>(p, uc + UC_MCONTEXT)?;
     if sc[SC_FPSTATE] != 0 {
         let mut image = [0u8; FPU_STATE_SIZE];
         uaccess::read_bytes(p, sc[SC_FPSTATE], &mut image)?;

@@ -53,6 +53,41 @@ pub fn getppid(c: &mut Call) -> SysResult {
     Ok(c.process.family.ppid().into())
 }
 
+/// setpgid(pid, pgid).
+pub fn setpgid(c: &mut Call) -> SysResult {
+    let [pid, pgid, ..] = c.args;
+    if (pgid as i64 as i32) < 0 || (pid as i64 as i32) < 0 {
+        return Err(EINVAL);
+    }
+    family::setpgid(c.process, pid as u32, pgid as u32).map(|()| 0)
+}
+
+/// `of(process)` for the caller (pid 0 or its own) or another program of
+/// the enclave.
+fn of_program(c: &Call, pid: u64, of: impl Fn(&process::Process) -> u32) -> SysResult {
+    match pid as u32 {
+        0 => Ok(of(c.process).into()),
+        p if p == c.process.pid => Ok(of(c.process).into()),
+        p => Ok(of(&*process::launch::find(p).ok_or(ESRCH)?).into()),
+    }
+}
+
+pub fn getpgid(c: &mut Call) -> SysResult {
+    of_program(c, c.args[0], |p| p.family.pgid())
+}
+
+pub fn getpgrp(c: &mut Call) -> SysResult {
+    Ok(c.process.family.pgid().into())
+}
+
+pub fn getsid(c: &mut Call) -> SysResult {
+    of_program(c, c.args[0], |p| p.family.sid())
+}
+
+pub fn setsid(c: &mut Call) -> SysResult {
+    family::setsid(c.process).map(u64::from)
+}
+
 /// fork(): a child process with a copy of this one's memory.
 pub fn fork(c: &mut Call) -> SysResult {
     const SIGCHLD: u64 = 17;

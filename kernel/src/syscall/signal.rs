@@ -10,7 +10,7 @@ use lwk_logic::errno::*;
 
 use super::Call;
 use crate::process::signal::{self, SigInfo, SIGKILL, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE};
-use crate::process::uaccess;
+use crate::process::{launch, uaccess};
 use crate::sched::{self, timer};
 
 const SIG_BLOCK: u64 = 0;
@@ -116,20 +116,29 @@ fn check_signal(sig: u64) -> Result<u32, Errno> {
     Ok(sig as u32)
 }
 
-/// kill(pid, sig): this program (its pid, 0 or -1 for "every process I
-/// may signal", which in an enclave is itself and its peers) or another
-/// program in the enclave by its LWK pid.
+/// kill(pid, sig): a program of the enclave by its LWK pid, the caller's
+/// process group (0), group -pid, or every program of the enclave (-1,
+/// the caller included).
 pub fn kill(c: &mut Call) -> SysResult {
     let [pid, sig, ..] = c.args;
     let sig = check_signal(sig)?;
     let pid = pid as i64 as i32;
-    let target = match pid {
-        0 | -1 => c.process.clone(),
-        p if p.unsigned_abs() == c.process.pid => c.process.clone(),
-        p => signal::find_process(p.unsigned_abs()).ok_or(ESRCH)?,
+    let targets: alloc::vec::Vec<_> = match pid {
+        p if p > 0 && p as u32 == c.process.pid => alloc::vec![c.process.clone()],
+        p if p > 0 => alloc::vec![signal::find_process(p as u32).ok_or(ESRCH)?],
+        -1 => launch::all(),
+        p => {
+            let pgid = if p == 0 { c.process.family.pgid() } else { p.unsigned_abs() };
+            launch::all().into_iter().filter(|q| q.family.pgid() == pgid).collect()
+        }
     };
+    if targets.is_empty() {
+        return Err(ESRCH);
+    }
     if sig != 0 {
-        signal::send_to_process(&target, SigInfo::user(sig, SI_USER, c.process.pid));
+        for t in &targets {
+            signal::send_to_process(t, SigInfo::user(sig, SI_USER, c.process.pid));
+        }
     }
     Ok(0)
 }

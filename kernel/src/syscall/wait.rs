@@ -13,12 +13,13 @@ const P_ALL: u64 = 0;
 const P_PID: u64 = 1;
 const P_PGID: u64 = 2;
 
-/// Without process groups yet, a group means any child.
-fn which_for_wait4(pid: i64) -> Which {
-    if pid > 0 {
-        Which::Pid(pid as u32)
-    } else {
-        Which::Any
+/// wait4's pid: a child, any (-1), the caller's group (0) or group -pid.
+fn which_for_wait4(c: &Call, pid: i64) -> Which {
+    match pid {
+        -1 => Which::Any,
+        0 => Which::Group(c.process.family.pgid()),
+        p if p < 0 => Which::Group(p.unsigned_abs() as u32),
+        p => Which::Pid(p as u32),
     }
 }
 
@@ -37,7 +38,7 @@ pub fn wait4(c: &mut Call) -> SysResult {
     if options & !(WNOHANG | 0x0200_0000 | 0x4000_0000 | 0x8000_0000) != 0 {
         return Err(EINVAL);
     }
-    let which = which_for_wait4(pid as i64);
+    let which = which_for_wait4(c, pid as i64);
     let Some(r) = family::wait(c.process, c.user, which, options & WNOHANG != 0, false)? else {
         return Ok(0);
     };
@@ -57,7 +58,9 @@ pub fn waitid(c: &mut Call) -> SysResult {
         return Err(EINVAL);
     }
     let which = match idtype {
-        P_ALL | P_PGID => Which::Any,
+        P_ALL => Which::Any,
+        P_PGID if id == 0 => Which::Group(c.process.family.pgid()),
+        P_PGID => Which::Group(id as u32),
         P_PID => Which::Pid(id as u32),
         _ => return Err(EINVAL),
     };

@@ -282,6 +282,21 @@ impl UserPageTable {
         Ok(())
     }
 
+    /// The page directory covering `va`, or the next address worth looking
+    /// at when there is none.
+    fn page_directory(&self, mem: &impl TableMemory, va: u64) -> Result<u64, u64> {
+        let [i4, i3, _, _] = indices(va);
+        let e4 = mem.read(self.root, i4);
+        if e4 & PRESENT == 0 || i4 >= USER_PML4_ENTRIES {
+            return Err(next_boundary(va, 1 << 39));
+        }
+        let e3 = mem.read(e4 & ADDR_MASK, i3);
+        if e3 & PRESENT == 0 {
+            return Err(next_boundary(va, 1 << 30));
+        }
+        Ok(e3 & ADDR_MASK)
+    }
+
     /// Visits every leaf in [start, end), splitting 2 MiB pages the range
     /// only partly covers. `visit(entry, size)` returns the new entry.
     fn for_each_leaf(
@@ -296,18 +311,14 @@ impl UserPageTable {
         }
         let mut va = start;
         while va < end {
-            let [i4, i3, i2, i1] = indices(va);
-            let e4 = mem.read(self.root, i4);
-            if e4 & PRESENT == 0 {
-                va = next_boundary(va, 1 << 39);
-                continue;
-            }
-            let e3 = mem.read(e4 & ADDR_MASK, i3);
-            if e3 & PRESENT == 0 {
-                va = next_boundary(va, 1 << 30);
-                continue;
-            }
-            let pd = e3 & ADDR_MASK;
+            let [_, _, i2, i1] = indices(va);
+            let pd = match self.page_directory(mem, va) {
+                Ok(pd) => pd,
+                Err(next) => {
+                    va = next;
+                    continue;
+                }
+            };
             let e2 = mem.read(pd, i2);
             if e2 == 0 {
                 va = next_boundary(va, LARGE_PAGE_SIZE);
@@ -409,18 +420,14 @@ impl UserPageTable {
         }
         let mut va = start;
         while va < end {
-            let [i4, i3, i2, i1] = indices(va);
-            let e4 = mem.read(self.root, i4);
-            if e4 & PRESENT == 0 || i4 >= USER_PML4_ENTRIES {
-                va = next_boundary(va, 1 << 39);
-                continue;
-            }
-            let e3 = mem.read(e4 & ADDR_MASK, i3);
-            if e3 & PRESENT == 0 {
-                va = next_boundary(va, 1 << 30);
-                continue;
-            }
-            let pd = e3 & ADDR_MASK;
+            let [_, _, i2, i1] = indices(va);
+            let pd = match self.page_directory(mem, va) {
+                Ok(pd) => pd,
+                Err(next) => {
+                    va = next;
+                    continue;
+                }
+            };
             let e2 = mem.read(pd, i2);
             let (table, index, entry, size) = if e2 & HUGE != 0 || e2 == 0 {
                 (pd, i2, e2, LARGE_PAGE_SIZE)
