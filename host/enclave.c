@@ -130,6 +130,7 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char
 	struct atoll_enclave *e;
 	struct atoll_proc *proc;
 	unsigned long flags;
+	u32 state;
 	int ret = 0;
 
 	if (mutex_lock_killable(&atoll_lock)) {
@@ -150,14 +151,23 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char
 	atoll_lwk_poll(e);
 	proc = atoll_proc_area(e, area);
 	spin_lock_irqsave(&e->msg_lock, flags);
-	/* The LWK sets each state with a release. */
-	if (e->areas[area].program || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED ||
+	/*
+	 * The LWK sets each state with a release. EXITED too: a child whose
+	 * parent ended mid-fork is adopted only to be released (and freed).
+	 */
+	state = smp_load_acquire(&proc->state);
+	if (e->areas[area].program || (state != ATOLL_PROC_LOADED && state != ATOLL_PROC_EXITED) ||
 	    READ_ONCE(proc->pid) != pid || !pid) {
 		atoll_err(err, "enclave %s has no forked program %u waiting in area %u",
 			  e->name, pid, area);
 		ret = -ESRCH;
 	} else {
 		e->areas[area] = (struct atoll_area){ .program = p, .pid = pid };
+		if (state == ATOLL_PROC_EXITED) {
+			e->areas[area].wait_status = READ_ONCE(proc->wait_status);
+			/* Its end came first: the status before the flag, as in on_exit(). */
+			smp_store_release(&e->areas[area].exited, true);
+		}
 		/* Created: pid set first (readers take created with an acquire). */
 		smp_store_release(&e->areas[area].created, true);
 		e->programs++;

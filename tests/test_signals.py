@@ -1,5 +1,6 @@
 """Signals in an enclave, against the same program on Linux: handlers for
-alarm and setitimer, between threads, SA_RESTART on a delegated blocking
+alarm, setitimer and POSIX timers (to the process, to one thread),
+between threads, SA_RESTART on a delegated blocking
 read, a SIGSEGV handler that longjmps out,
 sigaltstack, siginfo, masks, sigtimedwait, the FPU kept across handlers
 (tests/programs/signals.c); a signal from one program to another in the
@@ -41,6 +42,9 @@ atoll destroy e > /dev/null || exit 10
                  "fpu: handlers ran: yes, sums equal: yes",
                  "SA_RESTART: read returned 1 after the handler ran 1 time",
                  "no SA_RESTART: read returned -1 (EINTR) after the handler ran 1 time",
+                 "timer_create: 3 expiries, SI_TIMER with its value: yes, still armed: yes",
+                 "timer_delete: then timer_gettime fails: EINVAL",
+                 "timer to a thread: ran in that thread: yes",
                  "signals: done"]:
         assert line in out, out
     assert "SEND_STATUS 0" in out and "WAIT_STATUS 0" in out, out

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t hits, where_ok, last_code;
@@ -261,6 +262,64 @@ static void check_restart(int flags, const char *name)
 	close(fds[1]);
 }
 
+static volatile sig_atomic_t timer_ok;
+
+static void on_timer(int sig, siginfo_t *si, void *uc)
+{
+	hits++;
+	handler_tid = gettid();
+	timer_ok = si->si_code == SI_TIMER && si->si_value.sival_int == 42;
+}
+
+static void *timer_target(void *arg)
+{
+	*(volatile pid_t *)arg = gettid();
+	while (!hits)
+		;
+	return NULL;
+}
+
+/* POSIX timers: to the process with its value, to one thread, deleted. */
+static void check_posix_timers(void)
+{
+	struct sigevent ev = { .sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGUSR2 };
+	struct itimerspec its = { { 0, 20000000 }, { 0, 20000000 } }, left;
+	volatile pid_t tid = 0;
+	sigset_t none;
+	pthread_t t;
+	timer_t id;
+
+	sigemptyset(&none);
+	handle_info(SIGUSR2, on_timer);
+	ev.sigev_value.sival_int = 42;
+	hits = 0;
+	timer_create(CLOCK_MONOTONIC, &ev, &id);
+	timer_settime(id, 0, &its, NULL);
+	while (hits < 3)
+		sigsuspend(&none);
+	timer_gettime(id, &left);
+	printf("timer_create: %d expiries, SI_TIMER with its value: %s, still armed: %s\n", hits,
+	       timer_ok ? "yes" : "no", left.it_value.tv_nsec || left.it_value.tv_sec ? "yes" : "no");
+	timer_delete(id);
+	printf("timer_delete: then timer_gettime fails: %s\n",
+	       timer_gettime(id, &left) < 0 && errno == EINVAL ? "EINVAL" : "no");
+
+	hits = 0;
+	handler_tid = 0;
+	pthread_create(&t, NULL, timer_target, (void *)&tid);
+	while (!tid)
+		;
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev._sigev_un._tid = tid;
+	timer_create(CLOCK_REALTIME, &ev, &id);
+	its.it_interval.tv_nsec = 0;
+	timer_settime(id, 0, &its, NULL);
+	pthread_join(t, NULL);
+	printf("timer to a thread: ran in that thread: %s\n", handler_tid == tid ? "yes" : "no");
+	timer_delete(id);
+	signal(SIGUSR2, SIG_DFL);
+}
+
 static void on_term(int sig) { hits = sig; }
 
 int main(int argc, char **argv)
@@ -299,6 +358,7 @@ int main(int argc, char **argv)
 	check_fpu();
 	check_restart(SA_RESTART, "SA_RESTART");
 	check_restart(0, "no SA_RESTART");
+	check_posix_timers();
 	printf("signals: done\n");
 	return 0;
 }

@@ -141,14 +141,23 @@ pub fn fork(
     // and starts it; only then does the parent go on.
     let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
     let served = delegate::call(u, atoll_abi::CALL_FORK, 0, args);
-    if !matches!(served, Ok(host_pid) if host_pid > 0) {
-        parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
-        launch::drop_unserved(&child);
-        return Err(match served {
-            Ok(r) if r < 0 => EAGAIN,
-            Ok(_) => EAGAIN,
-            Err(e) => e,
-        });
+    match served {
+        Ok(host_pid) if host_pid > 0 => {}
+        // The fork failed on Linux, or its copy ended without serving: no
+        // file holds the child (one that adopted it was released, which
+        // freed it already).
+        Ok(_) => {
+            parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
+            launch::drop_unserved(&child);
+            return Err(EAGAIN);
+        }
+        // The parent is ending mid-fork: the copy may still adopt the
+        // child, so it ends as a program does and is freed when released.
+        Err(e) => {
+            parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
+            launch::end_unstarted(&child);
+            return Err(e);
+        }
     }
     if flags & CLONE_VFORK != 0 {
         // The parent waits while the child runs on (a copy of) its memory,

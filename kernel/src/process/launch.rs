@@ -194,13 +194,29 @@ pub fn adopt(child: &Arc<Process>) {
     status::report_memory();
 }
 
-/// A forked child no host process took: gone, memory and area freed.
+/// A forked child no host process holds: gone, memory and area freed
+/// (unless a host release freed it first).
 pub fn drop_unserved(child: &Arc<Process>) {
-    PROGRAMS.lock()[child.area.index()] = None;
+    {
+        let mut programs = PROGRAMS.lock();
+        let slot = &mut programs[child.area.index()];
+        if !slot.as_ref().is_some_and(|o| Arc::ptr_eq(&o.process, child)) {
+            return;
+        }
+        *slot = None;
+    }
     child.vm.lock().release();
     child.area.set_usage(0, 0);
     child.area.set_state(PROC_FREE);
     status::report_memory();
+}
+
+/// A forked child that will never start: it ends (EXITED, SIGKILL) and is
+/// freed once a host file that adopts it lets go.
+pub fn end_unstarted(child: &Arc<Process>) {
+    child.family.fork_start.lock().take();
+    child.begin_exit(signal::SIGKILL);
+    program_ended(child);
 }
 
 /// Every program in the enclave.

@@ -55,7 +55,10 @@ pub struct Process {
     pub actions: SpinLock<signal::Actions>,
     /// Signals sent to the process as a whole, for any of its threads.
     pub shared_pending: signal::Pending,
-    pub real_timer: itimer::RealTimer,
+    /// ITIMER_REAL (alarm, setitimer).
+    pub real_timer: Arc<itimer::Timer>,
+    /// timer_create's timers.
+    pub timers: itimer::Timers,
     /// CPU time of its threads that have ended.
     ended_threads_time: SpinLock<cputime::Times>,
     /// Parent, children, and what a forked child starts with.
@@ -115,7 +118,8 @@ impl Process {
             slots: SpinLock::new([0; atoll_abi::MAX_SLOTS / 64]),
             actions: SpinLock::new(signal::Actions::new()),
             shared_pending: signal::Pending::new(),
-            real_timer: itimer::RealTimer::new(),
+            real_timer: Arc::new(itimer::Timer::real()),
+            timers: itimer::Timers::new(),
             ended_threads_time: SpinLock::new(cputime::Times::default()),
             family: family::Family::new(parent),
             exec: exec::ExecState::new(),
@@ -143,6 +147,7 @@ impl Process {
         }
         self.wait_status.store(status, Ordering::Release);
         self.real_timer.stop();
+        self.timers.stop_all();
         let threads: Vec<Arc<Thread>> = self.threads.lock().clone();
         let me = hal::cpu_index();
         for t in &threads {

@@ -37,6 +37,7 @@ pub const UNBLOCKABLE: u64 = bit(SIGKILL) | bit(SIGSTOP);
 pub const SI_USER: i32 = 0;
 pub const SI_KERNEL: i32 = 0x80;
 pub const SI_TKILL: i32 = -6;
+pub const SI_TIMER: i32 = -2;
 
 const SIG_DFL: u64 = 0;
 const SIG_IGN: u64 = 1;
@@ -211,6 +212,19 @@ pub fn send_to_thread(p: &Arc<Process>, tid: u32, info: SigInfo) -> Result<(), E
 /// Signals pending for the thread (its own and its process's).
 pub fn pending_set(u: &UserThread) -> u64 {
     u.pending.set() | u.process.shared_pending.set()
+}
+
+/// Signals pending for a timer's target: the process, or one thread.
+pub fn pending_set_of(p: &Process, target: super::itimer::Target) -> u64 {
+    match target {
+        super::itimer::Target::Thread(tid) => p
+            .threads
+            .lock()
+            .iter()
+            .find_map(|t| t.user.as_ref().filter(|u| u.tid == tid).map(|u| u.pending.set()))
+            .unwrap_or(0),
+        _ => p.shared_pending.set(),
+    }
 }
 
 /// True if a signal the thread does not block is pending: a blocking
