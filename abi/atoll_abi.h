@@ -489,7 +489,7 @@ struct atoll_proc {
 	__u32 map_generation;	/* LWK: +1 after unmapping or reducing protection */
 	__u32 threads;		/* LWK: threads alive */
 	__u64 realtime_ns;	/* START: Linux's CLOCK_REALTIME when it sent START */
-	__u64 cpus;		/* LWK: bit per LWK CPU its threads may use */
+	__u64 cpus;		/* host: the CPUs asked for (0: cpu_count); LWK: those it uses */
 	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */
 	char comm[ATOLL_COMM_LEN];	/* host: the command's name */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
@@ -686,6 +686,7 @@ struct atoll_run {
 	__u32 region_count;
 	__u32 pid;		/* out */
 	__u64 brk_start;
+	__u64 cpus;		/* bit per LWK CPU the threads use; 0: cpu_count of them */
 	char comm[ATOLL_COMM_LEN];	/* the command's name, for listings */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	char error[ATOLL_ERROR_LEN];

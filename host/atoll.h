@@ -167,7 +167,7 @@ int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req);
 int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
-int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err);
+int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char *err);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 

@@ -78,7 +78,7 @@ static int claim_area(struct atoll_enclave *e, struct atoll_program *p)
 }
 
 /* Binds program p to an area of enclave id (program.c's RUN). */
-int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err)
+int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err)
 {
 	struct atoll_enclave *e;
 	unsigned long flags;
@@ -104,6 +104,10 @@ int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, char *err)
 	} else if (cpus > e->cpu_count) {
 		atoll_err(err, "the program asks for %u CPUs, but enclave %s has %u",
 			  cpus, e->name, e->cpu_count);
+		ret = -EINVAL;
+	} else if (e->cpu_count < 64 && cpu_mask >> e->cpu_count) {
+		atoll_err(err, "the program asks for LWK CPU %u, but enclave %s has CPUs 0-%u",
+			  (u32)__fls(cpu_mask), e->name, e->cpu_count - 1);
 		ret = -EINVAL;
 	}
 	if (ret)

@@ -389,6 +389,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	proc->region_count = run->region_count;
 	proc->cpu_count = run->cpu_count;
 	proc->brk_start = run->brk_start;
+	proc->cpus = run->cpus;
 	proc->host_pid = task_tgid_nr(current);
 	memcpy(proc->comm, run->comm, ATOLL_COMM_LEN);
 	proc->comm[ATOLL_COMM_LEN - 1] = 0;
@@ -456,7 +457,7 @@ static long run_locked(struct atoll_program *p, void *req)
 	ret = check_regions(run, err);
 	if (ret)
 		return ret;
-	ret = atoll_enclave_bind(run->id, p, run->cpu_count, err);
+	ret = atoll_enclave_bind(run->id, p, run->cpu_count, run->cpus, err);
 	if (ret)
 		return ret;
 	ret = create_in_lwk(p, run, err);

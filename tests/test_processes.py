@@ -27,7 +27,9 @@ echo "BEFORE $(atoll --json status e)"
 atoll run e -- /extra/work a {ROUNDS} > /tmp/a.out & A=$!
 atoll run e -- /extra/work b {ROUNDS} > /tmp/b.out & B=$!
 wait $A; echo "TWO_A $?"; wait $B; echo "TWO_B $?"
-atoll run e -- /extra/work victim forever > /tmp/victim.out 2>&1 & VICTIM=$!
+atoll run e --cpus 1-1 -- /extra/work victim forever > /tmp/victim.out 2>&1 & VICTIM=$!
+echo "VICTIM_PID $VICTIM"
+atoll run e --cpus 0,2 -- /extra/hello; echo "BAD_CPUS $?"
 pids=""
 for n in {names}; do atoll run e -- /extra/work $n {ROUNDS} > /tmp/$n.out & pids="$pids $!"; done
 wait_line /tmp/victim.out running || echo "VICTIM_NEVER_RAN"
@@ -55,6 +57,10 @@ resources
     assert all(p["mem_bytes"] > 0 and p["threads"] >= 1 and p["host_pid"] > 0
                for p in during["programs"] if p["state"] == "running"), during
     assert len({p["pid"] for p in during["programs"]}) == len(during["programs"]), during
+    # --cpus 1-1: the victim's one thread on the enclave's second core only.
+    victim = int(re.search(r"^VICTIM_PID (\d+)$", out, re.M).group(1))
+    assert [p["cpus"] for p in during["programs"] if p["host_pid"] == victim] == [[1]], during
+    assert "--cpus: enclave e has LWK CPUs 0-1, not 2" in out and "BAD_CPUS 125" in out, out
     # The text view has a row per program.
     assert re.search(r"^\s+PID\s+HOST PID\s+COMMAND", out, re.M), out
     assert after["programs"] == [], after

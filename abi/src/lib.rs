@@ -604,6 +604,7 @@ pub struct Run {
     pub region_count: u32,
     pub pid: u32,
     pub brk_start: u64,
+    pub cpus: u64,
     pub comm: [u8; COMM_LEN],
     pub region: [Region; MAX_REGIONS],
     pub error: [u8; ERROR_LEN],

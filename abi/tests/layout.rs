@@ -122,7 +122,7 @@ fn expectations() -> Vec<(String, u64)> {
     });
     layout!("atoll_run", Run {
         "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
-        "brk_start": brk_start, "comm": comm, "region": region, "error": error,
+        "brk_start": brk_start, "cpus": cpus, "comm": comm, "region": region, "error": error,
     });
     layout!("atoll_start", Start { "hdr": hdr, "entry": entry, "stack_pointer": stack_pointer });
     layout!("atoll_call", Call {

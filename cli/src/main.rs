@@ -166,9 +166,14 @@ enum Command {
     Run {
         enclave: String,
 
-        /// Enclave CPUs the program's threads use [default: all of them]
+        /// Enclave CPUs the program's threads use, the least used ones [default: all of them]
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=atoll_abi::MAX_CPUS as i64))]
         threads: Option<u32>,
+
+        /// The enclave CPUs (LWK numbers: 0 is the enclave's first) the program's threads use: 0,2 or 1-3 (2-2
+        /// for CPU 2 alone; a bare number is a count, as --threads)
+        #[arg(long, value_name = "LIST", value_parser = parse::cpus, conflicts_with = "threads")]
+        cpus: Option<parse::CpuSpec>,
 
         /// End the program (SIGSYS) at its first system call the LWK does not support, instead of answering ENOSYS
         #[arg(long)]
@@ -213,8 +218,13 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }
-        Command::Run { enclave, threads, strict, command } => {
-            return run::run(run::Options { enclave, threads, strict, command });
+        Command::Run { enclave, threads, cpus, strict, command } => {
+            let threads = match cpus {
+                Some(parse::CpuSpec::Count(n)) => run::Cores::Count(n),
+                Some(parse::CpuSpec::List(list)) => run::Cores::List(list),
+                None => threads.map_or(run::Cores::All, run::Cores::Count),
+            };
+            return run::run(run::Options { enclave, cores: threads, strict, command });
         }
     };
     done.map(|()| 0)
@@ -244,7 +254,7 @@ mod tests {
 
     fn parse_run(args: &[&str]) -> (String, Option<u32>, bool, Vec<OsString>) {
         let cli = Cli::try_parse_from(args).unwrap_or_else(|e| panic!("{args:?}: {e}"));
-        let Command::Run { enclave, threads, strict, command } = cli.command else { panic!("not run") };
+        let Command::Run { enclave, threads, strict, command, .. } = cli.command else { panic!("not run") };
         (enclave, threads, strict, command)
     }
 
@@ -295,6 +305,8 @@ mod tests {
             &["atoll", "run", "web", "--threads", "0", "--", "./hello"],
             &["atoll", "run", "web", "--threads", "65", "--", "./hello"],
             &["atoll", "run", "web", "--threads", "x", "--", "./hello"],
+            &["atoll", "run", "web", "--threads", "2", "--cpus", "0-1", "--", "./hello"],
+            &["atoll", "run", "web", "--cpus", "2-1", "--", "./hello"],
         ] {
             let e = Cli::try_parse_from(args).err().unwrap_or_else(|| panic!("accepted {args:?}"));
             assert_eq!(e.exit_code(), 2, "{args:?}");

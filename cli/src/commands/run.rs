@@ -1,4 +1,4 @@
-//! `atoll run <enclave> [--threads N] [--strict] -- <program> [args...]`:
+//! `atoll run <enclave> [--threads N | --cpus LIST] [--strict] -- <program> [args...]`:
 //! runs a static Linux program in the enclave's LWK, serves its delegated
 //! system calls in this process, and ends with the program's exit status.
 //!
@@ -41,8 +41,8 @@ const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 pub struct Options {
     pub enclave: String,
-    /// Enclave CPUs for the program's threads; None: all.
-    pub threads: Option<u32>,
+    /// The enclave CPUs for the program's threads.
+    pub cores: Cores,
     pub strict: bool,
     /// The program and its arguments.
     pub command: Vec<OsString>,
@@ -56,8 +56,9 @@ pub fn run(opts: Options) -> Result<u8> {
 
     let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
     let enclave = enclave::find(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
-    let cpu_count = cpu_count(&enclave, opts.threads)?;
+    let (cpu_count, cpu_mask) = cores(&enclave, &opts.cores)?;
     let mut req = run_request(&enclave, cpu_count, &plan.layout, &path);
+    req.cpus = cpu_mask;
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
     // The mirror stays until the end: delegated calls use the program's memory through it.
     let mirror = load(&dev, &plan, &data).map_err(|e| e.with_status(FAILED))?;
@@ -170,6 +171,37 @@ fn environment() -> Vec<Vec<u8>> {
     std::env::vars_os().map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat()).collect()
 }
 
+/// Which enclave CPUs a program's threads use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Cores {
+    All,
+    /// This many, the least used.
+    Count(u32),
+    /// These LWK CPU numbers.
+    List(Vec<u32>),
+}
+
+/// IOC_RUN's (cpu_count, cpus): a count or a set of LWK CPUs, each within
+/// the enclave's; (0, 0) for all.
+fn cores(enclave: &Enclave, cores: &Cores) -> Result<(u32, u64)> {
+    match cores {
+        Cores::All => Ok((cpu_count(enclave, None)?, 0)),
+        Cores::Count(n) => Ok((cpu_count(enclave, Some(*n))?, 0)),
+        Cores::List(list) => {
+            cpu_count(enclave, None)?;
+            let have = enclave.cpus.len() as u32;
+            match list.iter().find(|&&c| c >= have) {
+                Some(c) => Err(failed(format!(
+                    "--cpus: enclave {} has LWK CPUs 0-{}, not {c}",
+                    enclave.name,
+                    have.saturating_sub(1)
+                ))),
+                None => Ok((list.len() as u32, list.iter().fold(0, |m, &c| m | 1 << c))),
+            }
+        }
+    }
+}
+
 /// IOC_RUN's cpu_count: --threads N (at most the enclave's CPUs), or 0 for all.
 fn cpu_count(enclave: &Enclave, threads: Option<u32>) -> Result<u32> {
     if enclave.state != ENCLAVE_RUNNING {
@@ -246,6 +278,10 @@ mod tests {
         assert_eq!(err.status(), FAILED);
         let err = cpu_count(&enclave(4, ENCLAVE_CRASHED), None).unwrap_err();
         assert_eq!(err.to_string(), "enclave web is crashed: programs run only in a running enclave");
+        assert_eq!(cores(&e, &Cores::List(vec![0, 3])).unwrap(), (2, 0b1001));
+        assert_eq!(cores(&e, &Cores::All).unwrap(), (0, 0));
+        let err = cores(&e, &Cores::List(vec![1, 4])).unwrap_err();
+        assert_eq!(err.to_string(), "--cpus: enclave web has LWK CPUs 0-3, not 4");
     }
 
     #[test]

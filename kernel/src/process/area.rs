@@ -28,11 +28,13 @@ pub fn init(shared_phys: u64) {
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Area(usize);
 
-/// What the host asks for at create: regions, brk start, core count.
+/// What the host asks for at create: regions, brk start, cores (a set,
+/// or else a count).
 pub struct CreateRequest {
     pub regions: alloc::vec::Vec<Region>,
     pub brk_start: u64,
     pub cpu_count: u32,
+    pub cpu_mask: u64,
 }
 
 impl Area {
@@ -81,6 +83,7 @@ impl Area {
             regions,
             brk_start: a.read(offset_of!(Proc, brk_start)),
             cpu_count: a.read(offset_of!(Proc, cpu_count)),
+            cpu_mask: a.read(offset_of!(Proc, cpus)),
         }
     }
 

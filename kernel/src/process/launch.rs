@@ -151,12 +151,23 @@ fn create(area: Area) -> Result<u32, Errno> {
     }
     let req = area.create_request();
     let online: Vec<usize> = hal::smp::online_cpus().collect();
-    let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
-    if want > online.len() {
-        return Err(EINVAL);
-    }
+    let cpus = if req.cpu_mask != 0 {
+        // These cores, each of which must be online.
+        let chosen: Vec<usize> =
+            online.iter().copied().filter(|&c| c < 64 && req.cpu_mask & 1 << c != 0).collect();
+        if chosen.len() != req.cpu_mask.count_ones() as usize {
+            return Err(EINVAL);
+        }
+        chosen
+    } else {
+        let want = if req.cpu_count == 0 { online.len() } else { req.cpu_count as usize };
+        if want > online.len() {
+            return Err(EINVAL);
+        }
+        spread(&online, want)
+    };
     let vm = build(area)?;
-    let p = Process::new(area, vm, spread(&online, want), None);
+    let p = Process::new(area, vm, cpus, None);
     area.set_created(p.pid, p.root(), p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);
