@@ -127,7 +127,7 @@ out:
 
 /*
  * Binds p to the program the LWK forked into area (ATOLL_IOC_ADOPT): the
- * area must be LOADED with that pid and bound to no file.
+ * area must hold that pid, LOADED (or EXITED, see below), bound to no file.
  */
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char *err)
 {
