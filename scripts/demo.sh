@@ -23,6 +23,12 @@ echo; echo "# taskset -c 1-3 /extra/cg 128 100 3      (on Linux)"
 taskset -c 1-3 /extra/cg 128 100 3 | tee /tmp/linux.out
 show atoll create --cpus 1-3 --mem 256M --name hpc || exit 1
 show atoll run hpc -- /extra/cg 128 100 3 | tee /tmp/enclave.out
+# Two programs at once in the enclave, sharing its cores, as `atoll status` lists them.
+echo; echo "# atoll run hpc --cpus 0-0 -- /extra/spin_rate 2 &   (twice, both on LWK CPU 0)"
+atoll run hpc --cpus 0-0 -- /extra/spin_rate 2 & atoll run hpc --cpus 0-0 -- /extra/spin_rate 2 &
+sleep 1
+show atoll status hpc
+wait
 show atoll destroy hpc
 mean() { sed -n 's/^cg: best=.* mean=\([0-9.]*\) .*/\1/p' "$1"; }
 relres() { sed -n 's/^cg: best=.* relres=\([^ ]*\) .*/\1/p' "$1"; }
