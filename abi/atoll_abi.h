@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	4
+#define ATOLL_ABI_VERSION	5
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -444,8 +444,9 @@ enum atoll_slot_state {
 #define ATOLL_CALL_UNSUPPORTED	2	/* report: nr is not supported (ENOSYS); ret ignored */
 /*
  * fork: the LWK made a child process in area args[0] with pid args[1]; the
- * worker forks `atoll run`, whose child adopts it (ATOLL_IOC_ADOPT) and
- * starts it; ret is the child's Linux pid, or -errno (the LWK drops it).
+ * module puts a random token in args[2]; the worker forks `atoll run`,
+ * whose child adopts it with that token (ATOLL_IOC_ADOPT) and starts it;
+ * ret is the child's Linux pid, or -errno (the LWK drops it).
  */
 #define ATOLL_CALL_FORK		3
 /*
@@ -751,6 +752,7 @@ struct atoll_adopt {
 	__u32 area;
 	__u32 pid;
 	__u32 pad0;
+	__u64 token;		/* the one CALL_FORK handed the parent's worker (args[2]) */
 	char error[ATOLL_ERROR_LEN];
 };
 

@@ -52,6 +52,7 @@ struct atoll_area {
 	bool exited;			/* PROC_EXIT: wait_status (release/acquire) */
 	u32 wait_status;
 	bool freed;			/* PROC_FREED of pid */
+	u64 adopt_token;		/* a forked child's: ADOPT must name it */
 	bool execed;			/* PROC_EXECED: exec_result, exec_cr3 (release/acquire) */
 	s64 exec_result;
 	u64 exec_cr3;
@@ -168,7 +169,8 @@ int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
-int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char *err);
+int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
+void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */

@@ -7,6 +7,7 @@
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/module.h>
+#include <linux/random.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -129,7 +130,7 @@ out:
  * Binds p to the program the LWK forked into area (ATOLL_IOC_ADOPT): the
  * area must hold that pid, LOADED (or EXITED, see below), bound to no file.
  */
-int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char *err)
+int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err)
 {
 	struct atoll_enclave *e;
 	struct atoll_proc *proc;
@@ -161,7 +162,7 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char
 	 */
 	state = smp_load_acquire(&proc->state);
 	if (e->areas[area].program || (state != ATOLL_PROC_LOADED && state != ATOLL_PROC_EXITED) ||
-	    READ_ONCE(proc->pid) != pid || !pid) {
+	    READ_ONCE(proc->pid) != pid || !pid || !token || e->areas[area].adopt_token != token) {
 		atoll_err(err, "enclave %s has no forked program %u waiting in area %u",
 			  e->name, pid, area);
 		ret = -ESRCH;
@@ -183,6 +184,27 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, char
 out:
 	mutex_unlock(&atoll_lock);
 	return ret;
+}
+
+/*
+ * A delegated fork is handed to a worker: the child's area gets a fresh
+ * random token, which only that worker learns (the call's args[2]) and
+ * its forked `atoll run` must show to adopt the child.
+ */
+void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token)
+{
+	unsigned long flags;
+
+	*token = 0;
+	if (area >= ATOLL_MAX_PROGRAMS)
+		return;
+	*token = get_random_u64() | 1;
+	spin_lock_irqsave(&e->msg_lock, flags);
+	if (!e->areas[area].program)
+		e->areas[area].adopt_token = *token;
+	else
+		*token = 0;
+	spin_unlock_irqrestore(&e->msg_lock, flags);
 }
 
 /* Ends p's binding: when none is left, destroy may go ahead again. */

@@ -535,7 +535,7 @@ static long adopt_locked(struct atoll_program *p, void *req)
 		atoll_err(a->error, "this file is bound to a program already; open /dev/atoll again for another");
 		return -EBUSY;
 	}
-	ret = atoll_enclave_adopt(a->id, p, a->area, a->pid, a->error);
+	ret = atoll_enclave_adopt(a->id, p, a->area, a->pid, a->token, a->error);
 	if (ret)
 		return ret;
 	p->pid = a->pid;
@@ -692,6 +692,8 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 		c->tid = READ_ONCE(s->tid);
 		c->nr = READ_ONCE(s->nr);
 		memcpy(c->args, s->args, sizeof(c->args));
+		if (c->kind == ATOLL_CALL_FORK)
+			atoll_enclave_fork_token(e, c->args[0], &c->args[2]);
 		return true;
 	}
 	return false;

@@ -6,7 +6,7 @@
 
 pub mod syscalls;
 
-pub const ABI_VERSION: u32 = 4;
+pub const ABI_VERSION: u32 = 5;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -666,6 +666,7 @@ pub struct Adopt {
     pub area: u32,
     pub pid: u32,
     pub pad0: u32,
+    pub token: u64,
     pub error: [u8; ERROR_LEN],
 }
 

@@ -136,7 +136,7 @@ fn expectations() -> Vec<(String, u64)> {
     });
     layout!("atoll_programs", Programs { "hdr": hdr, "id": id, "count": count, "program": program });
     layout!("atoll_adopt", Adopt {
-        "hdr": hdr, "id": id, "area": area, "pid": pid, "pad0": pad0, "error": error,
+        "hdr": hdr, "id": id, "area": area, "pid": pid, "pad0": pad0, "token": token, "error": error,
     });
 
     let consts: &[(&str, u64)] = &[

@@ -27,9 +27,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
-/// How a forked child gets its server (area, LWK pid) -> its `atoll run`'s
-/// Linux pid or -errno; set by `atoll run` (unset, fork fails with ENOSYS).
-pub static FORK: OnceLock<fn(u32, u32) -> i64> = OnceLock::new();
+/// How a forked child gets its server (area, LWK pid, the module's adopt
+/// token) -> its `atoll run`'s Linux pid or -errno; set by `atoll run`
+/// (unset, fork fails with ENOSYS).
+pub static FORK: OnceLock<fn(u32, u32, u64) -> i64> = OnceLock::new();
 
 /// How an execve is performed (the call's arguments) -> 0 or -errno; set
 /// by `atoll run` (unset, execve fails with ENOSYS).
@@ -202,7 +203,7 @@ impl<M: Module, P: Perform> Server<M, P> {
                 None => -(libc::ENOSYS as i64),
             },
             CALL_FORK => match FORK.get() {
-                Some(fork) => fork(call.args[0] as u32, call.args[1] as u32),
+                Some(fork) => fork(call.args[0] as u32, call.args[1] as u32, call.args[2]),
                 None => -(libc::ENOSYS as i64),
             },
             _ => -(libc::ENOSYS as i64),

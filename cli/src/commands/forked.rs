@@ -44,7 +44,7 @@ pub fn prepare(context: Context) -> Result<()> {
 
 /// CALL_FORK in a worker: forks this process for the child in `area`;
 /// its Linux pid once it serves the child, or -errno.
-fn fork_server(area: u32, pid: u32) -> i64 {
+fn fork_server(area: u32, pid: u32, token: u64) -> i64 {
     let Some(context) = CONTEXT.get() else { return -(libc::ENOSYS as i64) };
     let (ready_read, ready_write) = match sys::pipe() {
         Ok(p) => p,
@@ -54,7 +54,7 @@ fn fork_server(area: u32, pid: u32) -> i64 {
         Err(e) => -(e.raw_os_error().unwrap_or(libc::EAGAIN) as i64),
         Ok(Forked::Child) => {
             drop(ready_read);
-            sys::exit_now(serve_child(context, area, pid, ready_write))
+            sys::exit_now(serve_child(context, (area, pid, token), ready_write))
         }
         Ok(Forked::Parent(child)) => {
             drop(ready_write);
@@ -68,8 +68,11 @@ fn fork_server(area: u32, pid: u32) -> i64 {
     }
 }
 
+/// Which child to adopt: its area, LWK pid and the module's token.
+type Child = (u32, u32, u64);
+
 /// The forked process: serves the child until it ends; the exit status.
-fn serve_child(context: &Context, area: u32, pid: u32, ready: OwnedFd) -> i32 {
+fn serve_child(context: &Context, child: Child, ready: OwnedFd) -> i32 {
     // The parent's program is not ours: its /dev/atoll file and copier go.
     for fd in [context.device_fd].into_iter().chain(context.copier_fds) {
         sys::close(fd);
@@ -79,20 +82,20 @@ fn serve_child(context: &Context, area: u32, pid: u32, ready: OwnedFd) -> i32 {
         Some(fd) => Messages::on_fd(sys::take_inherited(fd)),
         None => Messages::stderr_copy(RESERVED_FD),
     };
-    match adopt_and_serve(context, area, pid, messages, ready) {
+    match adopt_and_serve(context, child, messages, ready) {
         Ok(code) => code.into(),
         Err(e) => {
             // The parent's stderr is ours too: say why, then give up.
-            let _ = writeln!(std::io::stderr(), "atoll run (forked child {pid}): {e}");
+            let _ = writeln!(std::io::stderr(), "atoll run (forked child {}): {e}", child.1);
             e.status().into()
         }
     }
 }
 
-fn adopt_and_serve(context: &Context, area: u32, pid: u32, messages: Messages, ready: OwnedFd) -> Result<u8> {
+fn adopt_and_serve(context: &Context, child: Child, messages: Messages, ready: OwnedFd) -> Result<u8> {
     let dev = Device::open()?.move_above(RESERVED_FD);
     let mut req = Adopt::new();
-    (req.id, req.area, req.pid) = (context.enclave_id, area, pid);
+    (req.id, req.area, req.pid, req.token) = (context.enclave_id, child.0, child.1, child.2);
     dev.adopt(&mut req)
         .map_err(|e| failed(format!("cannot adopt the child: {} ({})", c_str(&req.error), os_error(&e))))?;
     let mirror = Mirror::map(dev.fd())?;
