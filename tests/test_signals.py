@@ -35,6 +35,7 @@ atoll destroy e > /dev/null || exit 10
     assert "SAME" in out, f"the enclave's output differs from Linux's:\n{out}"
     for line in ["alarm: handler ran 1 time, pause returned -1 (EINTR)",
                  "setitimer: 3 ticks, still armed: yes",
+                 "threads: signal 0 to the thread: 0",
                  "threads: SIGUSR1 ran in the target thread: yes",
                  "segv: caught signal 11 at 0x10, SEGV_MAPERR",
                  "segv: read-only page: signal 11 at offset 8, SEGV_ACCERR",

@@ -118,6 +118,8 @@ static void check_threads(void)
 	pthread_create(&t, NULL, spinner, (void *)&tid);
 	while (!tid)
 		;
+	/* Signal 0 only probes: nothing is sent. */
+	printf("threads: signal 0 to the thread: %d\n", pthread_kill(t, 0));
 	pthread_kill(t, SIGUSR1);
 	pthread_join(t, NULL);
 	printf("threads: SIGUSR1 ran in the target thread: %s\n",

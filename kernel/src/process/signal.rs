@@ -194,17 +194,26 @@ pub fn send_to_process(p: &Arc<Process>, info: SigInfo) {
     }
 }
 
-/// Sends `info` to thread `tid` of the process (tkill, tgkill, timers).
+/// Sends `info` to thread `tid` of the process (tkill, tgkill, timers);
+/// signal 0 only asks whether the thread exists.
 pub fn send_to_thread(p: &Arc<Process>, tid: u32, info: SigInfo) -> Result<(), Errno> {
-    let threads = p.threads.lock().clone();
-    let t = threads.iter().find(|t| t.user.as_ref().is_some_and(|u| u.tid == tid)).ok_or(ESRCH)?;
+    let t = p
+        .threads
+        .lock()
+        .iter()
+        .find(|t| t.user.as_ref().is_some_and(|u| u.tid == tid))
+        .cloned()
+        .ok_or(ESRCH)?;
+    if info.signo == 0 {
+        return Ok(());
+    }
     if info.signo == SIGKILL {
         p.begin_exit(SIGKILL);
         return Ok(());
     }
     if !discarded(p, info.signo) {
         t.user.as_ref().expect("a user thread").pending.add(info);
-        alert(t);
+        alert(&t);
     }
     Ok(())
 }

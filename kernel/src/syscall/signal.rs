@@ -144,14 +144,7 @@ pub fn kill(c: &mut Call) -> SysResult {
 }
 
 fn thread_kill(c: &mut Call, tid: u64, sig: u64) -> SysResult {
-    let sig = check_signal(sig)?;
-    let info = SigInfo::user(sig, SI_TKILL, c.process.pid);
-    if sig == 0 {
-        // A probe: only whether the thread exists.
-        return signal::send_to_thread(c.process, tid as u32, SigInfo { signo: 0, ..info })
-            .map(|()| 0)
-            .or_else(|e| if e == ESRCH { Err(ESRCH) } else { Ok(0) });
-    }
+    let info = SigInfo::user(check_signal(sig)?, SI_TKILL, c.process.pid);
     signal::send_to_thread(c.process, tid as u32, info).map(|()| 0)
 }
 
