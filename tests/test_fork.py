@@ -31,6 +31,7 @@ resources
                  "wait: no more children: -1 (ECHILD)", 'pipe: the child answered "HELLO CHILD"',
                  "getppid: the child saw its parent: yes", "memory: the parent's copy unchanged: 1",
                  "SIGCHLD: handler ran: yes", "vfork: code 5",
+                 "rusage: children's time counted: yes", "times: children's ticks counted: yes",
                  "groups: the child leads its own group: yes, same session: yes",
                  "groups: kill of the group ended it with signal 15",
                  "groups: a child starts in its parent's group: yes", "fork: done"]:

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/times.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -104,6 +105,7 @@ static void sigchld_and_nohang(void)
 static void vfork_and_usage(void)
 {
 	struct rusage ru;
+	struct tms t;
 	int st;
 	pid_t pid = vfork();
 
@@ -123,6 +125,8 @@ static void vfork_and_usage(void)
 	getrusage(RUSAGE_CHILDREN, &ru);
 	printf("rusage: children's time counted: %s\n",
 	       ru.ru_utime.tv_sec || ru.ru_utime.tv_usec ? "yes" : "no");
+	times(&t);
+	printf("times: children's ticks counted: %s\n", t.tms_cutime + t.tms_cstime > 0 ? "yes" : "no");
 }
 
 /* Process groups: inherited, a child leading its own, kill of a group. */

@@ -4,6 +4,7 @@
 use lwk_logic::errno::*;
 
 use super::Call;
+use crate::process::cputime::Times;
 use crate::process::{uaccess, Process};
 
 const RUSAGE_SELF: u64 = 0;
@@ -26,24 +27,27 @@ pub fn getrusage(c: &mut Call) -> SysResult {
         RUSAGE_CHILDREN => (*c.process.family.children_time.lock(), 0),
         _ => return Err(EINVAL),
     };
+    write_rusage(c, at, times, maxrss).map(|()| 0)
+}
+
+/// Writes a struct rusage: the user and system time, maxrss (KiB), the
+/// other counters 0 (getrusage, wait4, waitid).
+pub fn write_rusage(c: &Call, at: u64, times: Times, maxrss: u64) -> Result<(), Errno> {
     let mut words = [0u64; 18];
     words[0..2].copy_from_slice(&timeval(times.user_ns));
     words[2..4].copy_from_slice(&timeval(times.system_ns));
     words[4] = maxrss;
-    uaccess::write_words(c.process, at, &words).map(|()| 0)
+    uaccess::write_words(c.process, at, &words)
 }
 
-/// times(buf): the process's user and system ticks (children's: 0);
-/// returns the ticks since the LWK booted.
+/// times(buf): the process's user and system ticks, and those of the
+/// children it waited for; returns the ticks since the LWK booted.
 pub fn times(c: &mut Call) -> SysResult {
     let [at, ..] = c.args;
     if at != 0 {
-        let t = c.process.cpu_times();
-        uaccess::write_words(
-            c.process,
-            at,
-            &[t.user_ns / NS_PER_TICK, t.system_ns / NS_PER_TICK, 0, 0],
-        )?;
+        let (t, k) = (c.process.cpu_times(), *c.process.family.children_time.lock());
+        let ticks = [t.user_ns, t.system_ns, k.user_ns, k.system_ns].map(|ns| ns / NS_PER_TICK);
+        uaccess::write_words(c.process, at, &ticks)?;
     }
     Ok(Process::monotonic_ns() / NS_PER_TICK)
 }

@@ -2,6 +2,7 @@
 
 use lwk_logic::errno::*;
 
+use super::usage::write_rusage;
 use super::Call;
 use crate::process::family::{self, Which};
 use crate::process::uaccess;
@@ -23,15 +24,6 @@ fn which_for_wait4(c: &Call, pid: i64) -> Which {
     }
 }
 
-/// struct rusage with the user and system time only.
-fn write_rusage(c: &Call, at: u64, times: crate::process::cputime::Times) -> Result<(), Errno> {
-    let tv = |ns: u64| [ns / 1_000_000_000, ns % 1_000_000_000 / 1000];
-    let mut words = [0u64; 18];
-    words[0..2].copy_from_slice(&tv(times.user_ns));
-    words[2..4].copy_from_slice(&tv(times.system_ns));
-    uaccess::write_words(c.process, at, &words)
-}
-
 /// wait4(pid, wstatus, options, rusage).
 pub fn wait4(c: &mut Call) -> SysResult {
     let [pid, wstatus, options, rusage, ..] = c.args;
@@ -46,7 +38,7 @@ pub fn wait4(c: &mut Call) -> SysResult {
         uaccess::write_u32(c.process, wstatus, r.status)?;
     }
     if rusage != 0 {
-        write_rusage(c, rusage, r.times)?;
+        write_rusage(c, rusage, r.times, 0)?;
     }
     Ok(r.pid.into())
 }
@@ -80,7 +72,7 @@ pub fn waitid(c: &mut Call) -> SysResult {
         uaccess::write_bytes(c.process, infop, &info)?;
     }
     if let (Some(r), true) = (&got, rusage != 0) {
-        write_rusage(c, rusage, r.times)?;
+        write_rusage(c, rusage, r.times, 0)?;
     }
     Ok(0)
 }
