@@ -78,24 +78,37 @@ static int claim_area(struct atoll_enclave *e, struct atoll_program *p)
 	return -EBUSY;
 }
 
+/*
+ * For a program ioctl: takes atoll_lock and finds enclave id. On failure
+ * the lock is not held and err says why.
+ */
+static int lock_and_find(u32 id, struct atoll_enclave **e, char *err)
+{
+	if (mutex_lock_killable(&atoll_lock)) {
+		atoll_err(err, "interrupted");
+		return -EINTR;
+	}
+	*e = find(id);
+	if (*e)
+		return 0;
+	mutex_unlock(&atoll_lock);
+	atoll_err(err, "there is no enclave with id %u", id);
+	return -ENOENT;
+}
+
 /* Binds program p to an area of enclave id (program.c's RUN). */
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err)
 {
 	struct atoll_enclave *e;
 	unsigned long flags;
 	u32 state;
-	int ret = 0;
+	int ret;
 
-	if (mutex_lock_killable(&atoll_lock)) {
-		atoll_err(err, "interrupted");
-		return -EINTR;
-	}
-	e = find(id);
-	state = e ? atoll_lwk_state(e) : 0;
-	if (!e) {
-		atoll_err(err, "there is no enclave with id %u", id);
-		ret = -ENOENT;
-	} else if (state == ATOLL_ENCLAVE_CRASHED) {
+	ret = lock_and_find(id, &e, err);
+	if (ret)
+		return ret;
+	state = atoll_lwk_state(e);
+	if (state == ATOLL_ENCLAVE_CRASHED) {
 		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
 			  e->name, e->name);
 		ret = -EHOSTDOWN;
@@ -136,18 +149,11 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 
 	struct atoll_proc *proc;
 	unsigned long flags;
 	u32 state;
-	int ret = 0;
+	int ret;
 
-	if (mutex_lock_killable(&atoll_lock)) {
-		atoll_err(err, "interrupted");
-		return -EINTR;
-	}
-	e = find(id);
-	if (!e) {
-		atoll_err(err, "there is no enclave with id %u", id);
-		ret = -ENOENT;
-		goto out;
-	}
+	ret = lock_and_find(id, &e, err);
+	if (ret)
+		return ret;
 	if (area >= ATOLL_MAX_PROGRAMS) {
 		atoll_err(err, "enclave %s has no program area %u", e->name, area);
 		ret = -EINVAL;

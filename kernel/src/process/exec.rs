@@ -65,10 +65,7 @@ fn end_other_threads(p: &Arc<Process>, me: &Thread) -> Result<(), Errno> {
         if let Some(u) = &t.user {
             u.killed.store(true, Ordering::Release);
         }
-        sched::wake(t, true);
-        if t.cpu() != hal::cpu_index() {
-            hal::irq::send(t.cpu(), sched::RESCHED_VECTOR);
-        }
+        sched::kick(t);
     }
     while p.thread_count() > 1 {
         if p.is_exiting() {

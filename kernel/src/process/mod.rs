@@ -149,14 +149,10 @@ impl Process {
         self.real_timer.stop();
         self.timers.stop_all();
         let threads: Vec<Arc<Thread>> = self.threads.lock().clone();
-        let me = hal::cpu_index();
         for t in &threads {
-            // Blocked threads wake and see `exiting`; running ones get an
-            // interrupt and leave on their way back to user mode.
-            crate::sched::wake(t, true);
-            if t.cpu() != me {
-                hal::irq::send(t.cpu(), crate::sched::RESCHED_VECTOR);
-            }
+            // Blocked threads wake and see `exiting`; running ones leave on
+            // their way back to user mode.
+            crate::sched::kick(t);
         }
     }
 

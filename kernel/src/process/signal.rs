@@ -9,7 +9,7 @@ use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::{uaccess, Process, UserThread};
-use crate::sched::{self, Thread};
+use crate::sched;
 use crate::sync::SpinLock;
 use hal::user::{is_user_address, FPU_STATE_SIZE};
 use hal::TrapFrame;
@@ -162,15 +162,6 @@ fn discarded(p: &Process, sig: u32) -> bool {
     handler == SIG_IGN || (handler == SIG_DFL && default_ignores(sig))
 }
 
-/// Makes a thread that may be asleep or running elsewhere look at its
-/// signals: a sleeping one wakes, a running one takes an interrupt.
-fn alert(t: &Arc<Thread>) {
-    sched::wake(t, true);
-    if t.cpu() != hal::cpu_index() {
-        hal::irq::send(t.cpu(), sched::RESCHED_VECTOR);
-    }
-}
-
 /// Sends `info` to the process: one of its threads that does not block it
 /// takes it. SIGKILL ends the process at once.
 pub fn send_to_process(p: &Arc<Process>, info: SigInfo) {
@@ -182,15 +173,15 @@ pub fn send_to_process(p: &Arc<Process>, info: SigInfo) {
         return;
     }
     p.shared_pending.add(info);
-    let threads = p.threads.lock().clone();
-    let taker = threads.iter().find(|t| {
+    let unblocked = |t: &&Arc<crate::sched::Thread>| {
         t.user
             .as_ref()
             .is_some_and(|u| u.signal_mask.load(Ordering::Acquire) & bit(info.signo) == 0)
-    });
+    };
+    let taker = p.threads.lock().iter().find(unblocked).cloned();
     // If every thread blocks it, it waits until one unblocks it.
     if let Some(t) = taker {
-        alert(t);
+        sched::kick(&t);
     }
 }
 
@@ -213,7 +204,7 @@ pub fn send_to_thread(p: &Arc<Process>, tid: u32, info: SigInfo) -> Result<(), E
     }
     if !discarded(p, info.signo) {
         t.user.as_ref().expect("a user thread").pending.add(info);
-        alert(&t);
+        sched::kick(&t);
     }
     Ok(())
 }
@@ -245,6 +236,25 @@ pub fn has_deliverable(u: &UserThread) -> bool {
 /// A blocking call should end: the program is ending or a signal came.
 pub fn interrupted(u: &UserThread) -> bool {
     u.must_leave() || has_deliverable(u)
+}
+
+/// Blocks the calling thread while `waiting()` holds, until the TSC
+/// deadline if there is one. A sender makes its signal pending, then wakes
+/// the thread; looking again after marking the thread blocked catches one
+/// that came in between.
+pub fn sleep_while(deadline: Option<u64>, waiting: impl Fn() -> bool) {
+    while waiting() && deadline.is_none_or(|d| hal::cpu::rdtsc() < d) {
+        let me = sched::current();
+        me.mark_blocked();
+        if !waiting() {
+            sched::wake(&me, false);
+            drop(me);
+            sched::schedule();
+            break;
+        }
+        drop(me);
+        sched::timer::block_until(deadline);
+    }
 }
 
 /// Takes the next signal in `allowed`: the thread's own first.
@@ -466,9 +476,4 @@ pub fn sigreturn(u: &UserThread, frame: &mut TrapFrame) -> Result<(), Errno> {
     set_registers(frame, &sc[..18]);
     u.signal_mask.store(mask & !UNBLOCKABLE, Ordering::Release);
     Ok(())
-}
-
-/// The process whose LWK pid is `pid`, if it runs in this enclave.
-pub fn find_process(pid: u32) -> Option<Arc<Process>> {
-    super::launch::find(pid)
 }

@@ -209,6 +209,15 @@ pub fn wake(t: &Arc<Thread>, kick: bool) {
     }
 }
 
+/// Makes `t` look at its state soon: woken if it is blocked, interrupted
+/// if it runs on another core (it checks on its way back to user mode).
+pub fn kick(t: &Arc<Thread>) {
+    wake(t, true);
+    if t.cpu() != hal::cpu_index() {
+        hal::irq::send(t.cpu(), RESCHED_VECTOR);
+    }
+}
+
 /// Starts a thread made with `Thread::new_user`.
 pub fn start(t: &Arc<Thread>) {
     t.mark_blocked();

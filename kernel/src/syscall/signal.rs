@@ -11,7 +11,6 @@ use lwk_logic::errno::*;
 use super::Call;
 use crate::process::signal::{self, SigInfo, SIGKILL, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE};
 use crate::process::{launch, uaccess};
-use crate::sched::{self, timer};
 
 const SIG_BLOCK: u64 = 0;
 const SIG_UNBLOCK: u64 = 1;
@@ -125,7 +124,7 @@ pub fn kill(c: &mut Call) -> SysResult {
     let pid = pid as i64 as i32;
     let targets: alloc::vec::Vec<_> = match pid {
         p if p > 0 && p as u32 == c.process.pid => alloc::vec![c.process.clone()],
-        p if p > 0 => alloc::vec![signal::find_process(p as u32).ok_or(ESRCH)?],
+        p if p > 0 => alloc::vec![launch::find(p as u32).ok_or(ESRCH)?],
         -1 => launch::all(),
         p => {
             let pgid = if p == 0 { c.process.family.pgid() } else { p.unsigned_abs() };
@@ -170,22 +169,7 @@ pub fn rt_sigpending(c: &mut Call) -> SysResult {
 
 /// Sleeps until a signal the thread does not block (or the program's end).
 fn wait_for_signal(c: &Call) {
-    sleep_while(c, None, || !signal::interrupted(c.user));
-}
-
-/// Blocks while `waiting()` holds, until the TSC deadline if there is one.
-/// A sender makes its signal pending, then wakes the thread; looking again
-/// after marking the thread blocked catches one that came in between.
-fn sleep_while(c: &Call, deadline: Option<u64>, waiting: impl Fn() -> bool) {
-    while waiting() && deadline.is_none_or(|d| hal::cpu::rdtsc() < d) {
-        c.thread.mark_blocked();
-        if !waiting() {
-            sched::wake(&sched::current(), false);
-            sched::schedule();
-            break;
-        }
-        timer::block_until(deadline);
-    }
+    signal::sleep_while(None, || !signal::interrupted(c.user));
 }
 
 /// pause: until a handler has run.
@@ -234,7 +218,7 @@ pub fn rt_sigtimedwait(c: &mut Call) -> SysResult {
             break Err(EAGAIN);
         }
         let ready = || signal::pending_set(c.user) & wanted != 0 || signal::interrupted(c.user);
-        sleep_while(c, deadline, || !ready());
+        signal::sleep_while(deadline, || !ready());
     };
     c.user.signal_mask.store(old, Ordering::Release);
     let got = result?;

@@ -7,7 +7,6 @@ use lwk_logic::errno::*;
 
 use super::Call;
 use crate::process::{signal, uaccess, Process, UserThread};
-use crate::sched::{self, timer};
 use hal::{cpu, tsc};
 
 const CLOCK_REALTIME: u64 = 0;
@@ -95,16 +94,9 @@ pub fn gettimeofday(c: &mut Call) -> SysResult {
 /// Sleeps until the TSC deadline; EINTR if a signal comes or the program
 /// is ending first.
 fn sleep_until(u: &UserThread, deadline: u64) -> Result<(), Errno> {
-    while cpu::rdtsc() < deadline {
-        if signal::interrupted(u) {
-            return Err(EINTR);
-        }
-        sched::current().mark_blocked();
-        // A signal that came since the look above: do not sleep through it.
-        if signal::interrupted(u) {
-            sched::wake(&sched::current(), false);
-        }
-        timer::block_until(Some(deadline));
+    signal::sleep_while(Some(deadline), || !signal::interrupted(u));
+    if cpu::rdtsc() < deadline {
+        return Err(EINTR);
     }
     Ok(())
 }
