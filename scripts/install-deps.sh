@@ -9,6 +9,11 @@ command -v readelf >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
 # Static test programs for `atoll run` (scripts/build-programs.sh): a musl build too.
 command -v musl-gcc >/dev/null || need_apt+=(musl-tools)
+# Dynamic programs and MPI jobs (issue 13): Debian's Open MPI and MPICH; the
+# test VM shares the host's /usr, so the guest runs these very builds.
+command -v mpicc.openmpi >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
+command -v mpicc.mpich >/dev/null || need_apt+=(mpich libmpich-dev)
+command -v g++ >/dev/null || need_apt+=(g++)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt packages: ${need_apt[*]}"
     export DEBIAN_FRONTEND=noninteractive

@@ -1,14 +1,19 @@
 #!/bin/busybox sh
 # /init of the Atoll test VM (scripts/vm.py builds it into the initramfs).
-# Sets up a minimal system, loads /atoll.ko if present, runs /run.sh and
-# reports its exit status on the console as "ATOLL-VM-EXIT: N" for the host.
+# Sets up a minimal system with Debian's userland (the host's /usr and /etc,
+# read-only over 9p), loads /atoll.ko if present, runs /run.sh and reports
+# its exit status on the console as "ATOLL-VM-EXIT: N" for the host.
 
 /bin/busybox --install -s /bin
-export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/ TERM=dumb
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root TERM=dumb
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mount -t tmpfs tmpfs /tmp
+mkdir -p /dev/shm /dev/pts
+mount -t tmpfs -o mode=1777 tmpfs /dev/shm
+mount -t devpts devpts /dev/pts
+chmod 1777 /tmp
 
 finish() {
     echo "ATOLL-VM-EXIT: $1"
@@ -18,6 +23,19 @@ finish() {
     echo o >/proc/sysrq-trigger
     sleep 60
 }
+
+# Debian's userland: scripts/vm.py shares the host's /usr and /etc.
+if [ -d /lib/vm-modules ]; then
+    for m in /lib/vm-modules/*.ko; do
+        insmod "$m" || echo "ATOLL-VM: insmod $m failed"
+    done
+    for tag in usr etc; do
+        mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose "$tag" "/$tag" ||
+            echo "ATOLL-VM: mounting the host's /$tag failed"
+    done
+fi
+ifconfig lo 127.0.0.1 up
+hostname atoll-vm
 
 # Boot ran at loglevel=4 (errors only) to keep the console quiet; from here
 # on warnings show too, so a WARN() or oops from the module is seen live.

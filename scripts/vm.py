@@ -7,7 +7,9 @@ The guest boots the installed Debian kernel (scripts/debian-kernel.sh) with a
 busybox initramfs built here: /init (scripts/vm-init.sh) loads /atoll.ko when
 present, runs the script as /run.sh and prints "ATOLL-VM-EXIT: N".
 In the guest: /bin/atoll, /lib/atoll/atoll-kernel and /atoll.ko when built,
-the --extra directory under /extra, busybox applets in /bin.
+the --extra directory under /extra, busybox applets in /bin, and Debian's
+userland: the host's /usr and /etc, shared read-only over virtio-9p, so the
+guest runs the host's dynamic programs, libraries and MPI as they are.
 """
 import argparse
 import codecs
@@ -54,8 +56,26 @@ POWER_OFF_LINE = re.compile(r"^\[\s*\d+\.\d+\] reboot: Power down")
 STATUS_TIMEOUT, STATUS_NO_MARKER = 124, 125
 POWEROFF_GRACE = 30  # seconds QEMU gets to exit after the marker
 
-GUEST_DIRS = ["/bin", "/sbin", "/usr", "/usr/bin", "/usr/sbin", "/lib",
+GUEST_DIRS = ["/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64",
               "/dev", "/proc", "/sys", "/tmp", "/root", "/extra"]
+
+# Host directories the guest mounts read-only (9p mount tag -> host path).
+SHARED_DIRS = {"usr": "/usr", "etc": "/etc"}
+# Where the merged-/usr paths that programs name lead in the guest: the
+# dynamic loader is /lib64/ld-linux-x86-64.so.2 -> /lib/x86_64-linux-gnu/...
+GUEST_LINKS = {
+    "/lib/x86_64-linux-gnu": "/usr/lib/x86_64-linux-gnu",
+    "/lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+}
+# The kernel modules that mount the shared directories, in load order
+# (/init loads them from /lib/vm-modules).
+NINEP_MODULES = [
+    "drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
+    "drivers/virtio/virtio_pci_legacy_dev.ko",
+    "drivers/virtio/virtio_pci_modern_dev.ko", "drivers/virtio/virtio_pci.ko",
+    "fs/netfs/netfs.ko", "fs/fscache/fscache.ko", "net/9p/9pnet.ko",
+    "net/9p/9pnet_virtio.ko", "fs/9p/9p.ko",
+]
 
 
 class VMResult(tuple):
@@ -88,10 +108,23 @@ def default_files():
     return {g: h for g, h in DEFAULT_FILES.items() if os.path.exists(h)}
 
 
-def build_initramfs(out_path, files, script_path, extra_dir=None):
-    """Writes a gzip'd newc cpio to out_path. files maps guest -> host path."""
+def module_files(version):
+    """guest path -> host path of NINEP_MODULES for kernel `version`."""
+    base = f"/lib/modules/{version}/kernel"
+    files = {}
+    for i, rel in enumerate(NINEP_MODULES):
+        # The number keeps /init's `ls` in load order.
+        files[f"/lib/vm-modules/{i:02d}-{os.path.basename(rel)}"] = f"{base}/{rel}"
+    return files
+
+
+def build_initramfs(out_path, files, script_path, extra_dir=None, version=None):
+    """Writes a gzip'd newc cpio to out_path. files maps guest -> host path;
+    version: the kernel whose 9p modules go in (None: no Debian userland)."""
     wanted = dict(files)
     wanted["/run.sh"] = script_path
+    if version is not None:
+        wanted.update(module_files(version))
     for guest, host in wanted.items():
         if not os.path.isfile(host):
             raise FileNotFoundError(f"vm: {host} (for {guest} in the guest) "
@@ -118,6 +151,9 @@ def build_initramfs(out_path, files, script_path, extra_dir=None):
         w.chardev("/dev/console", 5, 1)
         w.file("/bin/busybox", _read("/bin/busybox"), 0o755)
         w.file("/init", _read(os.path.join(SCRIPTS, "vm-init.sh")), 0o755)
+        for guest, target in GUEST_LINKS.items():
+            parents(guest)
+            w.symlink(guest, target)
         for guest, host in sorted(wanted.items()):
             parents(guest)
             w.file(guest, _read(host), os.stat(host).st_mode & 0o7777)
@@ -146,6 +182,15 @@ def _read(path):
         return f.read()
 
 
+def share_args():
+    """QEMU's arguments that share SHARED_DIRS read-only with the guest."""
+    args = []
+    for i, (tag, path) in enumerate(SHARED_DIRS.items()):
+        args += ["-fsdev", f"local,id=fs{i},path={path},security_model=none,readonly=on",
+                 "-device", f"virtio-9p-pci,fsdev=fs{i},mount_tag={tag}"]
+    return args
+
+
 def qemu_command(kernel, initrd, smp, mem_mb, cmdline):
     return [
         "qemu-system-x86_64", "-machine", "q35", "-accel", "tcg",
@@ -165,14 +210,16 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
     (the benchmarks pin its vCPU threads)."""
     if files is None:
         files = default_files()
-    kernel = f"/boot/vmlinuz-{kernel_version()}"
+    version = kernel_version()
+    kernel = f"/boot/vmlinuz-{version}"
     cmdline = f"{CMDLINE} {append_extra}".strip()
     if shutil.which("qemu-system-x86_64") is None:
         raise RuntimeError("vm: qemu-system-x86_64 not found; run `make deps`")
     with tempfile.TemporaryDirectory(prefix="atoll-vm-") as tmp:
         initrd = os.path.join(tmp, "initramfs.cpio.gz")
-        build_initramfs(initrd, files, script_path, extra_dir)
-        cmd = qemu_command(kernel, initrd, smp, mem_mb, cmdline) + list(qemu_args)
+        build_initramfs(initrd, files, script_path, extra_dir, version)
+        cmd = (qemu_command(kernel, initrd, smp, mem_mb, cmdline) + share_args()
+               + list(qemu_args))
         console, timed_out = _run_qemu(cmd, timeout, echo, on_start)
 
     status, output = split_console(console)

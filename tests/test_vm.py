@@ -143,3 +143,23 @@ def test_missing_host_file_is_a_clear_error(tmp_path):
                                 {"/atoll.ko": str(tmp_path / "nope.ko")},
                                 str(script))
     assert not os.path.exists(tmp_path / "i.cpio.gz")
+
+
+def test_debian_userland(vm):
+    # The guest runs the host's own dynamic programs and Debian's MPI, with
+    # the host's /usr and /etc read-only.
+    script = r"""
+echo py=$(/usr/bin/python3 -c 'print(6 * 7)')
+echo ldso=$(/lib64/ld-linux-x86-64.so.2 --version | head -1 | cut -d' ' -f1)
+echo mpirun=$(readlink -f /usr/bin/mpirun.openmpi | xargs basename)
+touch /usr/atoll-write-test 2>/dev/null && echo usr=writable || echo usr=read-only
+echo shm=$(stat -c %a /dev/shm)
+echo lo=$(cat /sys/class/net/lo/operstate)
+"""
+    res = vm(script, files=NO_FILES)
+    assert res.status == 0, res.console
+    v = values(res.output)
+    assert v["py"] == "42" and v["ldso"] == "ld.so", res.output
+    assert v["mpirun"] == "orterun", res.output
+    assert v["usr"] == "read-only" and v["shm"] == "1777", res.output
+    assert v["lo"] in ("unknown", "up"), res.output
