@@ -1,10 +1,13 @@
 #!/bin/sh
 # Builds the programs `atoll run` is tested and measured with into DIR, as
-# static x86-64 Linux executables (they also run on Linux as they are):
+# x86-64 Linux executables, static unless named dyn-* (they also run on
+# Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, signals, cputime, mmap_churn, msgping, and with
-#   musl-gcc also hello-musl, args-musl, pthreads-musl;
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, shm_pingpong, signals, cputime, mmap_churn, msgping, and with
+#   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
+#   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-openmp-cpp,
+#   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, fork_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt.
 # The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
@@ -28,7 +31,7 @@ mkdir -p "$out"
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
 case $what in tests|all)
-    for p in hello args fileio segv fpe ill sleep unsupported linuxapi sockets work fork exec; do
+    for p in hello args fileio segv fpe ill sleep unsupported linuxapi sockets work fork exec shm_pingpong; do
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"
@@ -38,6 +41,13 @@ case $what in tests|all)
     cc openmp $OMP "$T/openmp.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"
     gcc $CFLAGS -static-pie -fPIE -o "$out/hello-pie" "$T/hello.c"
+    gcc $CFLAGS -o "$out/dyn-hello" "$T/hello.c"
+    gcc $CFLAGS -o "$out/dyn-filemap" "$T/filemap.c"
+    gcc $CFLAGS -o "$out/dyn-dlopen" "$T/dlopen.c"
+    gcc $CFLAGS -shared -fPIC -o "$out/libplugin.so" "$T/plugin.c"
+    g++ $CFLAGS -fopenmp -o "$out/dyn-openmp-cpp" "$T/openmp_cpp.cpp"
+    mpicc.openmpi $CFLAGS -o "$out/mpi-check-ompi" "$T/mpi_check.c"
+    mpicc.mpich $CFLAGS -o "$out/mpi-check-mpich" "$T/mpi_check.c"
     if command -v musl-gcc >/dev/null; then
         for p in hello args pthreads; do
             musl-gcc $CFLAGS -static -pthread -o "$out/$p-musl" "$T/$p.c"

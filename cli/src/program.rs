@@ -4,11 +4,13 @@
 //! through the mirror (or, in the tests, into this process's own memory).
 
 pub mod elf;
+pub mod read;
 pub mod regions;
 pub mod search;
 pub mod stack;
 
 use crate::sys::Ids;
+pub use elf::Role;
 use regions::Layout;
 use stack::{Contents, Stack};
 use std::ops::Range;
@@ -31,11 +33,39 @@ pub struct Plan {
     pub entry: u64,
 }
 
-/// File bytes `data[range]` belong at `addr`.
+/// Bytes `range` of the program's file, or of its loader's (`role`),
+/// belong at `addr`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Placement {
     pub addr: u64,
+    pub role: Role,
     pub range: Range<usize>,
+}
+
+/// The files a plan places bytes from.
+pub struct Files<'a> {
+    pub program: &'a [u8],
+    /// The loader a dynamic program names (PT_INTERP), read by the caller.
+    pub interp: Option<&'a [u8]>,
+}
+
+impl Files<'_> {
+    /// The bytes `p` places.
+    pub fn bytes(&self, p: &Placement) -> &[u8] {
+        let file = match p.role {
+            Role::Program => self.program,
+            Role::Interpreter => self.interp.unwrap_or_default(),
+        };
+        &file[p.range.clone()]
+    }
+}
+
+/// The loader `data` names if it is a dynamically linked program: its path.
+/// Errors as `plan`'s.
+pub fn interpreter(data: &[u8], name: &str) -> Result<Option<std::path::PathBuf>, String> {
+    use std::os::unix::ffi::OsStrExt;
+    let program = elf::parse(data, Role::Program).map_err(|why| format!("{name} {why}"))?;
+    Ok(program.interp.map(|path| std::ffi::OsStr::from_bytes(&path).into()))
 }
 
 /// How to start a program.
@@ -49,26 +79,43 @@ pub struct Invocation<'a> {
     pub envp: &'a [Vec<u8>],
 }
 
-/// The plan for the program file `data`; errors are whole sentences.
-pub fn plan(data: &[u8], how: &Invocation, facts: &Facts) -> Result<Plan, String> {
-    let program = elf::parse(data).map_err(|why| format!("{} {why}", how.name))?;
-    let layout = regions::layout(&program.segments).map_err(|why| format!("{} {why}", how.name))?;
+/// The plan for the program in `files`; errors are whole sentences. A
+/// dynamic program starts in its loader, which `files.interp` must hold
+/// (see `interpreter`).
+pub fn plan(files: &Files, how: &Invocation, facts: &Facts) -> Result<Plan, String> {
+    let program = elf::parse(files.program, Role::Program).map_err(|why| format!("{} {why}", how.name))?;
+    let interp = match (&program.interp, files.interp) {
+        (None, _) => None,
+        (Some(path), Some(data)) => Some(
+            elf::parse(data, Role::Interpreter)
+                .map_err(|why| format!("{}'s loader {} {why}", how.name, String::from_utf8_lossy(path)))?,
+        ),
+        (Some(path), None) => {
+            return Err(format!("{} needs its loader {}", how.name, String::from_utf8_lossy(path)));
+        }
+    };
+    let interp_segments = interp.as_ref().map_or(&[][..], |i| &i.segments[..]);
+    let layout = regions::layout(&program.segments, interp_segments).map_err(|why| format!("{} {why}", how.name))?;
     let placements = program
         .segments
         .iter()
-        .filter(|s| s.filesz > 0)
-        .map(|s| Placement { addr: s.addr, range: s.offset as usize..(s.offset + s.filesz) as usize })
+        .map(|s| (Role::Program, s))
+        .chain(interp_segments.iter().map(|s| (Role::Interpreter, s)))
+        .filter(|(_, s)| s.filesz > 0)
+        .map(|(role, s)| Placement { addr: s.addr, role, range: s.offset as usize..(s.offset + s.filesz) as usize })
         .collect();
-    let aux = auxv(&program, facts);
+    let aux = auxv(&program, interp.as_ref(), facts);
     let contents = Contents { argv: how.argv, envp: how.envp, execfn: how.execfn, random: facts.random, aux: &aux };
     let stack = stack::build(atoll_abi::STACK_TOP, &contents)?;
-    Ok(Plan { layout, placements, stack, entry: program.entry })
+    let entry = interp.as_ref().map_or(program.entry, |i| i.entry);
+    Ok(Plan { layout, placements, stack, entry })
 }
 
-/// The auxiliary vector Linux gives a static program, in Linux's order, less
+/// The auxiliary vector Linux gives a program, in Linux's order, less
 /// AT_SYSINFO_EHDR (an enclave has no vDSO) and the entries that point into
-/// the stack, which the stack builder adds.
-fn auxv(program: &elf::Program, facts: &Facts) -> Vec<(u64, u64)> {
+/// the stack, which the stack builder adds. AT_BASE is where the loader of
+/// a dynamic program is.
+fn auxv(program: &elf::Program, interp: Option<&elf::Program>, facts: &Facts) -> Vec<(u64, u64)> {
     vec![
         (libc::AT_HWCAP, facts.hwcap),
         (libc::AT_PAGESZ, regions::PAGE),
@@ -76,7 +123,7 @@ fn auxv(program: &elf::Program, facts: &Facts) -> Vec<(u64, u64)> {
         (libc::AT_PHDR, program.phdr),
         (libc::AT_PHENT, elf::PHENT_SIZE as u64),
         (libc::AT_PHNUM, program.phnum as u64),
-        (libc::AT_BASE, 0),
+        (libc::AT_BASE, interp.map_or(0, |i| i.bias)),
         (libc::AT_FLAGS, 0),
         (libc::AT_ENTRY, program.entry),
         (libc::AT_UID, facts.ids.uid as u64),

@@ -5,6 +5,7 @@
  */
 #include <elf.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 
 #if defined(__GLIBC__)
 #define LIBC "glibc"
@@ -13,12 +14,15 @@
 #endif
 
 /* The linker's symbol for our own ELF header: ET_DYN means position
- * independent (static-pie), ET_EXEC a fixed-address executable. */
+ * independent (static-pie), ET_EXEC a fixed-address executable. A loader
+ * (AT_BASE) means dynamically linked. */
 extern const Elf64_Ehdr __ehdr_start;
 
 int main(int argc, char **argv)
 {
-	printf("hello from %s (%s, %s)\n", argc > 0 ? argv[0] : "?", LIBC,
-	       __ehdr_start.e_type == ET_DYN ? "static-pie" : "static");
+	const char *linked = getauxval(AT_BASE) ? "dynamic" :
+			     __ehdr_start.e_type == ET_DYN ? "static-pie" : "static";
+
+	printf("hello from %s (%s, %s)\n", argc > 0 ? argv[0] : "?", LIBC, linked);
 	return 0;
 }

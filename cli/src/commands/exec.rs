@@ -46,14 +46,14 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     let argv = read_strings(&copier, args[1])?;
     let envp = read_strings(&copier, args[2])?;
     let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&path));
-    let data = std::fs::read(&path).map_err(|e| e.raw_os_error().unwrap_or(libc::ENOENT))?;
+    let files = program::read::read(&path).map_err(|e| e.errno)?;
     if !sys::may_execute(&path) {
         return Err(libc::EACCES);
     }
     let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random: sys::random16().map_err(|_| libc::EAGAIN)? };
     let name = path.display().to_string();
     let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
-    let plan = program::plan(&data, &how, &facts).map_err(|_| libc::ENOEXEC)?;
+    let plan = program::plan(&files.files(), &how, &facts).map_err(|_| libc::ENOEXEC)?;
 
     let fd = DEVICE_FD.load(Ordering::SeqCst);
     let mut req = Run::new();
@@ -66,7 +66,7 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     Device::exec_on(fd, &mut req).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
     // From here the old image is gone: any failure ends the program.
     for p in &plan.placements {
-        mirror::write_loading(p.addr, &data[p.range.clone()]).map_err(|_| libc::EIO)?;
+        mirror::write_loading(p.addr, files.files().bytes(p)).map_err(|_| libc::EIO)?;
     }
     mirror::write_loading(plan.stack.sp, &plan.stack.bytes).map_err(|_| libc::EIO)?;
     Device::start_on(fd, plan.entry, plan.stack.sp).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;

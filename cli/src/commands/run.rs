@@ -1,5 +1,5 @@
 //! `atoll run <enclave> [--threads N | --cpus LIST] [--strict] -- <program> [args...]`:
-//! runs a static Linux program in the enclave's LWK, serves its delegated
+//! runs a Linux program (static or dynamic) in the enclave's LWK, serves its delegated
 //! system calls in this process, and ends with the program's exit status.
 //!
 //! The steps follow abi/atoll_abi.h, "Programs": IOC_RUN with the program's
@@ -11,6 +11,7 @@ use crate::device::Device;
 use crate::enclave::{self, Enclave};
 use crate::error::{module_error, os_error, Error, Result};
 use crate::mirror::Mirror;
+use crate::program::read::{self, ProgramFiles};
 use crate::program::{self, regions::Layout, search, Facts, Invocation, Plan};
 use crate::serve::messages::Messages;
 use crate::serve::perform::Performer;
@@ -51,8 +52,8 @@ pub struct Options {
 /// Runs the program; Ok is the exit status for `atoll`. Errors before the
 /// program starts carry their own status (127, 126 or 125).
 pub fn run(opts: Options) -> Result<u8> {
-    let (path, data) = read_program(&opts.command[0])?;
-    let plan = plan(&path, &data, &opts.command)?;
+    let (path, files) = read_program(&opts.command[0])?;
+    let plan = plan(&path, &files, &opts.command)?;
 
     let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
     let enclave = enclave::find(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
@@ -61,7 +62,7 @@ pub fn run(opts: Options) -> Result<u8> {
     req.cpus = cpu_mask;
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
     // The mirror stays until the end: delegated calls use the program's memory through it.
-    let mirror = load(&dev, &plan, &data).map_err(|e| e.with_status(FAILED))?;
+    let mirror = load(&dev, &plan, &files).map_err(|e| e.with_status(FAILED))?;
 
     let status = start_and_serve(dev, &plan, &enclave, opts.strict)?;
     drop(mirror);
@@ -69,21 +70,21 @@ pub fn run(opts: Options) -> Result<u8> {
 }
 
 /// What to load where, from the program's file, arguments and environment.
-fn plan(path: &Path, data: &[u8], command: &[OsString]) -> Result<Plan> {
+fn plan(path: &Path, files: &ProgramFiles, command: &[OsString]) -> Result<Plan> {
     let argv: Vec<Vec<u8>> = command.iter().map(|arg| arg.as_bytes().to_vec()).collect();
     let envp = environment();
     let random = sys::random16().map_err(|e| failed(format!("cannot get random bytes: {}", os_error(&e))))?;
     let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random };
     let name = path.display().to_string();
     let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
-    program::plan(data, &how, &facts).map_err(|why| Error::new(why).with_status(CANNOT_RUN))
+    program::plan(&files.files(), &how, &facts).map_err(|why| Error::new(why).with_status(CANNOT_RUN))
 }
 
 /// Maps the mirror and writes the segments' file bytes and the stack.
-fn load(dev: &Device, plan: &Plan, data: &[u8]) -> Result<Mirror> {
+fn load(dev: &Device, plan: &Plan, files: &ProgramFiles) -> Result<Mirror> {
     let mut mirror = Mirror::map(dev.fd())?;
     for p in &plan.placements {
-        mirror.write(p.addr, &data[p.range.clone()])?;
+        mirror.write(p.addr, files.files().bytes(p))?;
     }
     mirror.write(plan.stack.sp, &plan.stack.bytes)?;
     Ok(mirror)
@@ -152,16 +153,17 @@ pub fn failed(message: String) -> Error {
     Error::new(message).with_status(FAILED)
 }
 
-/// The program file, found like execvp finds it, and its bytes.
-fn read_program(program: &OsStr) -> Result<(PathBuf, Vec<u8>)> {
+/// The program file, found like execvp finds it, and its (and its
+/// loader's) bytes.
+fn read_program(program: &OsStr) -> Result<(PathBuf, ProgramFiles)> {
     let Some(path) = search::find(program, std::env::var_os("PATH")) else {
         return Err(Error::new(format!("{}: command not found", program.to_string_lossy())).with_status(NOT_FOUND));
     };
-    match std::fs::read(&path) {
-        Ok(data) => Ok((path, data)),
+    match read::read(&path) {
+        Ok(files) => Ok((path, files)),
         Err(e) => {
-            let status = if e.kind() == std::io::ErrorKind::NotFound { NOT_FOUND } else { CANNOT_RUN };
-            Err(Error::new(format!("cannot read {}: {}", path.display(), os_error(&e))).with_status(status))
+            let status = if e.errno == libc::ENOENT { NOT_FOUND } else { CANNOT_RUN };
+            Err(Error::new(e.message).with_status(status))
         }
     }
 }
@@ -319,9 +321,13 @@ mod tests {
         assert_eq!((e.to_string().as_str(), e.status()), ("no-such-command-anywhere: command not found", 127));
         let e = read_program(OsStr::new("/")).unwrap_err();
         assert_eq!(e.status(), 126);
-        let (path, data) = read_program(OsStr::new("/proc/self/cmdline")).unwrap();
-        assert_eq!(path, PathBuf::from("/proc/self/cmdline"));
-        assert!(!data.is_empty());
+        let e = read_program(OsStr::new("/proc/self/cmdline")).unwrap_err();
+        assert_eq!(e.status(), 126);
+        assert!(e.to_string().ends_with("is not an ELF file: only x86-64 ELF programs run in an enclave"), "{e}");
+        // Debian's env is dynamically linked: its loader comes too.
+        let (path, files) = read_program(OsStr::new("/usr/bin/env")).unwrap();
+        assert_eq!(path, PathBuf::from("/usr/bin/env"));
+        assert!(!files.program.is_empty() && files.interp.as_ref().is_some_and(|l| l.starts_with(b"\x7fELF")));
     }
 
     #[test]

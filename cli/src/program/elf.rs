@@ -1,6 +1,8 @@
-//! A program file as the enclave can run it: a static x86-64 ELF executable,
-//! position dependent (ET_EXEC) or a static PIE (ET_DYN, loaded at PIE_BASE).
-//! Every header is checked here, so that later steps can trust the numbers.
+//! A program file as the enclave can run it: an x86-64 ELF executable,
+//! position dependent (ET_EXEC) or a PIE (ET_DYN, loaded at PIE_BASE),
+//! static or dynamically linked (PT_INTERP names its loader, which is
+//! itself parsed here as an ET_DYN loaded at INTERP_BASE). Every header is
+//! checked here, so that later steps can trust the numbers.
 
 use atoll_abi::{PIE_BASE, PROT_EXEC, PROT_READ, PROT_WRITE};
 use object::elf::{
@@ -12,6 +14,14 @@ use object::LittleEndian;
 
 /// Size of one ELF64 program header (AT_PHENT).
 pub const PHENT_SIZE: u16 = 56;
+
+/// Where a dynamic program's loader (ld-linux-x86-64.so.2) goes: high in
+/// the program area, far above the program and its brk heap, below the
+/// mmap area where it maps the libraries.
+pub const INTERP_BASE: u64 = 0x0f00_0000_0000;
+
+/// Longest PT_INTERP path taken (Linux's PATH_MAX).
+const INTERP_MAX: usize = 4096;
 
 /// One PT_LOAD segment, with the load bias already added to its address.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,16 +49,26 @@ pub struct Program {
     pub phnum: u16,
     /// PT_LOAD segments with a nonzero size in memory, in file order.
     pub segments: Vec<Segment>,
+    /// PT_INTERP: the path of the loader a dynamic program needs.
+    pub interp: Option<Vec<u8>>,
 }
 
-/// Checks `data` as a program to run in an enclave; the error completes a
-/// sentence that starts with the file's name ("<path> is not ...").
-pub fn parse(data: &[u8]) -> Result<Program, String> {
+/// What a file is loaded as: the program, or the loader it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Program,
+    Interpreter,
+}
+
+/// Checks `data` as a program to run in an enclave (or as the loader of
+/// one); the error completes a sentence that starts with the file's name
+/// ("<path> is not ...").
+pub fn parse(data: &[u8], role: Role) -> Result<Program, String> {
     if data.starts_with(b"#!") {
-        return Err("is a script: only static x86-64 ELF programs run in an enclave".into());
+        return Err("is a script: only x86-64 ELF programs run in an enclave".into());
     }
     if !data.starts_with(&ELFMAG) {
-        return Err("is not an ELF file: only static x86-64 ELF programs run in an enclave".into());
+        return Err("is not an ELF file: only x86-64 ELF programs run in an enclave".into());
     }
     if data.len() < std::mem::size_of::<FileHeader64<LittleEndian>>() {
         return Err("ends inside its ELF header (truncated?)".into());
@@ -75,7 +95,12 @@ pub fn parse(data: &[u8]) -> Result<Program, String> {
         ET_CORE => return Err("is a core dump, not a program".into()),
         other => return Err(format!("is not a program (ELF type {other})")),
     }
-    let bias = if header.e_type(endian) == ET_DYN { PIE_BASE } else { 0 };
+    let bias = match (header.e_type(endian), role) {
+        (ET_DYN, Role::Program) => PIE_BASE,
+        (ET_DYN, Role::Interpreter) => INTERP_BASE,
+        (_, Role::Program) => 0,
+        (_, Role::Interpreter) => return Err("is not a shared object, so it cannot be a program's loader".into()),
+    };
     let phentsize = header.e_phentsize(endian);
     if phentsize != PHENT_SIZE {
         return Err(format!("has program headers of {phentsize} bytes instead of {PHENT_SIZE} (damaged?)"));
@@ -86,18 +111,18 @@ pub fn parse(data: &[u8]) -> Result<Program, String> {
         return Err("has no program headers: it is not a program".into());
     }
 
-    if let Some(interp) = headers.iter().find(|ph| ph.p_type(endian) == PT_INTERP) {
-        let named = interp
-            .data(endian, data)
-            .ok()
-            .map(|bytes| String::from_utf8_lossy(bytes.split(|&b| b == 0).next().unwrap_or(&[])).into_owned())
-            .filter(|path| !path.is_empty())
-            .map(|path| format!(" (it asks for {path})"))
-            .unwrap_or_default();
-        return Err(format!(
-            "is dynamically linked{named}: only static programs run in an enclave; build with -static"
-        ));
-    }
+    let interp = match headers.iter().find(|ph| ph.p_type(endian) == PT_INTERP) {
+        None => None,
+        Some(_) if role == Role::Interpreter => return Err("names a loader of its own (PT_INTERP)".into()),
+        Some(ph) => {
+            let bytes = ph.data(endian, data).map_err(|_| "has its loader's name outside the file (truncated?)")?;
+            let path = bytes.split(|&b| b == 0).next().unwrap_or_default();
+            if path.is_empty() || path.len() > INTERP_MAX || bytes.len() == path.len() {
+                return Err("has a damaged loader name (PT_INTERP)".into());
+            }
+            Some(path.to_vec())
+        }
+    };
 
     let mut segments = Vec::new();
     for (index, ph) in headers.iter().enumerate() {
@@ -139,7 +164,7 @@ pub fn parse(data: &[u8]) -> Result<Program, String> {
             .map_or(bias, |s| s.addr + (phoff - s.offset)),
     };
 
-    Ok(Program { bias, entry, phdr, phnum: headers.len() as u16, segments })
+    Ok(Program { bias, entry, phdr, phnum: headers.len() as u16, segments, interp })
 }
 
 /// ELF p_flags -> atoll_abi::PROT_*.

@@ -1,5 +1,5 @@
-//! The loader end to end without an enclave: a real static program (gcc or
-//! musl-gcc) is planned exactly as `atoll run` plans it, then started in a forked
+//! The loader end to end without an enclave: a real program (gcc or
+//! musl-gcc; static, or dynamic with Debian's ld.so) is planned exactly as `atoll run` plans it, then started in a forked
 //! child of the test process the way the LWK starts it: its regions mapped
 //! at their addresses with their protections, the file bytes and the stack
 //! copied in, rsp set and a jump to the entry with rdx zero (as after
@@ -38,7 +38,7 @@ int main(int argc, char **argv) {
 /// Where the child reports that it could not set up (an address was taken).
 const SETUP_FAILED: i32 = 200;
 
-fn plan_for(data: &[u8]) -> Plan {
+fn plan_for(files: &Files) -> Plan {
     let argv = vec![b"/bin/probe".to_vec(), b"one".to_vec(), b"two words".to_vec()];
     let envp = vec![b"A=1".to_vec(), b"GREETING=hi there".to_vec()];
     let how = Invocation { name: "probe", execfn: b"/bin/probe", argv: &argv, envp: &envp };
@@ -47,11 +47,11 @@ fn plan_for(data: &[u8]) -> Plan {
         hwcap: crate::sys::hwcap(),
         random: [0xab, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xcd],
     };
-    plan(data, &how, &facts).unwrap()
+    plan(files, &how, &facts).unwrap()
 }
 
 /// Runs `plan` in a child; its exit status (as waitpid gives it) and stdout.
-fn run_natively(data: &[u8], plan: &Plan) -> (i32, String) {
+fn run_natively(files: &Files, plan: &Plan) -> (i32, String) {
     let mut fds = [0; 2];
     // SAFETY: `fds` has room for the two descriptors pipe writes.
     assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
@@ -62,7 +62,7 @@ fn run_natively(data: &[u8], plan: &Plan) -> (i32, String) {
     assert!(pid >= 0);
     if pid == 0 {
         // SAFETY: the child's memory is its own copy; see start_program.
-        unsafe { start_program(data, plan, fds[1]) }
+        unsafe { start_program(files, plan, fds[1]) }
     }
     // SAFETY: both descriptors come from pipe above and are owned here only.
     let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
@@ -80,7 +80,7 @@ fn run_natively(data: &[u8], plan: &Plan) -> (i32, String) {
 /// # Safety
 /// Only in a freshly forked child: it maps over addresses the test process
 /// does not use (MAP_FIXED_NOREPLACE checks) and leaves Rust for good.
-unsafe fn start_program(data: &[u8], plan: &Plan, stdout: i32) -> ! {
+unsafe fn start_program(files: &Files, plan: &Plan, stdout: i32) -> ! {
     // SAFETY: see the function's contract; every address written to was
     // just mapped by this child, and the jump leaves Rust for good.
     unsafe {
@@ -94,7 +94,7 @@ unsafe fn start_program(data: &[u8], plan: &Plan, stdout: i32) -> ! {
             }
         }
         for p in &plan.placements {
-            let bytes = &data[p.range.clone()];
+            let bytes = files.bytes(p);
             std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.addr as *mut u8, bytes.len());
         }
         let stack = &plan.stack;
@@ -126,8 +126,10 @@ fn check_probe(program: Option<Compiled>) {
     let Some(program) = program else { return };
     let name = program.name();
     let data = program.bytes();
-    let plan = plan_for(&data);
-    let (status, out) = run_natively(&data, &plan);
+    let loader = interpreter(&data, &name).unwrap().map(|path| std::fs::read(path).unwrap());
+    let files = Files { program: &data, interp: loader.as_deref() };
+    let plan = plan_for(&files);
+    let (status, out) = run_natively(&files, &plan);
     if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == SETUP_FAILED {
         println!("note: an address the program needs is taken in this test process; skipping");
         return;
@@ -150,6 +152,11 @@ fn a_static_program_starts() {
 #[test]
 fn a_static_pie_starts() {
     check_probe(compile_with("gcc", "probe-static-pie", PROBE, &["-static-pie", "-O1"]));
+}
+
+#[test]
+fn a_dynamic_program_starts_in_its_loader() {
+    check_probe(compile_with("gcc", "probe-dynamic", PROBE, &["-O1"]));
 }
 
 #[test]

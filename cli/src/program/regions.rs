@@ -1,5 +1,6 @@
-//! The memory regions IOC_RUN asks the LWK for: the program's segments,
-//! rounded out to whole pages, plus the main stack; and where brk starts.
+//! The memory regions IOC_RUN asks the LWK for: the program's segments and
+//! its loader's (a dynamic program's), rounded out to whole pages, plus the
+//! main stack; and where brk starts: past the program, as on Linux.
 
 use super::elf::Segment;
 use atoll_abi::{Region, MAX_REGIONS, MMAP_BASE, PROT_READ, PROT_WRITE, STACK_SIZE, STACK_TOP, USER_START};
@@ -22,14 +23,14 @@ pub fn stack_region() -> Region {
     region(STACK_TOP - STACK_SIZE, STACK_TOP, PROT_READ | PROT_WRITE)
 }
 
-/// The regions for `segments` (any order), each segment's pages rounded
-/// out. Segments that share a page become one region with the union of
-/// their protections; regions that merely touch merge only when their
-/// protections are the same, so that read-only and executable pages keep
-/// their protection.
-pub fn layout(segments: &[Segment]) -> Result<Layout, String> {
-    let mut spans = Vec::with_capacity(segments.len());
-    for s in segments {
+/// The regions for the program's `segments` and its loader's `interp`
+/// (any order), each segment's pages rounded out. Segments that share a
+/// page become one region with the union of their protections; regions
+/// that merely touch merge only when their protections are the same, so
+/// that read-only and executable pages keep their protection.
+pub fn layout(segments: &[Segment], interp: &[Segment]) -> Result<Layout, String> {
+    let mut spans = Vec::with_capacity(segments.len() + interp.len());
+    for s in segments.iter().chain(interp) {
         let start = s.addr & !(PAGE - 1);
         let end = s.addr.checked_add(s.memsz).and_then(page_up);
         match end {
@@ -57,7 +58,7 @@ pub fn layout(segments: &[Segment]) -> Result<Layout, String> {
             _ => regions.push(region(start, end, prot)),
         }
     }
-    let brk_start = regions.iter().map(|r| r.start + r.size).max().unwrap_or(USER_START);
+    let brk_start = segments.iter().filter_map(|s| page_up(s.addr + s.memsz)).max().unwrap_or(USER_START);
 
     if regions.len() + 1 > MAX_REGIONS {
         return Err(format!(
@@ -98,12 +99,15 @@ mod tests {
     #[test]
     fn a_static_program() {
         // gcc -static: headers, text, rodata, data+bss (data starts mid-page).
-        let l = layout(&[
-            seg(0, 0x40_0000, 0x518, R),
-            seg(1, 0x40_1000, 0x7_7bf1, RX),
-            seg(2, 0x47_9000, 0x2_6f86, R),
-            seg(3, 0x4a_06d8, 0xb3c8, RW),
-        ])
+        let l = layout(
+            &[
+                seg(0, 0x40_0000, 0x518, R),
+                seg(1, 0x40_1000, 0x7_7bf1, RX),
+                seg(2, 0x47_9000, 0x2_6f86, R),
+                seg(3, 0x4a_06d8, 0xb3c8, RW),
+            ],
+            &[],
+        )
         .unwrap();
         assert_eq!(
             spans(&l),
@@ -122,12 +126,15 @@ mod tests {
     fn merges_shared_pages_and_equal_neighbours() {
         // Text and data share page 0x401000 and merge (RWX); the next data
         // page touches them but keeps its own protection. Given out of order.
-        let l = layout(&[
-            seg(2, 0x40_1800, 0x1000, RW),
-            seg(0, 0x40_0000, 0x1100, RX),
-            seg(3, 0x40_3000, 0x10, RW),
-            seg(4, 0x40_8000, 0x10, R),
-        ])
+        let l = layout(
+            &[
+                seg(2, 0x40_1800, 0x1000, RW),
+                seg(0, 0x40_0000, 0x1100, RX),
+                seg(3, 0x40_3000, 0x10, RW),
+                seg(4, 0x40_8000, 0x10, R),
+            ],
+            &[],
+        )
         .unwrap();
         assert_eq!(
             spans(&l)[..3],
@@ -136,17 +143,17 @@ mod tests {
         assert_eq!(l.brk_start, 0x40_9000);
 
         // One segment inside another.
-        let l = layout(&[seg(0, 0x40_0000, 0x5000, R), seg(1, 0x40_1000, 0x10, RX)]).unwrap();
+        let l = layout(&[seg(0, 0x40_0000, 0x5000, R), seg(1, 0x40_1000, 0x10, RX)], &[]).unwrap();
         assert_eq!(spans(&l)[..1], [(0x40_0000, 0x40_5000, RX)]);
         // Touching with the same protection.
-        let l = layout(&[seg(0, 0x40_0000, 0x1000, RW), seg(1, 0x40_1000, 0x1000, RW)]).unwrap();
+        let l = layout(&[seg(0, 0x40_0000, 0x1000, RW), seg(1, 0x40_1000, 0x1000, RW)], &[]).unwrap();
         assert_eq!(spans(&l)[..1], [(0x40_0000, 0x40_2000, RW)]);
     }
 
     #[test]
     fn pie_bias_is_already_in_the_addresses() {
         let base = atoll_abi::PIE_BASE;
-        let l = layout(&[seg(0, base, 0x8020, R), seg(1, base + 0x9000, 0x10, RX)]).unwrap();
+        let l = layout(&[seg(0, base, 0x8020, R), seg(1, base + 0x9000, 0x10, RX)], &[]).unwrap();
         assert_eq!(spans(&l)[..2], [(base, base + 0x9000, R), (base + 0x9000, base + 0xa000, RX)]);
         assert_eq!(l.brk_start, base + 0xa000);
     }
@@ -163,18 +170,32 @@ mod tests {
             (USER_END, 0x1000),
             (u64::MAX - 0x10, 0x20),
         ] {
-            let e = layout(&[seg(3, addr, memsz, R)]).unwrap_err();
+            let e = layout(&[seg(3, addr, memsz, R)], &[]).unwrap_err();
             assert!(e.contains("segment (3)") && e.contains("outside the area"), "{addr:#x}: {e}");
         }
-        assert!(layout(&[seg(0, USER_START, 0x1000, R)]).is_ok());
-        assert!(layout(&[seg(0, PROGRAM_END - 0x1000, 0x1000, R)]).is_ok());
+        assert!(layout(&[seg(0, USER_START, 0x1000, R)], &[]).is_ok());
+        assert!(layout(&[seg(0, PROGRAM_END - 0x1000, 0x1000, R)], &[]).is_ok());
+    }
+
+    #[test]
+    fn a_dynamic_program_and_its_loader() {
+        // The loader's regions come in too; brk starts past the program.
+        let base = atoll_abi::PIE_BASE;
+        let interp = crate::program::elf::INTERP_BASE;
+        let l = layout(&[seg(0, base, 0x3000, RX)], &[seg(0, interp, 0x2000, RX), seg(1, interp + 0x3000, 0x10, RW)])
+            .unwrap();
+        assert_eq!(
+            spans(&l)[..3],
+            [(base, base + 0x3000, RX), (interp, interp + 0x2000, RX), (interp + 0x3000, interp + 0x4000, RW)]
+        );
+        assert_eq!(l.brk_start, base + 0x3000);
     }
 
     #[test]
     fn counts_regions() {
         let apart = |n: usize| (0..n).map(|i| seg(i, 0x40_0000 + 0x2000 * i as u64, 0x10, R)).collect::<Vec<_>>();
-        assert_eq!(layout(&apart(MAX_REGIONS - 1)).unwrap().regions.len(), MAX_REGIONS);
-        assert!(layout(&apart(MAX_REGIONS)).unwrap_err().contains("at most 15"));
+        assert_eq!(layout(&apart(MAX_REGIONS - 1), &[]).unwrap().regions.len(), MAX_REGIONS);
+        assert!(layout(&apart(MAX_REGIONS), &[]).unwrap_err().contains("at most 15"));
     }
 
     #[test]
@@ -191,7 +212,7 @@ mod tests {
             let segs: Vec<Segment> = (0..6)
                 .map(|i| seg(i, 0x40_0000 + next() % 0x1_0000, next() % 0x4000 + 1, (next() % 7 + 1) as u32))
                 .collect();
-            let l = layout(&segs).unwrap();
+            let l = layout(&segs, &[]).unwrap();
             for pair in l.regions.windows(2) {
                 assert!(pair[0].start + pair[0].size <= pair[1].start);
             }

@@ -13,9 +13,10 @@ use std::os::fd::RawFd;
 
 /// Longest path the kernel reads (PATH_MAX), NUL included.
 const PATH_MAX: u64 = 4096;
-/// sizeof(struct stat), sizeof(struct statx) on x86-64.
+/// sizeof(struct stat), struct statx, struct statfs on x86-64.
 const STAT_SIZE: u64 = 144;
 const STATX_SIZE: u64 = 256;
+const STATFS_SIZE: u64 = 120;
 /// The kernel's struct termios (TCGETS), struct winsize, struct flock.
 const TERMIOS_SIZE: u64 = 36;
 const WINSIZE_SIZE: u64 = 8;
@@ -168,6 +169,8 @@ fn rules(nr: c_long) -> Option<&'static [Arg]> {
         libc::SYS_sendmsg | libc::SYS_recvmsg => &[Fd(0), Buf(1, Bytes(MSGHDR_SIZE))],
         libc::SYS_stat | libc::SYS_lstat => &[Path(0), Buf(1, Bytes(STAT_SIZE))],
         libc::SYS_fstat => &[Fd(0), Buf(1, Bytes(STAT_SIZE))],
+        libc::SYS_statfs => &[Path(0), Buf(1, Bytes(STATFS_SIZE))],
+        libc::SYS_fstatfs => &[Fd(0), Buf(1, Bytes(STATFS_SIZE))],
         libc::SYS_dup2 | libc::SYS_dup3 => &[Fd(0), Fd(1)],
         libc::SYS_getcwd => &[Buf(0, Len::Arg(1))],
         libc::SYS_rename => &[Path(0), Path(1)],
@@ -253,6 +256,8 @@ mod tests {
             (libc::SYS_close, [3, 0, 0, 0, 0, 0]),
             (libc::SYS_stat, [BUF, BUF + 0x100, 0, 0, 0, 0]),
             (libc::SYS_fstat, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_statfs, [BUF, BUF + 0x100, 0, 0, 0, 0]),
+            (libc::SYS_fstatfs, [3, BUF, 0, 0, 0, 0]),
             (libc::SYS_lstat, [BUF, BUF + 0x100, 0, 0, 0, 0]),
             (libc::SYS_lseek, [3, u64::MAX, 1, 0, 0, 0]),
             (libc::SYS_ioctl, [0, libc::TCGETS as u64, BUF, 0, 0, 0]),

@@ -24,10 +24,14 @@ errnos! {
     EAGAIN = 11, "Resource temporarily unavailable";
     ENOMEM = 12, "Cannot allocate memory";
     EFAULT = 14, "Bad address";
+    EBADF = 9, "Bad file descriptor";
+    EACCES = 13, "Permission denied";
     EBUSY = 16, "Device or resource busy";
     EEXIST = 17, "File exists";
     ENODEV = 19, "No such device";
+    EISDIR = 21, "Is a directory";
     EINVAL = 22, "Invalid argument";
+    ESPIPE = 29, "Illegal seek";
     ENOSYS = 38, "Function not implemented";
     ETIMEDOUT = 110, "Connection timed out";
     ERESTARTSYS = 512, "A signal came: restart if its handler has SA_RESTART, else EINTR (never reaches a program)";

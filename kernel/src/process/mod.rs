@@ -11,6 +11,7 @@ pub mod family;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
+pub mod shared_file;
 pub mod signal;
 mod thread;
 pub mod uaccess;

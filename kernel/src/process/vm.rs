@@ -2,9 +2,12 @@
 //! mappings) and the page tables, which own the memory. Memory is
 //! populated and zeroed when it is mapped (no demand paging), with 2 MiB
 //! pages wherever a whole aligned 2 MiB is covered. PROT_NONE reservations
-//! get memory only when they become accessible.
+//! get memory only when they become accessible. Ranges that map a file
+//! MAP_SHARED hold the enclave's one copy of its pages (shared_file.rs),
+//! which they never free themselves.
 
 use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
 use lwk_logic::user_pages::{
@@ -16,6 +19,8 @@ use hal::paging::UserTables as Tables;
 use hal::{mem, paging, physmem};
 
 use lwk_logic::errno::*;
+
+use super::shared_file::{self, FileKey, SharedFile};
 
 /// Frames to give back once no CPU can still reach them (after a TLB
 /// shootdown): (physical address, bytes).
@@ -52,6 +57,16 @@ pub struct AddressSpace {
     /// their dirty marks are per 4 KiB, so a dead thread's stack is zeroed
     /// only where it was used.
     small_only: BTreeMap<u64, u64>,
+    /// Ranges that map a shared file's pages, start -> SharedRange.
+    shared: BTreeMap<u64, SharedRange>,
+}
+
+/// [its start, end) maps the file's pages from `first_page` on, 4 KiB each.
+#[derive(Clone)]
+struct SharedRange {
+    end: u64,
+    file: Arc<SharedFile>,
+    first_page: u64,
 }
 
 /// Removes [start, end) from a set of ranges, splitting any it cuts.
@@ -88,6 +103,7 @@ impl AddressSpace {
             heap_end: brk_start,
             large_mappings: 0,
             small_only: BTreeMap::new(),
+            shared: BTreeMap::new(),
         })
     }
 
@@ -259,6 +275,7 @@ impl AddressSpace {
     /// munmap: frames go to `freed`, to be released after the shootdown.
     pub fn unmap(&mut self, start: u64, len: u64, freed: &mut Freed) {
         let end = start.saturating_add(page_up(len)).min(USER_END);
+        self.unshare(start, end, freed);
         self.unreserve(start, end);
         // Page-table frames are only ever short of memory when splitting a
         // 2 MiB page; then the whole 2 MiB goes (still inside the range's
@@ -269,6 +286,73 @@ impl AddressSpace {
                 (end + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1),
             );
             let _ = self.pages.unmap(&mut Tables, a, b, |p, s| freed.push((p, s)));
+        }
+    }
+
+    /// The shared ranges that overlap [start, end), clipped to it.
+    fn shared_in(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
+        let hits = self.shared.range(..end).filter(|(_, r)| r.end > start);
+        hits.map(|(&s, r)| (s.max(start), r.end.min(end))).collect()
+    }
+
+    /// Makes [at, at + len), just mapped with 4 KiB pages that hold the
+    /// bytes of file `key` from page `first_page` on, map the enclave's
+    /// shared copy of those pages: where the enclave has a page already it
+    /// replaces this one (whose frame goes to `freed`); the others become
+    /// the enclave's copy.
+    pub fn share(
+        &mut self,
+        at: u64,
+        len: u64,
+        key: FileKey,
+        first_page: u64,
+        access: Access,
+        freed: &mut Freed,
+    ) -> Result<(), Errno> {
+        let pages = (at..at + len).step_by(PAGE_SIZE as usize);
+        let mine: Vec<u64> = pages
+            .clone()
+            .map(|va| self.translate(va).map(|t| t.phys))
+            .collect::<Option<_>>()
+            .ok_or(EFAULT)?;
+        let file = shared_file::open(key);
+        self.shared.insert(at, SharedRange { end: at + len, file: file.clone(), first_page });
+        for ((i, va), mine) in pages.enumerate().zip(mine) {
+            let frame = file.hold(first_page + i as u64, mine);
+            if frame != mine {
+                let _ =
+                    self.pages.unmap(&mut Tables, va, va + PAGE_SIZE, |p, s| freed.push((p, s)));
+                // The page table is there: mapping one page cannot fail.
+                let _ = self.pages.map(&mut Tables, va, frame, false, access);
+            }
+        }
+        self.pages.protect(&mut Tables, at, at + len, access).map_err(|_| ENOMEM)
+    }
+
+    /// Unmaps the shared-file pages in [start, end); a page's frame goes to
+    /// `freed` when no mapping in the enclave holds it any more.
+    fn unshare(&mut self, start: u64, end: u64, freed: &mut Freed) {
+        let hits: Vec<(u64, SharedRange)> = self
+            .shared
+            .range(..end)
+            .filter(|(_, r)| r.end > start)
+            .map(|(&s, r)| (s, r.clone()))
+            .collect();
+        for (s, r) in hits {
+            self.shared.remove(&s);
+            let (a, b) = (s.max(start), r.end.min(end));
+            // 4 KiB pages only: nothing to split, so this cannot fail.
+            let _ = self.pages.unmap(&mut Tables, a, b, |_, _| {});
+            for va in (a..b).step_by(PAGE_SIZE as usize) {
+                r.file.release(r.first_page + (va - s) / PAGE_SIZE, |f| freed.push((f, PAGE_SIZE)));
+            }
+            if s < a {
+                self.shared.insert(s, SharedRange { end: a, ..r.clone() });
+            }
+            if b < r.end {
+                let first_page = r.first_page + (b - s) / PAGE_SIZE;
+                self.shared.insert(b, SharedRange { end: r.end, file: r.file, first_page });
+            }
         }
     }
 
@@ -359,6 +443,10 @@ impl AddressSpace {
         if !self.is_covered(old, old + old_len) {
             return Err(EFAULT);
         }
+        if !self.shared_in(old, old + old_len).is_empty() {
+            // Moving or growing a shared file mapping is not supported.
+            return Err(EINVAL);
+        }
         if new_len <= old_len {
             self.unmap(old + new_len, old_len - new_len, freed);
             return Ok(old);
@@ -405,13 +493,22 @@ impl AddressSpace {
     /// pages written since they were mapped or last zeroed are zeroed (a
     /// thread's 8 MiB stack is mostly untouched); the caller flushes TLBs
     /// and the host's mirror so that later writes mark pages again.
+    /// Shared file pages keep their bytes (as the file would).
     pub fn zero(&mut self, start: u64, len: u64) {
         let end = start.saturating_add(page_up(len)).min(USER_END);
-        self.pages.clean(&mut Tables, start, end, |phys, n| physmem::zero_owned(phys, n as usize));
+        let mut at = start;
+        for (s, e) in self.shared_in(start, end).into_iter().chain([(end, end)]) {
+            if at < s {
+                self.pages
+                    .clean(&mut Tables, at, s, |phys, n| physmem::zero_owned(phys, n as usize));
+            }
+            at = at.max(e);
+        }
     }
 
     /// A copy for a forked child: the same reserved ranges and pages (same
-    /// sizes and protections), each page's bytes copied. PROT_NONE pages
+    /// sizes and protections), each page's bytes copied, except that shared
+    /// file pages are the same pages in both. PROT_NONE pages
     /// come back zeroed when made accessible, as untouched ones would.
     /// ENOMEM, with nothing left behind, when the enclave runs out.
     pub fn fork_copy(&self) -> Result<AddressSpace, Errno> {
@@ -429,9 +526,31 @@ impl AddressSpace {
     }
 
     fn copy_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+        for (&start, r) in &self.shared {
+            let pages = (start..r.end).step_by(PAGE_SIZE as usize);
+            let indices = pages.clone().map(|va| r.first_page + (va - start) / PAGE_SIZE);
+            let frames: Vec<Option<u64>> =
+                indices.map(|i| r.file.frame(i).inspect(|&f| _ = r.file.hold(i, f))).collect();
+            // Every page is held before any is mapped: the child's release
+            // lets each go once, whatever fails below.
+            child.shared.insert(start, r.clone());
+            for (va, frame) in pages.zip(frames) {
+                let Some(frame) = frame else { continue };
+                let access = self.translate(va).map_or(Access::NONE, |t| Access {
+                    read: true,
+                    write: t.writable,
+                    exec: t.executable,
+                });
+                child.pages.map(&mut Tables, va, frame, false, access).map_err(|_| ENOMEM)?;
+            }
+        }
         for (&start, &end) in &self.ranges {
             let mut va = start;
             while va < end {
+                if let Some((_, e)) = self.shared_in(va, va + 1).first() {
+                    va = *e;
+                    continue;
+                }
                 let Some(t) = self.translate(va) else {
                     va = (va | (PAGE_SIZE - 1)) + 1;
                     continue;
@@ -453,6 +572,9 @@ impl AddressSpace {
 
     /// Frees everything, every frame and table; maps nothing afterwards.
     pub fn release(&mut self) {
+        let mut freed = Freed::new();
+        self.unshare(USER_START, USER_END, &mut freed);
+        free_all(freed);
         self.pages.destroy(&mut Tables, |p, s| mem::free_frames(p, s / PAGE_SIZE));
         self.ranges.clear();
     }

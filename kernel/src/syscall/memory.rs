@@ -1,4 +1,5 @@
-//! brk, mmap (anonymous), munmap, mprotect, mremap, madvise.
+//! brk, mmap (anonymous here, of files in file_map.rs), munmap, mprotect,
+//! mremap, madvise.
 
 use lwk_logic::user_pages::Access;
 
@@ -10,9 +11,9 @@ use crate::tlb;
 use core::sync::atomic::Ordering;
 
 const PROT_READ: u64 = 1;
-const PROT_WRITE: u64 = 2;
-const PROT_EXEC: u64 = 4;
-const MAP_SHARED: u64 = 0x01;
+pub const PROT_WRITE: u64 = 2;
+pub const PROT_EXEC: u64 = 4;
+pub const MAP_SHARED: u64 = 0x01;
 const MAP_PRIVATE: u64 = 0x02;
 const MAP_FIXED: u64 = 0x10;
 const MAP_ANONYMOUS: u64 = 0x20;
@@ -21,7 +22,7 @@ const MAP_STACK: u64 = 0x20000;
 const MREMAP_MAYMOVE: u64 = 1;
 const MADV_DONTNEED: u64 = 4;
 
-fn access(prot: u64) -> Access {
+pub fn access(prot: u64) -> Access {
     Access {
         read: prot & PROT_READ != 0,
         write: prot & PROT_WRITE != 0,
@@ -31,7 +32,7 @@ fn access(prot: u64) -> Access {
 
 /// After mappings shrank: no core may still see them (TLB), the host's
 /// mirror drops them, then the frames are free.
-fn retire(c: &Call, freed: vm::Freed) {
+pub fn retire(c: &Call, freed: vm::Freed) {
     tlb::shootdown(c.process.ran_on.load(Ordering::Acquire));
     c.process.note_unmapped();
     vm::free_all(freed);
@@ -50,28 +51,26 @@ pub fn brk(c: &mut Call) -> SysResult {
     Ok(r)
 }
 
-pub fn mmap(c: &mut Call) -> SysResult {
-    let [addr, len, prot, flags, _fd, _offset] = c.args;
-    if flags & MAP_ANONYMOUS == 0 {
-        // File mappings would need the file's pages in the enclave.
-        return Err(ENODEV);
+/// mmap's placement flags.
+pub fn how(flags: u64) -> vm::MapHow {
+    vm::MapHow {
+        fixed: flags & MAP_FIXED != 0,
+        noreplace: flags & MAP_FIXED_NOREPLACE != 0,
+        small_pages: flags & MAP_STACK != 0,
     }
+}
+
+pub fn mmap(c: &mut Call) -> SysResult {
+    let [addr, len, prot, flags, fd, offset] = c.args;
     if flags & (MAP_SHARED | MAP_PRIVATE) == 0 || prot & !(PROT_READ | PROT_WRITE | PROT_EXEC) != 0
     {
         return Err(EINVAL);
     }
+    if flags & MAP_ANONYMOUS == 0 {
+        return super::file_map::mmap_file(c, addr, len, prot, flags, fd, offset);
+    }
     let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().mmap(
-        addr,
-        len,
-        access(prot),
-        vm::MapHow {
-            fixed: flags & MAP_FIXED != 0,
-            noreplace: flags & MAP_FIXED_NOREPLACE != 0,
-            small_pages: flags & MAP_STACK != 0,
-        },
-        &mut freed,
-    );
+    let r = c.process.vm.lock().mmap(addr, len, access(prot), how(flags), &mut freed);
     if freed.is_empty() {
         crate::status::report_memory();
         c.process.report_usage();

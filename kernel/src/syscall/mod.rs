@@ -3,10 +3,12 @@
 //! run` performs it on Linux (delegated), or it is refused; anything else
 //! returns ENOSYS and is reported once. One file per family.
 
+mod file_map;
 mod files;
 mod memory;
 mod msg;
 mod process;
+mod process_vm;
 mod signal;
 mod sync;
 mod system;
@@ -101,6 +103,8 @@ const HANDLERS: &[(u64, Handler)] = &[
     (273, process::set_robust_list),
     (302, system::prlimit64), // prlimit64
     (309, system::getcpu),
+    (310, process_vm::process_vm_readv),
+    (311, process_vm::process_vm_writev),
     (318, system::getrandom),
     (334, process::rseq),
     (435, process::clone3), // clone3

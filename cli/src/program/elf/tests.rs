@@ -66,7 +66,7 @@ fn static_exec() -> Vec<u8> {
 }
 
 fn error_of(data: &[u8]) -> String {
-    match parse(data) {
+    match parse(data, Role::Program) {
         Ok(p) => panic!("accepted a bad program: {p:?}"),
         Err(e) => e,
     }
@@ -74,7 +74,7 @@ fn error_of(data: &[u8]) -> String {
 
 #[test]
 fn a_static_executable() {
-    let p = parse(&static_exec()).unwrap();
+    let p = parse(&static_exec(), Role::Program).unwrap();
     assert_eq!((p.bias, p.entry, p.phnum), (0, 0x40_1010, 4));
     assert_eq!(p.phdr, 0x40_0040, "e_phoff inside the first segment");
     assert_eq!(
@@ -110,7 +110,7 @@ fn a_static_pie_gets_the_bias() {
     for i in 0..3 {
         put64(&mut data, PHDRS + i * 56 + 16, [0, 0x1000, 0x3000][i]);
     }
-    let p = parse(&data).unwrap();
+    let p = parse(&data, Role::Program).unwrap();
     assert_eq!((p.bias, p.entry, p.phdr), (PIE_BASE, PIE_BASE + 0x1010, PIE_BASE + 0x40));
     assert_eq!(p.segments[2].addr, PIE_BASE + 0x3000);
 }
@@ -123,17 +123,17 @@ fn pt_phdr_wins() {
         &[(PT_PHDR.0, 4, 0x40, 0x40_0040, 0x70, 0x70), (PT_LOAD.0, 5, 0, 0x40_0000, 0x2000, 0x2000)],
         0x2000,
     );
-    assert_eq!(parse(&data).unwrap().phdr, 0x40_0040);
+    assert_eq!(parse(&data, Role::Program).unwrap().phdr, 0x40_0040);
     let moved = build(
         2,
         0x40_1000,
         &[(PT_PHDR.0, 4, 0x40, 0x50_0000, 0x70, 0x70), (PT_LOAD.0, 5, 0, 0x40_0000, 0x2000, 0x2000)],
         0x2000,
     );
-    assert_eq!(parse(&moved).unwrap().phdr, 0x50_0000);
+    assert_eq!(parse(&moved, Role::Program).unwrap().phdr, 0x50_0000);
     // No PT_PHDR and e_phoff in no segment: Linux passes the bias.
     let unmapped = build(2, 0x40_1000, &[(PT_LOAD.0, 5, 0x1000, 0x40_1000, 0x100, 0x100)], 0x1100);
-    assert_eq!(parse(&unmapped).unwrap().phdr, 0);
+    assert_eq!(parse(&unmapped, Role::Program).unwrap().phdr, 0);
 }
 
 #[test]
@@ -171,11 +171,15 @@ fn refuses_what_is_not_a_static_x86_64_program() {
         0x1100,
     );
     dynamic[0x200..0x200 + interp.len()].copy_from_slice(interp);
-    assert_eq!(
-        error_of(&dynamic),
-        "is dynamically linked (it asks for /lib64/ld-linux-x86-64.so.2): \
-         only static programs run in an enclave; build with -static"
-    );
+    let p = parse(&dynamic, Role::Program).unwrap();
+    assert_eq!(p.interp.as_deref(), Some(&interp[..interp.len() - 1]));
+    // A loader may not name one of its own, and must be a shared object.
+    assert!(parse(&dynamic, Role::Interpreter).unwrap_err().contains("loader of its own"));
+    put16(&mut dynamic, E_TYPE, 2);
+    assert!(parse(&dynamic, Role::Interpreter).unwrap_err().contains("is not a shared object"));
+    // The name must end with a NUL inside the segment.
+    dynamic[0x200 + interp.len() - 1] = b'x';
+    assert!(error_of(&dynamic).contains("damaged loader name"));
 }
 
 #[test]
@@ -212,7 +216,7 @@ fn survives_random_damage() {
             seed ^= seed << 17;
             copy[(seed >> 8) as usize % (PHDRS + 4 * 56)] = (seed >> 40) as u8;
         }
-        if let Ok(p) = parse(&copy) {
+        if let Ok(p) = parse(&copy, Role::Program) {
             for s in &p.segments {
                 assert!(s.filesz <= s.memsz && s.offset + s.filesz <= copy.len() as u64);
             }
@@ -227,21 +231,27 @@ const HELLO: &str = "#include <stdio.h>\nint main(void) { puts(\"hello\"); retur
 #[test]
 fn real_programs() {
     if let Some(program) = compile("static", HELLO, &["-static", "-no-pie"]) {
-        let p = parse(&program.bytes()).unwrap();
+        let p = parse(&program.bytes(), Role::Program).unwrap();
         assert_eq!(p.bias, 0);
         assert!(p.segments.iter().any(|s| s.prot & PROT_EXEC != 0));
         assert!(p.segments.iter().any(|s| s.memsz > s.filesz), "bss");
     }
     if let Some(program) = compile("static-pie", HELLO, &["-static-pie"]) {
-        let p = parse(&program.bytes()).unwrap();
+        let p = parse(&program.bytes(), Role::Program).unwrap();
         assert_eq!(p.bias, PIE_BASE);
         assert!(p.segments.iter().all(|s| s.addr >= PIE_BASE));
     }
     if let Some(program) = compile("dynamic", HELLO, &[]) {
-        let e = parse(&program.bytes()).unwrap_err();
-        assert!(e.starts_with("is dynamically linked (it asks for /lib"), "{e}");
+        let p = parse(&program.bytes(), Role::Program).unwrap();
+        assert_eq!(p.interp.as_deref(), Some(&b"/lib64/ld-linux-x86-64.so.2"[..]));
+        assert_eq!(p.bias, PIE_BASE);
+    }
+    if let Ok(loader) = std::fs::read("/lib64/ld-linux-x86-64.so.2") {
+        let p = parse(&loader, Role::Interpreter).unwrap();
+        assert_eq!(p.bias, INTERP_BASE);
+        assert!(p.interp.is_none() && p.segments.iter().all(|s| s.addr >= INTERP_BASE));
     }
     if let Some(program) = compile("object", HELLO, &["-c"]) {
-        assert!(parse(&program.bytes()).unwrap_err().contains("object file"));
+        assert!(parse(&program.bytes(), Role::Program).unwrap_err().contains("object file"));
     }
 }

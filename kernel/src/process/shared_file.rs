@@ -1,0 +1,61 @@
+//! The enclave's one copy of each file page that programs map MAP_SHARED:
+//! every process of the enclave that maps the same page of the same file
+//! (its Linux device and inode) maps the same frame, so writes by one are
+//! seen by the others at once (MPI's shared-memory transports rely on it).
+//! A page lives while some mapping holds it; the last unmap frees it.
+
+use crate::sync::SpinLock as Mutex;
+use alloc::collections::BTreeMap;
+use alloc::sync::Arc;
+
+/// A file as Linux knows it: (st_dev, st_ino).
+pub type FileKey = (u64, u64);
+
+pub struct SharedFile {
+    key: FileKey,
+    /// Page index in the file -> (frame, mappings holding it).
+    pages: Mutex<BTreeMap<u64, (u64, u32)>>,
+}
+
+static FILES: Mutex<BTreeMap<FileKey, Arc<SharedFile>>> = Mutex::new(BTreeMap::new());
+
+/// The shared pages of file `key`.
+pub fn open(key: FileKey) -> Arc<SharedFile> {
+    FILES
+        .lock()
+        .entry(key)
+        .or_insert_with(|| Arc::new(SharedFile { key, pages: Mutex::new(BTreeMap::new()) }))
+        .clone()
+}
+
+impl SharedFile {
+    /// One more mapping of page `index`: its frame, or `offered` (which
+    /// holds the page's bytes) if the enclave had no copy yet.
+    pub fn hold(&self, index: u64, offered: u64) -> u64 {
+        let mut pages = self.pages.lock();
+        let entry = pages.entry(index).or_insert((offered, 0));
+        entry.1 += 1;
+        entry.0
+    }
+
+    /// The frame of page `index`, if the enclave has it.
+    pub fn frame(&self, index: u64) -> Option<u64> {
+        self.pages.lock().get(&index).map(|&(frame, _)| frame)
+    }
+
+    /// One mapping of page `index` fewer; `free(frame)` gets the frame if
+    /// that was the last.
+    pub fn release(&self, index: u64, mut free: impl FnMut(u64)) {
+        let mut files = FILES.lock();
+        let mut pages = self.pages.lock();
+        let Some(entry) = pages.get_mut(&index) else { return };
+        entry.1 -= 1;
+        if entry.1 == 0 {
+            free(entry.0);
+            pages.remove(&index);
+        }
+        if pages.is_empty() {
+            files.remove(&self.key);
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! mmap of a file. The pages live in enclave memory: the LWK maps them
+//! (writable at first), has the program's `atoll run` fill them from the
+//! file with a delegated pread64 (Linux writes through its mirror of the
+//! program's memory), then gives them the protection asked for. A private
+//! mapping is the program's own copy, as on Linux. A shared one maps the
+//! enclave's one copy of the file's pages (process::shared_file): every
+//! process in the enclave that maps them sees the others' writes. Those
+//! writes do not reach the file on Linux.
+
+use lwk_logic::errno::*;
+
+use super::memory::{access, how, retire, MAP_SHARED, PROT_EXEC};
+use super::Call;
+use crate::process::{delegate, uaccess, vm};
+use lwk_logic::user_pages::Access;
+
+const SYS_PREAD64: u64 = 17;
+const SYS_FSTAT: u64 = 5;
+/// struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24.
+const STAT_SIZE: usize = 144;
+const S_IFMT: u32 = 0o170000;
+const S_IFREG: u32 = 0o100000;
+
+pub fn mmap_file(
+    c: &mut Call,
+    addr: u64,
+    len: u64,
+    prot: u64,
+    flags: u64,
+    fd: u64,
+    offset: u64,
+) -> SysResult {
+    if !offset.is_multiple_of(4096) || len == 0 {
+        return Err(EINVAL);
+    }
+    let shared = flags & MAP_SHARED != 0;
+    let filling = Access { read: true, write: true, exec: prot & PROT_EXEC != 0 };
+    let mut placement = how(flags);
+    // Shared pages are 4 KiB each, one by one from the file's copy.
+    placement.small_pages |= shared;
+    let mut freed = vm::Freed::new();
+    let at = c.process.vm.lock().mmap(addr, len, filling, placement, &mut freed);
+    retire(c, freed);
+    let at = at?;
+    let len = vm::page_up(len);
+    let filled = if shared {
+        share(c, fd, at, len, offset, access(prot))
+    } else {
+        fill(c, fd, at, len, offset)
+    };
+    if let Err(e) = filled {
+        let mut freed = vm::Freed::new();
+        c.process.vm.lock().unmap(at, len, &mut freed);
+        retire(c, freed);
+        return Err(e);
+    }
+    if shared {
+        return Ok(at);
+    }
+    if access(prot) != filling {
+        c.process.vm.lock().protect(at, len, access(prot))?;
+        // Write access went: no core and no mirror mapping may keep it.
+        retire(c, vm::Freed::new());
+    }
+    Ok(at)
+}
+
+/// Maps the enclave's copy of the file's pages at [at, at + len) (mapped
+/// already, 4 KiB pages, writable): the file is found by its device and
+/// inode (a delegated fstat, into the mapping itself), and the pages the
+/// enclave does not have yet are read from it.
+fn share(c: &Call, fd: u64, at: u64, len: u64, offset: u64, access: Access) -> Result<(), Errno> {
+    let answer = delegate::call(c.user, atoll_abi::CALL_SYSCALL, SYS_FSTAT, [fd, at, 0, 0, 0, 0])?;
+    Errno::from_return(answer)?;
+    let mut stat = [0u8; STAT_SIZE];
+    uaccess::read_bytes(c.process, at, &mut stat)?;
+    let word = |at: usize| u64::from_le_bytes(stat[at..at + 8].try_into().unwrap_or_default());
+    let mode = u32::from_le_bytes(stat[24..28].try_into().unwrap_or_default());
+    if mode & S_IFMT != S_IFREG {
+        return Err(ENODEV);
+    }
+    uaccess::write_bytes(c.process, at, &[0; STAT_SIZE])?;
+    fill(c, fd, at, len, offset)?;
+    let mut freed = vm::Freed::new();
+    let r =
+        c.process.vm.lock().share(at, len, (word(0), word(8)), offset / 4096, access, &mut freed);
+    retire(c, freed);
+    r
+}
+
+/// Reads the file from `offset` into [at, at + len); what lies past the
+/// end of the file stays zero.
+fn fill(c: &Call, fd: u64, at: u64, len: u64, offset: u64) -> Result<(), Errno> {
+    let mut done = 0;
+    while done < len {
+        let args = [fd, at + done, len - done, offset + done, 0, 0];
+        let answer =
+            delegate::call_interruptible(c.user, atoll_abi::CALL_SYSCALL, SYS_PREAD64, args)?;
+        match Errno::from_return(answer.ret) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            // A signal came while Linux read: read the rest.
+            Err(e) if e == EINTR && answer.cancelled => {}
+            // Not a file one can map (a pipe, a socket, a directory...).
+            Err(e) if e == ESPIPE || e == EISDIR || e == EINVAL => return Err(ENODEV),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmap of files: private mappings (whole file, at an offset, past the end
+ * of the file), read-only shared ones, writes to a private mapping that
+ * stay out of the file, and what cannot be mapped (a pipe, an unaligned
+ * offset). Prints one line per check; the same output on Linux and in an
+ * enclave.  usage: filemap DIR
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#define PAGE 4096
+#define SIZE (3 * PAGE + 100)	/* the last page is partly past the end */
+
+static char expected(long i)
+{
+	return 'a' + i % 23;
+}
+
+int main(int argc, char **argv)
+{
+	char path[4096], buf[16];
+	int fd, pipefd[2];
+	char *p;
+
+	if (argc != 2)
+		return 2;
+	snprintf(path, sizeof(path), "%s/filemap.data", argv[1]);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0644);
+	for (long i = 0; i < SIZE; i++) {
+		char c = expected(i);
+
+		if (write(fd, &c, 1) != 1)
+			return 3;
+	}
+
+	p = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	int same = p != MAP_FAILED;
+	for (long i = 0; same && i < SIZE; i++)
+		same = p[i] == expected(i);
+	int zero = p != MAP_FAILED;
+	for (long i = SIZE; zero && i < 4 * PAGE; i++)
+		zero = p[i] == 0;
+	printf("private, whole file: same bytes %s, zero past the end %s\n",
+	       same ? "yes" : "no", zero ? "yes" : "no");
+	munmap(p, 4 * PAGE);
+
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 2 * PAGE);
+	printf("private at offset 2 pages: first byte %s\n",
+	       p != MAP_FAILED && p[0] == expected(2 * PAGE) ? "right" : "wrong");
+	memset(p, 'Z', 10);
+	pread(fd, buf, 10, 2 * PAGE);
+	printf("write to a private mapping: mapping changed %s, file changed %s\n",
+	       p[0] == 'Z' ? "yes" : "no", buf[0] == 'Z' ? "yes" : "no");
+	munmap(p, PAGE);
+
+	/* A fixed mapping over part of another, as ld.so maps libraries. */
+	p = mmap(NULL, 3 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
+	char *q = mmap(p + PAGE, PAGE, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 2 * PAGE);
+	printf("fixed over another: at the hint %s, bytes from offset 2 pages %s, neighbours kept %s\n",
+	       q == p + PAGE ? "yes" : "no", q[1] == expected(2 * PAGE + 1) ? "yes" : "no",
+	       p[5] == expected(5) && p[2 * PAGE + 7] == expected(2 * PAGE + 7) ? "yes" : "no");
+	munmap(p, 3 * PAGE);
+
+	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, PAGE);
+	printf("shared read-only: %s\n", p != MAP_FAILED && p[3] == expected(PAGE + 3) ? "right" : "wrong");
+	munmap(p, PAGE);
+
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 100);
+	printf("unaligned offset: %s\n", p == MAP_FAILED ? errno_name(errno) : "mapped");
+	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, 999, 0);
+	printf("closed descriptor: %s\n", p == MAP_FAILED ? errno_name(errno) : "mapped");
+	if (pipe(pipefd) == 0) {
+		p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, pipefd[0], 0);
+		printf("a pipe: %s\n", p == MAP_FAILED ? (errno == ENODEV ? "ENODEV" : errno_name(errno)) : "mapped");
+	}
+	close(fd);
+	unlink(path);
+	return check_failures;
+}
