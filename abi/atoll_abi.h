@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	5
+#define ATOLL_ABI_VERSION	6
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -418,6 +418,7 @@ struct atoll_kmsg_check_start {
 #define ATOLL_MAX_REGIONS	16
 #define ATOLL_MAX_SLOTS		128			/* threads alive at once */
 #define ATOLL_COMM_LEN		16			/* a command name, NUL padded */
+#define ATOLL_NODENAME_LEN	72			/* Linux's host name, NUL padded */
 
 /* struct atoll_region.prot */
 #define ATOLL_PROT_READ		1
@@ -493,6 +494,7 @@ struct atoll_proc {
 	__u64 cpus;		/* host: the CPUs asked for (0: cpu_count); LWK: those it uses */
 	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */
 	char comm[ATOLL_COMM_LEN];	/* host: the command's name */
+	char nodename[ATOLL_NODENAME_LEN];	/* host: uname's, from `atoll run`'s UTS namespace */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	struct atoll_slot slot[ATOLL_MAX_SLOTS];
 };

@@ -18,6 +18,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/utsname.h>
 #include <asm/apic.h>
 #include "atoll.h"
 
@@ -372,6 +373,17 @@ static int lwk_create_error(struct atoll_enclave *e, s64 result, char *err)
 	return result < 0 && result >= -MAX_ERRNO ? (int)result : -EIO;
 }
 
+/*
+ * uname's host name for the program: that of the `atoll run` serving it
+ * (its UTS namespace), so that an MPI rank finds itself on its node.
+ * uts_sem is not exported; a sethostname at this very moment could give
+ * a mixed name, as other readers of utsname() without it may see.
+ */
+static void set_nodename(struct atoll_proc *proc)
+{
+	strscpy(proc->nodename, utsname()->nodename, sizeof(proc->nodename));
+}
+
 /* Fills the area, sends CREATE and waits for CREATED (pid, cr3). */
 static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, char *err)
 {
@@ -393,6 +405,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	proc->host_pid = task_tgid_nr(current);
 	memcpy(proc->comm, run->comm, ATOLL_COMM_LEN);
 	proc->comm[ATOLL_COMM_LEN - 1] = 0;
+	set_nodename(proc);
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
 	/* The message is sent with a release: the LWK sees the area filled. */
 	if (atoll_kmsg_send(e, ATOLL_KMSG_PROC_CREATE, &area, sizeof(area))) {
@@ -545,6 +558,7 @@ static long adopt_locked(struct atoll_program *p, void *req)
 	bitmap_zero(p->claimed, ATOLL_MAX_SLOTS);
 	p->adopted = true;
 	WRITE_ONCE(p->proc->host_pid, task_tgid_nr(current));
+	set_nodename(p->proc);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return 0;

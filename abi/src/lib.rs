@@ -6,7 +6,7 @@
 
 pub mod syscalls;
 
-pub const ABI_VERSION: u32 = 5;
+pub const ABI_VERSION: u32 = 6;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -416,6 +416,8 @@ pub const STACK_SIZE: u64 = 0x80_0000;
 pub const MAX_REGIONS: usize = 16;
 pub const MAX_SLOTS: usize = 128;
 pub const COMM_LEN: usize = 16;
+/// Linux's host name (65 bytes with its NUL), NUL padded to 72.
+pub const NODENAME_LEN: usize = 72;
 
 pub const PROT_READ: u32 = 1;
 pub const PROT_WRITE: u32 = 2;
@@ -479,6 +481,7 @@ pub struct Proc {
     pub cpus: u64,
     pub mem_bytes: u64,
     pub comm: [u8; COMM_LEN],
+    pub nodename: [u8; NODENAME_LEN],
     pub region: [Region; MAX_REGIONS],
     pub slot: [Slot; MAX_SLOTS],
 }

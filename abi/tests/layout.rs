@@ -117,7 +117,7 @@ fn expectations() -> Vec<(String, u64)> {
         "cpu_count": cpu_count, "brk_start": brk_start, "entry": entry,
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
-        "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm,
+        "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
         "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
@@ -273,6 +273,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_PROC_AREA_SIZE", PROC_AREA_SIZE),
         ("ATOLL_MAX_PROGRAMS", MAX_PROGRAMS as u64),
         ("ATOLL_COMM_LEN", COMM_LEN as u64),
+        ("ATOLL_NODENAME_LEN", NODENAME_LEN as u64),
         ("ATOLL_DONE_VECTOR", DONE_VECTOR as u64),
         ("ATOLL_USER_START", USER_START),
         ("ATOLL_USER_END", USER_END),

@@ -4,9 +4,11 @@
  * or placement, printed by rank 0: hello from every rank (gathered), a
  * token passed ten times around a ring, an allreduce of arrays, and a 1-D
  * Jacobi relaxation with halo exchange (MPI_Sendrecv) and a global residual.
+ * With "die", rank 1 kills itself (SIGKILL) in the middle of the job.
  * Built against Debian's Open MPI and MPICH (scripts/build-programs.sh).
  */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -95,6 +97,13 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	hello(rank, size);
+	if (argc > 1 && strcmp(argv[1], "die") == 0) {
+		for (int i = 0; i < 1000; i++) {
+			MPI_Barrier(MPI_COMM_WORLD);
+			if (rank == 1 && i == 5)
+				raise(SIGKILL);
+		}
+	}
 	ring(rank, size);
 	allreduce(rank);
 	halo(rank, size);

@@ -168,9 +168,20 @@ fn read_program(program: &OsStr) -> Result<(PathBuf, ProgramFiles)> {
     }
 }
 
-/// This process's environment as "NAME=value" strings.
+/// This process's environment as "NAME=value" strings, plus what a
+/// program started by an MPI launcher needs in an enclave.
 fn environment() -> Vec<Vec<u8>> {
-    std::env::vars_os().map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat()).collect()
+    let mut env: Vec<Vec<u8>> = std::env::vars_os().map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat()).collect();
+    env.extend(launcher_settings(|name| std::env::var_os(name).is_some()));
+    env
+}
+
+/// PMIx (Open MPI's launcher interface) keeps its job data in shared
+/// memory that the launcher, on Linux, goes on writing; a program in an
+/// enclave maps a copy of it, not the live pages. Its "hash" store asks
+/// the launcher over the socket instead. Unless the user chose a store.
+fn launcher_settings(is_set: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
+    (is_set("PMIX_NAMESPACE") && !is_set("PMIX_MCA_gds")).then(|| b"PMIX_MCA_gds=hash".to_vec())
 }
 
 /// Which enclave CPUs a program's threads use.
@@ -328,6 +339,14 @@ mod tests {
         let (path, files) = read_program(OsStr::new("/usr/bin/env")).unwrap();
         assert_eq!(path, PathBuf::from("/usr/bin/env"));
         assert!(!files.program.is_empty() && files.interp.as_ref().is_some_and(|l| l.starts_with(b"\x7fELF")));
+    }
+
+    #[test]
+    fn pmix_asks_the_launcher() {
+        let with = |names: &'static [&'static str]| launcher_settings(move |n| names.contains(&n));
+        assert_eq!(with(&["PMIX_NAMESPACE"]), Some(b"PMIX_MCA_gds=hash".to_vec()));
+        assert_eq!(with(&["PMIX_NAMESPACE", "PMIX_MCA_gds"]), None);
+        assert_eq!(with(&[]), None);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! Performing one delegated system call in this process, once
 //! `policy::check` has let it through. The thin layer over libc::syscall.
 
-use super::policy::{self, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, SIGMASK_ARG_SIZE};
+use super::policy::{self, IFCONF_SIZE, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, SIGMASK_ARG_SIZE};
 use super::usercopy::UserCopy;
 use std::io;
 use std::os::fd::RawFd;
@@ -132,6 +132,36 @@ impl Performer {
     }
 }
 
+impl Performer {
+    /// SIOCGIFCONF with our own copy of the struct ifconf, its buffer
+    /// checked to lie in the program area; the length the kernel reports
+    /// goes back to the program's.
+    fn interfaces(&self, args: [u64; 6]) -> i64 {
+        let mut raw = [0u8; IFCONF_SIZE as usize];
+        if let Err(errno) = self.copier.read(args[2], &mut raw) {
+            return -(errno as i64);
+        }
+        let len = i32::from_le_bytes(raw[..4].try_into().unwrap_or_default());
+        let buf = u64::from_le_bytes(raw[8..].try_into().unwrap_or_default());
+        if buf != 0 && !policy::inside(buf, len.max(0) as u64) {
+            return -(libc::EFAULT as i64);
+        }
+        // SAFETY: all-zero is a valid ifconf.
+        let mut ours: libc::ifconf = unsafe { std::mem::zeroed() };
+        ours.ifc_len = len;
+        ours.ifc_ifcu.ifcu_buf = buf as *mut libc::c_char;
+        // SAFETY: `ours` is our own and outlives the call; its buffer lies
+        // in the program area (checked), where a fault is EFAULT.
+        let ret = raw_result(unsafe { libc::ioctl(args[0] as i32, libc::SIOCGIFCONF, &mut ours) } as libc::c_long);
+        if ret >= 0 {
+            if let Err(errno) = self.copier.write(args[2], &ours.ifc_len.to_le_bytes()) {
+                return -(errno as i64);
+            }
+        }
+        ret
+    }
+}
+
 impl Perform for Performer {
     fn perform(&self, nr: u64, args: [u64; 6]) -> i64 {
         if let Err(errno) = policy::check(nr, &args, &self.reserved) {
@@ -145,6 +175,9 @@ impl Perform for Performer {
         }
         if nr == libc::SYS_sendmsg as u64 || nr == libc::SYS_recvmsg as u64 {
             return self.message(nr, args);
+        }
+        if nr == libc::SYS_ioctl as u64 && args[1] as u32 as libc::Ioctl == libc::SIOCGIFCONF {
+            return self.interfaces(args);
         }
         let [a, b, c, d, e, f] = args;
         // SAFETY: policy::check allowed only calls of the delegated set, on

@@ -20,6 +20,9 @@ const STATFS_SIZE: u64 = 120;
 /// The kernel's struct termios (TCGETS), struct winsize, struct flock.
 const TERMIOS_SIZE: u64 = 36;
 const WINSIZE_SIZE: u64 = 8;
+/// struct ifreq, struct ifconf (SIOCGIF*).
+const IFREQ_SIZE: u64 = 40;
+pub const IFCONF_SIZE: u64 = 16;
 const FLOCK_SIZE: u64 = 32;
 /// sizeof(struct iovec), and the most readv/writev take (UIO_MAXIOV).
 pub const IOVEC_SIZE: u64 = 16;
@@ -118,7 +121,11 @@ fn rules(nr: c_long) -> Option<&'static [Arg]> {
     const ADDR: Len = Bytes(SOCKADDR_SIZE);
     const ADDRLEN: Len = Bytes(SOCKLEN_SIZE);
     Some(match nr {
-        libc::SYS_socket | libc::SYS_eventfd2 | libc::SYS_epoll_create1 | libc::SYS_timerfd_create => &[],
+        libc::SYS_socket
+        | libc::SYS_eventfd2
+        | libc::SYS_epoll_create
+        | libc::SYS_epoll_create1
+        | libc::SYS_timerfd_create => &[],
         libc::SYS_bind | libc::SYS_connect => &[Fd(0), Buf(1, Len::Arg(2))],
         libc::SYS_listen | libc::SYS_shutdown => &[Fd(0)],
         libc::SYS_accept | libc::SYS_accept4 => &[Fd(0), OptBuf(1, ADDR), OptBuf(2, ADDRLEN)],
@@ -182,12 +189,23 @@ fn rules(nr: c_long) -> Option<&'static [Arg]> {
     })
 }
 
-/// Terminal ioctls only; each one's argument is a buffer of a known size.
+/// Terminal ioctls, and the network interface queries MPI runtimes make
+/// (SIOCGIFCONF's buffer is checked when it is performed); each one's
+/// argument is a buffer of a known size.
 fn ioctl(args: &[u64; 6]) -> Result<(), i32> {
     let size = match args[1] as u32 as libc::Ioctl {
         libc::TCGETS | libc::TCSETS | libc::TCSETSW | libc::TCSETSF => TERMIOS_SIZE,
         libc::TIOCGWINSZ | libc::TIOCSWINSZ => WINSIZE_SIZE,
         libc::TIOCGPGRP | libc::FIONREAD => 4,
+        libc::SIOCGIFNAME
+        | libc::SIOCGIFFLAGS
+        | libc::SIOCGIFADDR
+        | libc::SIOCGIFBRDADDR
+        | libc::SIOCGIFNETMASK
+        | libc::SIOCGIFMTU
+        | libc::SIOCGIFHWADDR
+        | libc::SIOCGIFINDEX => IFREQ_SIZE,
+        libc::SIOCGIFCONF => IFCONF_SIZE,
         _ => return Err(libc::ENOTTY),
     };
     if inside(args[2], size) {
@@ -333,6 +351,7 @@ mod tests {
             (libc::SYS_timerfd_gettime, [3, BUF, 0, 0, 0, 0]),
             (libc::SYS_accept4, [3, BUF, BUF + 128, 0, 0, 0]),
             (libc::SYS_eventfd2, [0, 0, 0, 0, 0, 0]),
+            (libc::SYS_epoll_create, [1, 0, 0, 0, 0, 0]),
             (libc::SYS_epoll_create1, [0, 0, 0, 0, 0, 0]),
             (libc::SYS_pselect6, [4, BUF, 0, 0, BUF + 64, BUF + 128]),
             (libc::SYS_sendmsg, [3, BUF, 0, 0, 0, 0]),
@@ -423,6 +442,14 @@ mod tests {
             .chain([libc::TIOCGPGRP, libc::FIONREAD])
         {
             assert_eq!(check6(libc::SYS_ioctl, [0, request as u64, BUF, 0, 0, 0]), Ok(()), "{request:#x}");
+        }
+        for request in [libc::SIOCGIFCONF, libc::SIOCGIFFLAGS, libc::SIOCGIFINDEX, libc::SIOCGIFHWADDR] {
+            assert_eq!(check6(libc::SYS_ioctl, [3, request as u64, BUF, 0, 0, 0]), Ok(()), "{request:#x}");
+            assert_eq!(check6(libc::SYS_ioctl, [3, request as u64, 0x1000, 0, 0, 0]), Err(libc::EFAULT));
+        }
+        // Changing an interface is Linux's business, not a program's.
+        for request in [libc::SIOCSIFFLAGS, libc::SIOCSIFADDR, libc::SIOCSIFMTU] {
+            assert_eq!(check6(libc::SYS_ioctl, [3, request as u64, BUF, 0, 0, 0]), Err(libc::ENOTTY));
         }
         for request in [libc::TIOCSTI, libc::TIOCSCTTY, libc::FIONBIO, libc::TIOCSPGRP, 0xc0a7_0008] {
             assert_eq!(check6(libc::SYS_ioctl, [0, request as u64, BUF, 0, 0, 0]), Err(libc::ENOTTY), "{request:#x}");

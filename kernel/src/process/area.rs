@@ -106,6 +106,15 @@ impl Area {
         self.region().read(offset_of!(Proc, comm))
     }
 
+    /// The host name `atoll run` gave (uname's nodename), NUL padded.
+    pub fn nodename(self) -> [u8; atoll_abi::NODENAME_LEN] {
+        self.region().read(offset_of!(Proc, nodename))
+    }
+
+    pub fn set_nodename(self, name: [u8; atoll_abi::NODENAME_LEN]) {
+        self.region().write(offset_of!(Proc, nodename), name);
+    }
+
     pub fn set_comm(self, comm: [u8; atoll_abi::COMM_LEN]) {
         self.region().write(offset_of!(Proc, comm), comm);
     }

@@ -110,6 +110,8 @@ pub fn fork(
         }
     };
     let child = Process::new(area, vm, parent.cpus.clone(), Some(parent));
+    // Its `atoll run` sets it again when it adopts the child.
+    area.set_nodename(parent.area.nodename());
     child
         .realtime_offset_ns
         .store(parent.realtime_offset_ns.load(Ordering::Relaxed), Ordering::Relaxed);

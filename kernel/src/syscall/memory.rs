@@ -1,12 +1,12 @@
 //! brk, mmap (anonymous here, of files in file_map.rs), munmap, mprotect,
-//! mremap, madvise.
+//! mremap, madvise, and the NUMA policy calls.
 
 use lwk_logic::user_pages::Access;
 
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::vm;
+use crate::process::{uaccess, vm};
 use crate::tlb;
 use core::sync::atomic::Ordering;
 
@@ -128,6 +128,27 @@ pub fn madvise(c: &mut Call) -> SysResult {
         // Dirty marks were cleared: no core and no mirror mapping may skip
         // setting them again.
         retire(c, vm::Freed::new());
+    }
+    Ok(0)
+}
+
+/// mbind and set_mempolicy: an enclave's memory is one node, so every
+/// policy places memory where it already goes.
+pub fn set_mempolicy(_c: &mut Call) -> SysResult {
+    Ok(0)
+}
+
+/// get_mempolicy: an enclave's memory is one node with the default policy
+/// (libnuma and hwloc ask).
+pub fn get_mempolicy(c: &mut Call) -> SysResult {
+    const MPOL_DEFAULT: u32 = 0;
+    let [mode, nodemask, max_node, ..] = c.args;
+    if mode != 0 {
+        uaccess::write_u32(c.process, mode, MPOL_DEFAULT)?;
+    }
+    if nodemask != 0 && max_node > 0 {
+        // Node 0 only, in the first word of the mask.
+        uaccess::write_u64(c.process, nodemask, 1)?;
     }
     Ok(0)
 }

@@ -85,6 +85,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (158, process::arch_prctl),
     (186, process::gettid),
     (200, signal::tkill),
+    (201, time::time),
     (202, sync::futex),
     (203, system::sched_setaffinity),
     (204, system::sched_getaffinity),
@@ -99,6 +100,9 @@ const HANDLERS: &[(u64, Handler)] = &[
     (230, time::clock_nanosleep),
     (231, process::exit_group),
     (234, signal::tgkill),
+    (237, memory::set_mempolicy), // mbind
+    (238, memory::set_mempolicy),
+    (239, memory::get_mempolicy),
     (247, wait::waitid),
     (273, process::set_robust_list),
     (302, system::prlimit64), // prlimit64

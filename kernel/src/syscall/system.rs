@@ -14,11 +14,14 @@ const RLIMIT_STACK: u64 = 3;
 const RLIMIT_NOFILE: u64 = 7;
 const RLIM_INFINITY: u64 = u64::MAX;
 
+/// Linux's host name (a program on this node is on Linux's node: MPI
+/// finds its local ranks by it); the LWK's release and version.
 pub fn uname(c: &mut Call) -> SysResult {
-    let enclave = crate::boot::enclave().map_or(0, |e| e.id);
+    let nodename = c.process.area.nodename();
+    let len = nodename.iter().position(|&b| b == 0).unwrap_or(nodename.len());
     let fields = [
         alloc::string::String::from("Linux"),
-        alloc::format!("atoll-enclave{}", enclave),
+        alloc::string::String::from_utf8_lossy(&nodename[..len]).into_owned(),
         "6.1.0-atoll".into(),
         "#1 SMP Atoll LWK".into(),
         "x86_64".into(),

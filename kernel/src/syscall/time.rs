@@ -91,6 +91,15 @@ pub fn gettimeofday(c: &mut Call) -> SysResult {
     uaccess::write_words(c.process, tv, &timeval).map(|()| 0)
 }
 
+/// time(2): seconds of CLOCK_REALTIME, also stored at the pointer if any.
+pub fn time(c: &mut Call) -> SysResult {
+    let seconds = c.process.realtime_ns().div_euclid(NS) as u64;
+    if c.args[0] != 0 {
+        uaccess::write_u64(c.process, c.args[0], seconds)?;
+    }
+    Ok(seconds)
+}
+
 /// Sleeps until the TSC deadline; EINTR if a signal comes or the program
 /// is ending first.
 fn sleep_until(u: &UserThread, deadline: u64) -> Result<(), Errno> {
