@@ -16,6 +16,8 @@
 #                            delegated write, threads, STREAM, CG) with a plot
 #   make bench-processes     processes in an enclave vs on Linux (thread
 #                            start, fork+wait, signal round trip, CPU share)
+#   make bench-mpi           MPI jobs in an enclave vs on Linux (ping-pong,
+#                            CG with Linux busy, start-up)
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
@@ -42,7 +44,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg demo clean
+.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi demo clean
 
 all: kernel module cli
 
@@ -121,6 +123,9 @@ bench-processes: deps kernel module cli
 
 bench-kmsg: deps kernel module cli
 	python3 bench/kmsg_bench.py
+
+bench-mpi: deps kernel module cli
+	python3 bench/mpi_bench.py
 
 # The README's first command: the OS-noise comparison, then the test VM:
 # create an enclave that runs the self-tests, show its console, and end by

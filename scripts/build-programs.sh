@@ -9,7 +9,8 @@
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
-#   thread_create, fork_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt.
+#   thread_create, fork_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
+#   and with Debian's Open MPI (dynamic) mpi_pingpong, mpi_cg, mpi_init.
 # The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
 # test VM.
 set -eu
@@ -64,5 +65,8 @@ case $what in bench|all)
     cc stream $OMP "$B/stream.c"
     cc cg $OMP "$B/cg.c" -lm
     cc pipe_rtt "$ROOT/bench/pipe_rtt.c"
+    for p in mpi_pingpong mpi_cg mpi_init; do
+        mpicc.openmpi $CFLAGS -o "$out/$p" "$B/$p.c" -lm
+    done
 esac
 

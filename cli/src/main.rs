@@ -12,6 +12,7 @@ mod image;
 mod mirror;
 mod parse;
 mod program;
+mod rank_cpus;
 mod running;
 mod serve;
 mod sys;
@@ -160,7 +161,7 @@ enum Command {
         size: u32,
     },
 
-    /// Run a static x86-64 Linux program in an enclave, serving its file and terminal calls here; exit with its status
+    /// Run an x86-64 Linux program (static or dynamic) in an enclave, serving its file and terminal calls here; exit with its status
     #[command(after_help = "Exit status: the program's; 128+N if signal N ended it; 125 if atoll run or the enclave \
                             failed, 126 if the program cannot run in an enclave, 127 if it is not found.")]
     Run {
@@ -174,6 +175,11 @@ enum Command {
         /// for CPU 2 alone; a bare number is a count, as --threads)
         #[arg(long, value_name = "LIST", value_parser = parse::cpus, conflicts_with = "threads")]
         cpus: Option<parse::CpuSpec>,
+
+        /// For an MPI rank: its own share of the enclave's CPUs, by its local rank among the node's ranks (from
+        /// the launcher: OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID or SLURM_LOCALID)
+        #[arg(long, conflicts_with_all = ["threads", "cpus"])]
+        rank_cpus: bool,
 
         /// End the program (SIGSYS) at its first system call the LWK does not support, instead of answering ENOSYS
         #[arg(long)]
@@ -218,10 +224,11 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }
-        Command::Run { enclave, threads, cpus, strict, command } => {
+        Command::Run { enclave, threads, cpus, rank_cpus, strict, command } => {
             let threads = match cpus {
                 Some(parse::CpuSpec::Count(n)) => run::Cores::Count(n),
                 Some(parse::CpuSpec::List(list)) => run::Cores::List(list),
+                None if rank_cpus => run::Cores::Rank,
                 None => threads.map_or(run::Cores::All, run::Cores::Count),
             };
             return run::run(run::Options { enclave, cores: threads, strict, command });

@@ -18,7 +18,7 @@ use crate::serve::perform::Performer;
 use crate::serve::status::{self, FAILED};
 use crate::serve::usercopy::UserCopy;
 use crate::serve::{signals, End, Server};
-use crate::sys;
+use crate::{rank_cpus, sys};
 use atoll_abi::{Run, ENCLAVE_RUNNING};
 use std::ffi::{OsStr, OsString};
 use std::os::fd::{AsRawFd, RawFd};
@@ -192,12 +192,20 @@ pub enum Cores {
     Count(u32),
     /// These LWK CPU numbers.
     List(Vec<u32>),
+    /// This MPI rank's share (--rank-cpus).
+    Rank,
 }
 
 /// IOC_RUN's (cpu_count, cpus): a count or a set of LWK CPUs, each within
 /// the enclave's; (0, 0) for all.
 fn cores(enclave: &Enclave, cores: &Cores) -> Result<(u32, u64)> {
     match cores {
+        Cores::Rank => {
+            cpu_count(enclave, None)?;
+            let (rank, ranks) = rank_cpus::local_rank(|name| std::env::var(name).ok()).map_err(failed)?;
+            let list = rank_cpus::share(enclave.cpus.len() as u32, rank, ranks);
+            Ok((list.len() as u32, list.iter().fold(0, |m, &c| m | 1 << c)))
+        }
         Cores::All => Ok((cpu_count(enclave, None)?, 0)),
         Cores::Count(n) => Ok((cpu_count(enclave, Some(*n))?, 0)),
         Cores::List(list) => {

@@ -1,0 +1,47 @@
+# The MPI benchmarks, run inside the test VM by bench/mpi_bench.py: Debian's
+# Open MPI, two ranks on guest CPUs FIRST and FIRST+1, first on Linux
+# (each rank pinned to its CPU) and then in a two-CPU enclave on those
+# CPUs (atoll run --rank-cpus), over shared memory only (btl self,vader).
+# Prints "=== <where>_<what>" sections with the programs' output.
+# From the driver: FIRST, CELLS, ITERATIONS, RUNS, STARTS.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN="mpirun.openmpi --oversubscribe --bind-to none --mca btl self,vader"
+SECOND=$((FIRST + 1))
+section() { echo "=== $1"; }
+fail() { echo "mpi_guest: $*"; exit 1; }
+measure() { name=$1; shift; section "$name"; "$@" || fail "$name failed: $*"; }
+# On Linux, rank r on CPU FIRST + r, as --rank-cpus places it in the enclave.
+pinned() { sh -c 'exec taskset -c $(('"$FIRST"' + OMPI_COMM_WORLD_LOCAL_RANK)) "$@"' pinned "$@"; }
+# Linux's other CPUs busy (CPU-bound loops) for the noisy runs.
+BUSY=""
+busy() {
+    for c in $(seq 0 $((FIRST - 1))); do
+        taskset -c "$c" sh -c 'while :; do :; done' & BUSY="$BUSY $!"
+    done
+}
+quiet() { kill $BUSY 2>/dev/null; wait $BUSY 2>/dev/null; BUSY=""; }
+starts() {  # STARTS timed 4-rank jobs of MPI_Init + barrier + Finalize
+    for i in $(seq "$STARTS"); do
+        t0=$(date +%s%N); "$@" || fail "start-up run failed"; t1=$(date +%s%N)
+        echo "start: seconds=$(echo "$t0 $t1" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }')"
+    done
+}
+
+measure linux_pingpong $MPIRUN -n 2 pinned /extra/mpi_pingpong
+busy
+measure linux_cg_busy $MPIRUN -n 2 pinned /extra/mpi_cg "$CELLS" "$ITERATIONS" "$RUNS"
+quiet
+section linux_start
+starts $MPIRUN -n 4 pinned /extra/mpi_init
+
+section create
+atoll create --cpus "$FIRST-$SECOND" --mem 1G --name mpi > /dev/null || fail "atoll create failed"
+RUN="atoll run mpi --rank-cpus --"
+measure enclave_pingpong $MPIRUN -n 2 $RUN /extra/mpi_pingpong
+busy
+measure enclave_cg_busy $MPIRUN -n 2 $RUN /extra/mpi_cg "$CELLS" "$ITERATIONS" "$RUNS"
+quiet
+section enclave_start
+starts $MPIRUN -n 4 $RUN /extra/mpi_init
+atoll destroy mpi > /dev/null || fail "atoll destroy failed"
+section done
