@@ -10,8 +10,11 @@ SECOND=$((FIRST + 1))
 section() { echo "=== $1"; }
 fail() { echo "mpi_guest: $*"; exit 1; }
 measure() { name=$1; shift; section "$name"; "$@" || fail "$name failed: $*"; }
-# On Linux, rank r on CPU FIRST + r, as --rank-cpus places it in the enclave.
-pinned() { sh -c 'exec taskset -c $(('"$FIRST"' + OMPI_COMM_WORLD_LOCAL_RANK)) "$@"' pinned "$@"; }
+# On Linux, rank r on CPU FIRST + r % 2, as --rank-cpus places them in the
+# enclave (a file: mpirun starts programs, not shell functions).
+export FIRST
+printf '#!/bin/sh\nexec taskset -c $((FIRST + OMPI_COMM_WORLD_LOCAL_RANK %% 2)) "$@"\n' > /tmp/pinned
+chmod +x /tmp/pinned
 # Linux's other CPUs busy (CPU-bound loops) for the noisy runs.
 BUSY=""
 busy() {
@@ -22,17 +25,17 @@ busy() {
 quiet() { kill $BUSY 2>/dev/null; wait $BUSY 2>/dev/null; BUSY=""; }
 starts() {  # STARTS timed 4-rank jobs of MPI_Init + barrier + Finalize
     for i in $(seq "$STARTS"); do
-        t0=$(date +%s%N); "$@" || fail "start-up run failed"; t1=$(date +%s%N)
+        t0=$(/usr/bin/date +%s%N); "$@" || fail "start-up run failed"; t1=$(/usr/bin/date +%s%N)
         echo "start: seconds=$(echo "$t0 $t1" | awk '{ printf "%.3f", ($2 - $1) / 1e9 }')"
     done
 }
 
-measure linux_pingpong $MPIRUN -n 2 pinned /extra/mpi_pingpong
+measure linux_pingpong $MPIRUN -n 2 /tmp/pinned /extra/mpi_pingpong
 busy
-measure linux_cg_busy $MPIRUN -n 2 pinned /extra/mpi_cg "$CELLS" "$ITERATIONS" "$RUNS"
+measure linux_cg_busy $MPIRUN -n 2 /tmp/pinned /extra/mpi_cg "$CELLS" "$ITERATIONS" "$RUNS"
 quiet
 section linux_start
-starts $MPIRUN -n 4 pinned /extra/mpi_init
+starts $MPIRUN -n 4 /tmp/pinned /extra/mpi_init
 
 section create
 atoll create --cpus "$FIRST-$SECOND" --mem 1G --name mpi > /dev/null || fail "atoll create failed"

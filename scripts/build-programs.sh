@@ -4,9 +4,9 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, shm_pingpong, signals, cputime, mmap_churn, msgping, and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, shm_pingpong, sysv_shm, signals, cputime, mmap_churn, msgping, and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
-#   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-openmp-cpp,
+#   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, fork_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
@@ -32,7 +32,7 @@ mkdir -p "$out"
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
 case $what in tests|all)
-    for p in hello args fileio segv fpe ill sleep unsupported linuxapi sockets work fork exec shm_pingpong; do
+    for p in hello args fileio segv fpe ill sleep unsupported linuxapi sockets work fork exec shm_pingpong sysv_shm; do
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"
@@ -45,6 +45,7 @@ case $what in tests|all)
     gcc $CFLAGS -o "$out/dyn-hello" "$T/hello.c"
     gcc $CFLAGS -o "$out/dyn-filemap" "$T/filemap.c"
     gcc $CFLAGS -o "$out/dyn-dlopen" "$T/dlopen.c"
+    gcc $CFLAGS -o "$out/dyn-procpaths" "$T/procpaths.c"
     gcc $CFLAGS -shared -fPIC -o "$out/libplugin.so" "$T/plugin.c"
     g++ $CFLAGS -fopenmp -o "$out/dyn-openmp-cpp" "$T/openmp_cpp.cpp"
     mpicc.openmpi $CFLAGS -o "$out/mpi-check-ompi" "$T/mpi_check.c"

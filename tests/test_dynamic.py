@@ -1,7 +1,8 @@
 """Dynamically linked programs in an enclave (issue 13): Debian's own
 ld.so, libc, libstdc++ and libgomp, file mappings and dlopen, against the
 same programs on Linux: the same output, line for line
-(tests/programs/hello.c, filemap.c, dlopen.c, plugin.c, openmp_cpp.cpp)."""
+(tests/programs/hello.c, filemap.c, dlopen.c, plugin.c, procpaths.c,
+openmp_cpp.cpp)."""
 
 
 def test_dynamic_programs_match_linux(vm, programs):
@@ -17,6 +18,7 @@ run_both() {  # name, command...: the output on Linux and in the enclave
 mkdir -p /tmp/files
 run_both filemap /extra/dyn-filemap /tmp/files
 run_both dlopen /extra/dyn-dlopen /extra/libplugin.so
+run_both procpaths /extra/dyn-procpaths /tmp/files/procpaths.data
 run_both openmp /extra/dyn-openmp-cpp
 run_both ls /usr/bin/ls /extra
 atoll run e -- /extra/dyn-hello
@@ -24,13 +26,15 @@ atoll destroy e > /dev/null || exit 10
 ''', extra_dir=str(programs), timeout=300)
     assert res.status == 0, res.output
     out = res.output
-    for name in ["filemap", "dlopen", "openmp", "ls"]:
+    for name in ["filemap", "dlopen", "procpaths", "openmp", "ls"]:
         assert f"{name} LINUX_STATUS 0" in out and f"{name} ENCLAVE_STATUS 0" in out, out
         assert f"{name} SAME" in out, out
     for line in ["private, whole file: same bytes yes, zero past the end yes",
                  "write to a private mapping: mapping changed yes, file changed no",
                  "fixed over another: at the hint yes, bytes from offset 2 pages yes, neighbours kept yes",
-                 "a pipe: ENODEV", "plugin: loaded, answer 42", "libm: loaded, cos(0) = 1.0",
+                 "a pipe: ENODEV", "plugin: loaded, answer 42",
+                 "/proc/self/exe is the program: yes", "reopened through /proc/<getpid()>/fd: yes",
+                 "/proc/<getpid()>/exe is the program: yes", "libm: loaded, cos(0) = 1.0",
                  "reduction: 499500000", "exception: thrown and caught",
                  "team as large as the CPUs: yes", "hello from /extra/dyn-hello (glibc, dynamic)"]:
         assert line in out, out
@@ -40,16 +44,22 @@ atoll destroy e > /dev/null || exit 10
 def test_shared_file_mappings_between_processes(vm, programs):
     # Two programs in one enclave take 2000 turns on a word of a POSIX
     # shared-memory object (one set of enclave frames), as MPI ranks do;
-    # a forked child's writes to a shared mapping reach its parent.
+    # a forked child's writes to a shared mapping reach its parent; System
+    # V segments behave as on Linux; every frame comes back.
     res = vm(r'''
 atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
+free_before=$(atoll status e | grep '^lwk memory')
+/extra/sysv_shm > /tmp/sysv.linux 2>&1; echo "sysv linux: $?"
+atoll run e -- /extra/sysv_shm > /tmp/sysv.enclave 2>&1; echo "sysv enclave: $?"
+cat /tmp/sysv.enclave
+diff /tmp/sysv.linux /tmp/sysv.enclave > /dev/null && echo SYSV_SAME
 atoll run e -- /extra/shm_pingpong /atoll-test first 2000 &
 atoll run e -- /extra/shm_pingpong /atoll-test second 2000; echo "second: $?"
 wait $!; echo "first: $?"
 mkdir -p /tmp/files
 atoll run e -- /extra/shm_pingpong fork /tmp/files; echo "fork: $?"
 ls /dev/shm | grep -c atoll-test | sed 's/^/left in \/dev\/shm: /'
-atoll status e | grep -i "memory" | head -2
+[ "$free_before" = "$(atoll status e | grep '^lwk memory')" ] && echo MEMORY_BACK
 atoll destroy e > /dev/null || exit 10
 ''', extra_dir=str(programs), timeout=300)
     assert res.status == 0, res.output
@@ -60,3 +70,7 @@ atoll destroy e > /dev/null || exit 10
             'sees "parent" and "written by the child"') in out, out
     assert "process_vm_readv: 21 bytes: read across processes" in out, out
     assert "left in /dev/shm: 0" in out, out
+    assert "sysv linux: 0" in out and "sysv enclave: 0" in out and "SYSV_SAME" in out, out
+    assert "by key: found again yes, IPC_EXCL EEXIST, larger EINVAL, missing key ENOENT" in out, out
+    assert "attached after IPC_RMID: yes" in out, out
+    assert "MEMORY_BACK" in out, out

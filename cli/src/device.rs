@@ -101,11 +101,17 @@ impl Device {
 
     /// IOC_PROGRAMS: the programs in enclave `id`.
     pub fn programs(&self, id: u32) -> io::Result<Box<Programs>> {
+        Device::programs_on(self.file.as_raw_fd(), id)
+    }
+
+    /// IOC_PROGRAMS on descriptor `fd`.
+    pub fn programs_on(fd: RawFd, id: u32) -> io::Result<Box<Programs>> {
         let mut req = Box::new(Programs::new());
         req.id = id;
         // SAFETY: `req` is a live, exclusively owned `Programs`, the type
-        // whose size IOC_PROGRAMS encodes; it holds no pointers.
-        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_PROGRAMS as _, &mut *req as *mut Programs) })?;
+        // whose size IOC_PROGRAMS encodes; it holds no pointers. A bad
+        // `fd` fails.
+        check(unsafe { libc::ioctl(fd, IOC_PROGRAMS as _, &mut *req as *mut Programs) })?;
         Ok(req)
     }
 

@@ -9,6 +9,7 @@ pub mod messages;
 pub mod names;
 pub mod perform;
 pub mod policy;
+pub mod proc_paths;
 pub mod signals;
 pub mod status;
 pub mod usercopy;

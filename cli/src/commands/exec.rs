@@ -9,9 +9,9 @@ use super::run::RESERVED_FD;
 use crate::device::Device;
 use crate::mirror;
 use crate::program::{self, Facts, Invocation};
-use crate::serve::policy;
 use crate::serve::usercopy::UserCopy;
 use crate::serve::EXEC;
+use crate::serve::{policy, proc_paths};
 use crate::sys;
 use atoll_abi::Run;
 use std::os::fd::RawFd;
@@ -42,7 +42,7 @@ fn exec(args: [u64; 6]) -> i64 {
 
 fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| e.raw_os_error().unwrap_or(libc::EAGAIN))?;
-    let path = read_string(&copier, args[0])?;
+    let path = copier.read_c_string(args[0], MAX_STRING)?;
     let argv = read_strings(&copier, args[1])?;
     let envp = read_strings(&copier, args[2])?;
     let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&path));
@@ -70,32 +70,9 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     }
     mirror::write_loading(plan.stack.sp, &plan.stack.bytes).map_err(|_| libc::EIO)?;
     Device::start_on(fd, plan.entry, plan.stack.sp).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
+    proc_paths::set_program(path.as_os_str().as_bytes());
     sys::close_on_exec_below(RESERVED_FD);
     Ok(())
-}
-
-/// The NUL-terminated string at `addr` (without the NUL).
-fn read_string(copier: &UserCopy, addr: u64) -> Result<Vec<u8>, i32> {
-    let mut out = Vec::new();
-    let mut at = addr;
-    loop {
-        // Up to the end of the page: the next one may not be mapped.
-        let n = (4096 - at % 4096).min(256) as usize;
-        if !policy::inside(at, n as u64) {
-            return Err(libc::EFAULT);
-        }
-        let mut chunk = vec![0u8; n];
-        copier.read(at, &mut chunk)?;
-        if let Some(end) = chunk.iter().position(|&b| b == 0) {
-            out.extend_from_slice(&chunk[..end]);
-            return Ok(out);
-        }
-        out.extend_from_slice(&chunk);
-        if out.len() > MAX_STRING {
-            return Err(libc::E2BIG);
-        }
-        at += n as u64;
-    }
 }
 
 /// The strings of the NULL-terminated pointer array at `addr` (none if 0).
@@ -113,7 +90,7 @@ fn read_strings(copier: &UserCopy, addr: u64) -> Result<Vec<Vec<u8>>, i32> {
         copier.read(at, &mut word)?;
         match u64::from_le_bytes(word) {
             0 => return Ok(out),
-            p => out.push(read_string(copier, p)?),
+            p => out.push(copier.read_c_string(p, MAX_STRING)?),
         }
     }
     Err(libc::E2BIG)

@@ -100,7 +100,7 @@ fn adopt_and_serve(context: &Context, child: Child, messages: Messages, ready: O
         .map_err(|e| failed(format!("cannot adopt the child: {} ({})", c_str(&req.error), os_error(&e))))?;
     let mirror = Mirror::map(dev.fd())?;
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| failed(format!("cannot make a pipe: {}", os_error(&e))))?;
-    let server = serve(dev, messages, copier, context.strict, |dev| dev.start(0, 0))?;
+    let server = serve(dev, context.enclave_id, messages, copier, context.strict, |dev| dev.start(0, 0))?;
     let _ = std::fs::File::from(ready).write_all(b"1");
     let code = serve_until_end(&server, &context.enclave_name, false);
     drop(mirror);

@@ -15,6 +15,7 @@ use crate::program::read::{self, ProgramFiles};
 use crate::program::{self, regions::Layout, search, Facts, Invocation, Plan};
 use crate::serve::messages::Messages;
 use crate::serve::perform::Performer;
+use crate::serve::proc_paths;
 use crate::serve::status::{self, FAILED};
 use crate::serve::usercopy::UserCopy;
 use crate::serve::{signals, End, Server};
@@ -53,6 +54,7 @@ pub struct Options {
 /// program starts carry their own status (127, 126 or 125).
 pub fn run(opts: Options) -> Result<u8> {
     let (path, files) = read_program(&opts.command[0])?;
+    proc_paths::set_program(path.as_os_str().as_bytes());
     let plan = plan(&path, &files, &opts.command)?;
 
     let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
@@ -103,20 +105,21 @@ fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool) ->
         messages_fd: messages.fd(),
         copier_fds: copier.fds(),
     })?;
-    let server = serve(dev, messages, copier, strict, |dev| dev.start(plan.entry, plan.stack.sp))?;
+    let server = serve(dev, enclave.id, messages, copier, strict, |dev| dev.start(plan.entry, plan.stack.sp))?;
     Ok(serve_until_end(&server, &enclave.name, true))
 }
 
 /// Starts the program (`start` on the device) and the workers serving it.
 pub fn serve(
     dev: Device,
+    enclave_id: u32,
     messages: Messages,
     copier: UserCopy,
     strict: bool,
     start: impl FnOnce(&Device) -> std::io::Result<()>,
 ) -> Result<Arc<Server<Device, Performer>>> {
     let reserved = [dev.fd().as_raw_fd()].into_iter().chain(messages.fd()).collect();
-    let performer = Performer::new(reserved, copier);
+    let performer = Performer::new(reserved, copier).with_programs(dev.fd().as_raw_fd(), enclave_id);
     super::exec::prepare(dev.fd().as_raw_fd());
     signals::catch().map_err(|e| failed(format!("cannot catch signals: {}", os_error(&e))))?;
     start(&dev).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;

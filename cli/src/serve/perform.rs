@@ -1,8 +1,11 @@
 //! Performing one delegated system call in this process, once
 //! `policy::check` has let it through. The thin layer over libc::syscall.
 
-use super::policy::{self, IFCONF_SIZE, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, SIGMASK_ARG_SIZE};
+use super::policy::{self, IFCONF_SIZE, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, PATH_MAX, SIGMASK_ARG_SIZE};
+use super::proc_paths::{self, Meaning};
 use super::usercopy::UserCopy;
+use crate::device::Device;
+use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
 
@@ -17,13 +20,74 @@ pub struct Performer {
     /// Descriptors the program must not touch.
     reserved: Vec<RawFd>,
     copier: UserCopy,
+    /// (/dev/atoll descriptor, enclave id): where to look up the programs
+    /// of the enclave, for their /proc paths.
+    programs: Option<(RawFd, u32)>,
 }
 
 impl Performer {
     /// `reserved` is extended with the copier's own descriptors.
     pub fn new(mut reserved: Vec<RawFd>, copier: UserCopy) -> Performer {
         reserved.extend(copier.fds());
-        Performer { reserved, copier }
+        Performer { reserved, copier, programs: None }
+    }
+
+    /// /proc/<pid> of a program in enclave `id` (listed through /dev/atoll
+    /// descriptor `fd`) leads to its `atoll run` (proc_paths.rs).
+    pub fn with_programs(mut self, fd: RawFd, id: u32) -> Performer {
+        self.programs = Some((fd, id));
+        self
+    }
+
+    fn host_pid_of(&self, pid: u32) -> Option<u32> {
+        let (fd, id) = self.programs?;
+        let list = Device::programs_on(fd, id).ok()?;
+        let n = (list.count as usize).min(list.program.len());
+        list.program[..n].iter().find(|p| p.pid == pid).map(|p| p.host_pid)
+    }
+
+    /// What the path at program address `at` means (None: itself, or not
+    /// readable, which the call itself then reports).
+    fn path_meaning(&self, at: u64) -> Option<Meaning> {
+        let mut head = [0u8; 6];
+        // Most paths are not under /proc: only their first bytes are read.
+        self.copier.read(at, &mut head).ok()?;
+        if &head != b"/proc/" {
+            return None;
+        }
+        let path = self.copier.read_c_string(at, PATH_MAX as usize).ok()?;
+        proc_paths::meaning(&path, |pid| self.host_pid_of(pid))
+    }
+
+    /// The call with its /proc paths replaced by what they mean, if any is
+    /// (proc_paths.rs); None to perform it as it is.
+    fn with_proc_paths(&self, nr: u64, args: [u64; 6]) -> Option<i64> {
+        let (i, meaning) = policy::path_args(nr).find_map(|i| Some((i, self.path_meaning(args[i])?)))?;
+        let path = match meaning {
+            Meaning::Exe if nr == libc::SYS_readlink as u64 || nr == libc::SYS_readlinkat as u64 => {
+                return Some(self.readlink_program(args[i + 1], args[i + 2]));
+            }
+            Meaning::Exe => proc_paths::program(),
+            Meaning::Path(path) => path,
+        };
+        let path = CString::new(path).ok()?;
+        let mut ours = args;
+        ours[i] = path.as_ptr() as u64;
+        let [a, b, c, d, e, f] = ours;
+        // SAFETY: as in perform(), but for argument i: our own string,
+        // which outlives the call.
+        Some(raw_result(unsafe { libc::syscall(nr as libc::c_long, a, b, c, d, e, f) }))
+    }
+
+    /// readlink of /proc/self/exe: the program's path, cut to `size` bytes
+    /// as readlink cuts it.
+    fn readlink_program(&self, buf: u64, size: u64) -> i64 {
+        let path = proc_paths::program();
+        let n = path.len().min(size as u32 as usize);
+        match self.copier.write(buf, &path[..n]) {
+            Ok(()) => n as i64,
+            Err(errno) => -(errno as i64),
+        }
     }
 
     /// A copy of the program's iovec array at `at`, each buffer checked.
@@ -178,6 +242,9 @@ impl Perform for Performer {
         }
         if nr == libc::SYS_ioctl as u64 && args[1] as u32 as libc::Ioctl == libc::SIOCGIFCONF {
             return self.interfaces(args);
+        }
+        if let Some(ret) = self.with_proc_paths(nr, args) {
+            return ret;
         }
         let [a, b, c, d, e, f] = args;
         // SAFETY: policy::check allowed only calls of the delegated set, on

@@ -12,7 +12,7 @@ use libc::c_long;
 use std::os::fd::RawFd;
 
 /// Longest path the kernel reads (PATH_MAX), NUL included.
-const PATH_MAX: u64 = 4096;
+pub const PATH_MAX: u64 = 4096;
 /// sizeof(struct stat), struct statx, struct statfs on x86-64.
 const STAT_SIZE: u64 = 144;
 const STATX_SIZE: u64 = 256;
@@ -78,6 +78,14 @@ enum Len {
 /// is never touched, so it is always fine).
 pub fn inside(addr: u64, len: u64) -> bool {
     len == 0 || (addr >= USER_START && addr.checked_add(len).is_some_and(|end| end <= USER_END))
+}
+
+/// The arguments of call `nr` that are paths (optional ones included).
+pub fn path_args(nr: u64) -> impl Iterator<Item = usize> {
+    rules(nr as c_long).unwrap_or_default().iter().filter_map(|rule| match rule {
+        Arg::Path(i) | Arg::OptPath(i) => Some(*i),
+        _ => None,
+    })
 }
 
 /// Ok if the call may be performed as it is, else the errno to answer.

@@ -74,6 +74,32 @@ impl UserCopy {
 }
 
 impl UserCopy {
+    /// The NUL-terminated string at program address `addr`, without its
+    /// NUL: EFAULT if it leaves the program area or meets an unmapped page,
+    /// E2BIG if it is longer than `max` bytes.
+    pub fn read_c_string(&self, addr: u64, max: usize) -> Result<Vec<u8>, i32> {
+        let mut out = Vec::new();
+        let mut at = addr;
+        loop {
+            // Up to the end of the page: the next one may not be mapped.
+            let n = (4096 - at % 4096).min(256) as usize;
+            if !super::policy::inside(at, n as u64) {
+                return Err(libc::EFAULT);
+            }
+            let mut chunk = vec![0u8; n];
+            self.read(at, &mut chunk)?;
+            if let Some(end) = chunk.iter().position(|&b| b == 0) {
+                out.extend_from_slice(&chunk[..end]);
+                return Ok(out);
+            }
+            out.extend_from_slice(&chunk);
+            if out.len() > max {
+                return Err(libc::E2BIG);
+            }
+            at += n as u64;
+        }
+    }
+
     /// Copies `bytes` to program address `addr`; EFAULT if any of them is
     /// not mapped. `addr` must lie in the program area (checked by the
     /// caller), so the kernel only ever writes the mirror.

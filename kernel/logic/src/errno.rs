@@ -17,6 +17,7 @@ macro_rules! errnos {
 
 errnos! {
     EPERM = 1, "Operation not permitted";
+    ENOENT = 2, "No such file or directory";
     ESRCH = 3, "No such process";
     EINTR = 4, "Interrupted system call";
     ENOEXEC = 8, "Exec format error";
@@ -33,6 +34,7 @@ errnos! {
     EINVAL = 22, "Invalid argument";
     ESPIPE = 29, "Illegal seek";
     ENOSYS = 38, "Function not implemented";
+    EIDRM = 43, "Identifier removed";
     ETIMEDOUT = 110, "Connection timed out";
     ERESTARTSYS = 512, "A signal came: restart if its handler has SA_RESTART, else EINTR (never reaches a program)";
     ERESTARTNOHAND = 514, "A signal came: restart unless a handler runs, then EINTR (never reaches a program)";

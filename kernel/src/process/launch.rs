@@ -319,6 +319,7 @@ pub fn program_ended(p: &Arc<Process>) {
             _ => return,
         }
     };
+    p.vm.lock().detach_shared();
     super::family::ended(p);
     p.area.set_exited(p.wait_status());
     let words = [p.area.index() as u64, p.wait_status() as u64, p.pid as u64];

@@ -13,6 +13,7 @@ pub mod itimer;
 pub mod launch;
 pub mod shared_file;
 pub mod signal;
+pub mod sysv_shm;
 mod thread;
 pub mod uaccess;
 pub mod vm;
@@ -271,10 +272,15 @@ pub fn switch_threads(prev: &Thread, next: &Thread) {
     if let Some(u) = &next.user {
         u.cpu_state.switch_in();
         u.cpu_time.switch_in();
-        if u.left.load(Ordering::Acquire) {
+        if !u.left.load(Ordering::Acquire) {
+            hal::paging::switch_root(u.process.root());
+            u.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
             return;
         }
-        hal::paging::switch_root(u.process.root());
-        u.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
     }
+    // Kernel threads (idle included) and threads on their way out run on
+    // the kernel's own tables: a program's may be freed meanwhile (once its
+    // last thread is gone, wherever that was), and a core still holding
+    // them would lose the kernel's mappings with them (a triple fault).
+    hal::paging::switch_root(hal::paging::kernel_root());
 }

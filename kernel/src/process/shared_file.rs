@@ -28,6 +28,11 @@ pub fn open(key: FileKey) -> Arc<SharedFile> {
         .clone()
 }
 
+/// The shared pages of file `key`, if the enclave has any.
+pub fn find(key: FileKey) -> Option<Arc<SharedFile>> {
+    FILES.lock().get(&key).cloned()
+}
+
 impl SharedFile {
     /// One more mapping of page `index`: its frame, or `offered` (which
     /// holds the page's bytes) if the enclave had no copy yet.
@@ -38,9 +43,26 @@ impl SharedFile {
         entry.0
     }
 
+    pub fn key(&self) -> FileKey {
+        self.key
+    }
+
     /// The frame of page `index`, if the enclave has it.
     pub fn frame(&self, index: u64) -> Option<u64> {
         self.pages.lock().get(&index).map(|&(frame, _)| frame)
+    }
+
+    /// One more mapping of page `index`, if the enclave has it: its frame.
+    pub fn hold_existing(&self, index: u64) -> Option<u64> {
+        let mut pages = self.pages.lock();
+        let entry = pages.get_mut(&index)?;
+        entry.1 += 1;
+        Some(entry.0)
+    }
+
+    /// How many hold page `index` (mappings, and a System V segment's own).
+    pub fn holders(&self, index: u64) -> u32 {
+        self.pages.lock().get(&index).map_or(0, |&(_, n)| n)
     }
 
     /// One mapping of page `index` fewer; `free(frame)` gets the frame if

@@ -59,6 +59,8 @@ pub struct AddressSpace {
     small_only: BTreeMap<u64, u64>,
     /// Ranges that map a shared file's pages, start -> SharedRange.
     shared: BTreeMap<u64, SharedRange>,
+    /// Frames let go of at exit (`detach_shared`), freed with the rest.
+    deferred: Freed,
 }
 
 /// [its start, end) maps the file's pages from `first_page` on, 4 KiB each.
@@ -104,6 +106,7 @@ impl AddressSpace {
             large_mappings: 0,
             small_only: BTreeMap::new(),
             shared: BTreeMap::new(),
+            deferred: Freed::new(),
         })
     }
 
@@ -329,6 +332,42 @@ impl AddressSpace {
         self.pages.protect(&mut Tables, at, at + len, access).map_err(|_| ENOMEM)
     }
 
+    /// The file mapped by the shared range that starts at `start`, and its
+    /// end (shmdt finds its segment by it).
+    pub fn shared_at(&self, start: u64) -> Option<(FileKey, u64)> {
+        self.shared.get(&start).map(|r| (r.file.key(), r.end))
+    }
+
+    /// Maps the enclave's pages of file `key` (all of them there, as a
+    /// System V segment's are) at [at, at + len), reserved and empty.
+    pub fn share_reserved(
+        &mut self,
+        at: u64,
+        len: u64,
+        key: FileKey,
+        access: Access,
+    ) -> Result<(), Errno> {
+        let file = shared_file::find(key).ok_or(EIDRM)?;
+        let pages = len / PAGE_SIZE;
+        let mut frames = Vec::with_capacity(pages as usize);
+        for i in 0..pages {
+            match file.hold_existing(i) {
+                Some(f) => frames.push(f),
+                None => {
+                    // Removed meanwhile: let go of what was held.
+                    (0..i).for_each(|j| file.release(j, |f| mem::free_frames(f, 1)));
+                    return Err(EIDRM);
+                }
+            }
+        }
+        self.shared.insert(at, SharedRange { end: at + len, file, first_page: 0 });
+        for (i, frame) in frames.into_iter().enumerate() {
+            let va = at + i as u64 * PAGE_SIZE;
+            self.pages.map(&mut Tables, va, frame, false, access).map_err(|_| ENOMEM)?;
+        }
+        Ok(())
+    }
+
     /// Unmaps the shared-file pages in [start, end); a page's frame goes to
     /// `freed` when no mapping in the enclave holds it any more.
     fn unshare(&mut self, start: u64, end: u64, freed: &mut Freed) {
@@ -345,6 +384,9 @@ impl AddressSpace {
             let _ = self.pages.unmap(&mut Tables, a, b, |_, _| {});
             for va in (a..b).step_by(PAGE_SIZE as usize) {
                 r.file.release(r.first_page + (va - s) / PAGE_SIZE, |f| freed.push((f, PAGE_SIZE)));
+            }
+            if let Some(id) = super::sysv_shm::segment_of(r.file.key()) {
+                super::sysv_shm::forget_if_unused(id);
             }
             if s < a {
                 self.shared.insert(s, SharedRange { end: a, ..r.clone() });
@@ -570,9 +612,19 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// At the program's end: its shared pages are no longer its own (a
+    /// System V segment counts one attach fewer, as on Linux at exit); the
+    /// frames nobody holds any more are freed with the rest, once the host
+    /// has let go of its mirror.
+    pub fn detach_shared(&mut self) {
+        let mut freed = core::mem::take(&mut self.deferred);
+        self.unshare(USER_START, USER_END, &mut freed);
+        self.deferred = freed;
+    }
+
     /// Frees everything, every frame and table; maps nothing afterwards.
     pub fn release(&mut self) {
-        let mut freed = Freed::new();
+        let mut freed = core::mem::take(&mut self.deferred);
         self.unshare(USER_START, USER_END, &mut freed);
         free_all(freed);
         self.pages.destroy(&mut Tables, |p, s| mem::free_frames(p, s / PAGE_SIZE));

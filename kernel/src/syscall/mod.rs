@@ -9,6 +9,7 @@ mod memory;
 mod msg;
 mod process;
 mod process_vm;
+mod shm;
 mod signal;
 mod sync;
 mod system;
@@ -53,6 +54,9 @@ const HANDLERS: &[(u64, Handler)] = &[
     (24, system::sched_yield),
     (25, memory::mremap),
     (28, memory::madvise),
+    (29, shm::shmget),
+    (30, shm::shmat),
+    (31, shm::shmctl),
     (34, signal::pause),
     (35, time::nanosleep),
     (36, timer::getitimer),
@@ -67,6 +71,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (61, wait::wait4),
     (62, signal::kill),
     (63, system::uname),
+    (67, shm::shmdt),
     (98, usage::getrusage),
     (99, system::sysinfo),
     (100, usage::times),

@@ -1,10 +1,12 @@
 //! process_vm_readv and process_vm_writev between processes of this
 //! enclave (Open MPI's single-copy "CMA" path between ranks): the LWK
-//! copies from one address space to the other through a kernel buffer, so
-//! that it never holds both address-space locks at once.
+//! copies from one address space's pages straight to the other's, a chunk
+//! at a time with both address spaces locked (in one order for every pair,
+//! so two processes copying to each other at once cannot deadlock).
 
 use alloc::vec;
 use alloc::vec::Vec;
+use hal::physmem;
 use lwk_logic::errno::*;
 
 use super::Call;
@@ -12,8 +14,8 @@ use crate::process::{launch, uaccess, Process};
 
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;
-/// Bytes copied per step.
-const CHUNK: usize = 64 * 1024;
+/// Bytes copied per step: the locks mask interrupts while it lasts.
+const CHUNK: u64 = 64 * 1024;
 
 pub fn process_vm_readv(c: &mut Call) -> SysResult {
     transfer(c, false)
@@ -43,26 +45,56 @@ fn transfer(c: &mut Call, write: bool) -> SysResult {
     let remote = iovecs(c.process, remote_at, remote_count)?;
     let target = launch::find(pid as u32).ok_or(ESRCH)?;
     let (mut l, mut r) = (Pieces::new(&local), Pieces::new(&remote));
-    let mut buf = vec![0u8; CHUNK];
     let mut done = 0u64;
     while let (Some((la, ln)), Some((ra, rn))) = (l.next_at(), r.next_at()) {
-        let n = ln.min(rn).min(CHUNK as u64) as usize;
+        let n = ln.min(rn).min(CHUNK);
         let copied = if write {
-            uaccess::read_bytes(c.process, la, &mut buf[..n])
-                .and_then(|()| uaccess::write_bytes(&target, ra, &buf[..n]))
+            copy(c.process, la, &target, ra, n)
         } else {
-            uaccess::read_bytes(&target, ra, &mut buf[..n])
-                .and_then(|()| uaccess::write_bytes(c.process, la, &buf[..n]))
+            copy(&target, ra, c.process, la, n)
         };
-        if let Err(e) = copied {
-            // As on Linux: a fault after some bytes is a short count.
-            return if done > 0 { Ok(done) } else { Err(e) };
+        // As on Linux: a fault after some bytes is a short count.
+        done += copied;
+        if copied < n {
+            return if done > 0 { Ok(done) } else { Err(EFAULT) };
         }
-        l.advance(n as u64);
-        r.advance(n as u64);
-        done += n as u64;
+        l.advance(n);
+        r.advance(n);
     }
     Ok(done)
+}
+
+/// Copies up to `len` bytes from `src`'s `from` to `dst`'s `to`; the bytes
+/// copied (fewer at an unmapped or, in `dst`, read-only page).
+fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
+    if core::ptr::eq(src, dst) {
+        // Within one process the ranges may overlap: go through a buffer.
+        let mut buf = vec![0u8; len as usize];
+        let ok = uaccess::read_bytes(src, from, &mut buf)
+            .and_then(|()| uaccess::write_bytes(dst, to, &buf));
+        return if ok.is_ok() { len } else { 0 };
+    }
+    let src_first = (src as *const Process) < (dst as *const Process);
+    let (s, mut d) = if src_first {
+        let s = src.vm.lock();
+        (s, dst.vm.lock())
+    } else {
+        let d = dst.vm.lock();
+        (src.vm.lock(), d)
+    };
+    let mut done = 0;
+    while done < len {
+        let (Some(a), Some(b)) = (s.translate(from + done), d.translate(to + done)) else { break };
+        if !b.writable {
+            break;
+        }
+        let n = a.rest_of_page.min(b.rest_of_page).min(len - done);
+        physmem::copy_within(a.phys, b.phys, n as usize);
+        done += n;
+    }
+    // Written through the kernel's mapping: MADV_DONTNEED must zero it.
+    d.mark_written(to, to + done);
+    done
 }
 
 /// A walk through an iovec list.

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * /proc as a program sees it: /proc/self/exe is the program itself, and
+ * /proc/<getpid()> is this process, whose fd directory reopens its files
+ * (as UCX opens a peer's shared-memory file). The same output on Linux
+ * and in an enclave.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int main(int argc, char **argv)
+{
+	char exe[PATH_MAX] = "", real[PATH_MAX] = "", path[64], buf[16] = "";
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (argc < 2 || n < 0 || !realpath(argv[0], real))
+		return 2;
+	printf("/proc/self/exe is the program: %s\n", strcmp(exe, real) == 0 ? "yes" : exe);
+
+	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0 || write(fd, "through fd", 10) != 10)
+		return 3;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", getpid(), fd);
+	int again = open(path, O_RDONLY);
+
+	printf("reopened through /proc/<getpid()>/fd: %s\n",
+	       again >= 0 && read(again, buf, 10) == 10 && strcmp(buf, "through fd") == 0 ? "yes" : "no");
+	snprintf(path, sizeof(path), "/proc/%d/exe", getpid());
+	n = readlink(path, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	printf("/proc/<getpid()>/exe is the program: %s\n", strcmp(exe, real) == 0 ? "yes" : exe);
+	unlink(argv[1]);
+	return 0;
+}
