@@ -203,6 +203,10 @@ pub fn current_root() -> u64 {
     cr3 & ADDR_MASK
 }
 
+/// The root each CPU has loaded (0: not known yet), for `loaded_anywhere`.
+static LOADED: [AtomicU64; super::percpu::MAX_CPUS] =
+    [const { AtomicU64::new(0) }; super::percpu::MAX_CPUS];
+
 /// Switches to the address space rooted at `root` (a user PML4, whose upper
 /// half is the kernel's), unless it is already loaded.
 pub fn switch_root(root: u64) {
@@ -211,6 +215,13 @@ pub fn switch_root(root: u64) {
         // upper half, so the running kernel code and data stay mapped.
         unsafe { core::arch::asm!("mov cr3, {}", in(reg) root, options(nostack)) };
     }
+    LOADED[super::percpu::cpu_index()].store(root, Ordering::Release);
+}
+
+/// Whether some CPU has the page tables at `root` loaded: they must not
+/// be freed then (that CPU would lose the kernel's mappings with them).
+pub fn loaded_anywhere(root: u64) -> bool {
+    LOADED.iter().any(|r| r.load(Ordering::Acquire) == root)
 }
 
 /// Drops this CPU's cached user translations (reloading CR3; user pages

@@ -623,7 +623,14 @@ impl AddressSpace {
     }
 
     /// Frees everything, every frame and table; maps nothing afterwards.
+    /// Panics (a contained LWK crash) rather than free tables a CPU still
+    /// runs on, which would reset the whole machine.
     pub fn release(&mut self) {
+        let root = self.pages.root();
+        assert!(
+            root == 0 || !paging::loaded_anywhere(root),
+            "page tables at {root:#x} freed while a CPU still has them loaded"
+        );
         let mut freed = core::mem::take(&mut self.deferred);
         self.unshare(USER_START, USER_END, &mut freed);
         free_all(freed);

@@ -74,14 +74,13 @@ fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
             .and_then(|()| uaccess::write_bytes(dst, to, &buf));
         return if ok.is_ok() { len } else { 0 };
     }
+    // Locked in address order and unlocked in the reverse (each guard
+    // restores the interrupt flag it found, so the last taken goes first).
     let src_first = (src as *const Process) < (dst as *const Process);
-    let (s, mut d) = if src_first {
-        let s = src.vm.lock();
-        (s, dst.vm.lock())
-    } else {
-        let d = dst.vm.lock();
-        (src.vm.lock(), d)
-    };
+    let (first, second) = if src_first { (src, dst) } else { (dst, src) };
+    let mut first = first.vm.lock();
+    let mut second = second.vm.lock();
+    let (s, d) = if src_first { (&*first, &mut *second) } else { (&*second, &mut *first) };
     let mut done = 0;
     while done < len {
         let (Some(a), Some(b)) = (s.translate(from + done), d.translate(to + done)) else { break };
@@ -94,6 +93,8 @@ fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
     }
     // Written through the kernel's mapping: MADV_DONTNEED must zero it.
     d.mark_written(to, to + done);
+    drop(second);
+    drop(first);
     done
 }
 
