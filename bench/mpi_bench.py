@@ -7,7 +7,6 @@ solve (two allreduces per iteration) on them with Linux's other CPUs busy
 job. Prints ratios against the same run's Linux figures; writes
 mpi-bench.{json,md,png} to --out-dir (default bench/results)."""
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -17,6 +16,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from plotting import pyplot  # noqa: E402
+from saving import save_results  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
 from program_bench import boot_guest, plan_cpus, runs_stats  # noqa: E402
 
@@ -121,12 +121,8 @@ def main():
     res = parse(output)
     text = table(res, config)
     print("\n" + text)
-    os.makedirs(args.out_dir, exist_ok=True)
-    with open(os.path.join(args.out_dir, "mpi-bench.md"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(args.out_dir, "mpi-bench.json"), "w") as f:
-        json.dump({"config": config, "results": res, "targets": targets(res)}, f, indent=1)
-    plot(res, os.path.join(args.out_dir, "mpi-bench.png"))
+    save_results(args.out_dir, "mpi-bench", text, {"config": config, "results": res, "targets": targets(res)},
+                 lambda path: plot(res, path))
     return 0
 
 

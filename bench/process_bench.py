@@ -6,7 +6,6 @@ and two CPU-bound programs sharing the one core (each should get half).
 Prints ratios against the same run's Linux figures; writes
 process-bench.{json,md,png} to --out-dir (default bench/results)."""
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -16,6 +15,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from plotting import pyplot  # noqa: E402
+from saving import save_results  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
 from program_bench import boot_guest, plan_cpus  # noqa: E402
 
@@ -129,12 +129,8 @@ def main():
     res = parse(output)
     text = table(res, config)
     print("\n" + text)
-    os.makedirs(args.out_dir, exist_ok=True)
-    with open(os.path.join(args.out_dir, "process-bench.md"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(args.out_dir, "process-bench.json"), "w") as f:
-        json.dump({"config": config, "results": res, "targets": targets(res)}, f, indent=1)
-    plot(res, os.path.join(args.out_dir, "process-bench.png"))
+    save_results(args.out_dir, "process-bench", text, {"config": config, "results": res, "targets": targets(res)},
+                 lambda path: plot(res, path))
     return 0
 
 

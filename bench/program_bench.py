@@ -14,7 +14,6 @@ and this driver share the rest, so the host's scheduling does not pose as
 guest noise (K defaults to the host's CPU count minus one, at most 3).
 Writes program-bench.{json,md,png} to --out-dir (default bench/results)."""
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -29,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 import vm  # noqa: E402
 from plotting import pyplot  # noqa: E402
+from saving import save_results  # noqa: E402
 from enclave_bench import kv, pin_vcpus, sections  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
@@ -248,12 +248,8 @@ def main():
     res, problems = parse(output)
     text = table(res, config)
     print("\n" + text)
-    os.makedirs(args.out_dir, exist_ok=True)
-    with open(os.path.join(args.out_dir, "program-bench.md"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(args.out_dir, "program-bench.json"), "w") as f:
-        json.dump({"config": config, "results": res, "targets": targets(res), "problems": problems}, f, indent=1)
-    plot(res, os.path.join(args.out_dir, "program-bench.png"))
+    save_results(args.out_dir, "program-bench", text, {"config": config, "results": res, "targets": targets(res), "problems": problems},
+                 lambda path: plot(res, path))
     for p in problems:
         print(f"program_bench: WRONG RESULT: {p}")
     return 1 if problems else 0
