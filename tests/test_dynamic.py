@@ -34,7 +34,8 @@ atoll destroy e > /dev/null || exit 10
                  "fixed over another: at the hint yes, bytes from offset 2 pages yes, neighbours kept yes",
                  "a pipe: ENODEV", "plugin: loaded, answer 42",
                  "/proc/self/exe is the program: yes", "reopened through /proc/<getpid()>/fd: yes",
-                 "/proc/<getpid()>/exe is the program: yes", "libm: loaded, cos(0) = 1.0",
+                 "/proc/<getpid()>/exe is the program: yes",
+                 "get_nprocs and /proc/cpuinfo count the CPUs it may use: yes", "libm: loaded, cos(0) = 1.0",
                  "reduction: 499500000", "exception: thrown and caught",
                  "team as large as the CPUs: yes", "hello from /extra/dyn-hello (glibc, dynamic)"]:
         assert line in out, out

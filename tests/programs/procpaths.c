@@ -2,15 +2,33 @@
 /*
  * /proc as a program sees it: /proc/self/exe is the program itself, and
  * /proc/<getpid()> is this process, whose fd directory reopens its files
- * (as UCX opens a peer's shared-memory file). The same output on Linux
- * and in an enclave.
+ * (as UCX opens a peer's shared-memory file); the CPU count that glibc
+ * reads from /sys and the processors /proc/cpuinfo lists are the CPUs the
+ * program may use. The same output on Linux and in an enclave.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
+
+/* "processor" lines in /proc/cpuinfo. */
+static int processors(void)
+{
+	char line[512];
+	int n = 0;
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		n += strncmp(line, "processor", 9) == 0;
+	if (f)
+		fclose(f);
+	return n;
+}
 
 int main(int argc, char **argv)
 {
@@ -35,5 +53,11 @@ int main(int argc, char **argv)
 	exe[n > 0 ? n : 0] = 0;
 	printf("/proc/<getpid()>/exe is the program: %s\n", strcmp(exe, real) == 0 ? "yes" : exe);
 	unlink(argv[1]);
+
+	cpu_set_t mine;
+
+	sched_getaffinity(0, sizeof(mine), &mine);
+	printf("get_nprocs and /proc/cpuinfo count the CPUs it may use: %s\n",
+	       get_nprocs() == CPU_COUNT(&mine) && processors() == CPU_COUNT(&mine) ? "yes" : "no");
 	return 0;
 }

@@ -60,6 +60,7 @@ pub fn run(opts: Options) -> Result<u8> {
     let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
     let enclave = enclave::find(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
     let (cpu_count, cpu_mask) = cores(&enclave, &opts.cores)?;
+    proc_paths::set_enclave_cpus(enclave.cpus.len() as u32);
     let mut req = run_request(&enclave, cpu_count, &plan.layout, &path);
     req.cpus = cpu_mask;
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;

@@ -50,9 +50,9 @@ impl Performer {
     /// readable, which the call itself then reports).
     fn path_meaning(&self, at: u64) -> Option<Meaning> {
         let mut head = [0u8; 6];
-        // Most paths are not under /proc: only their first bytes are read.
+        // Most paths are not under /proc or /sys: only their first bytes are read.
         self.copier.read(at, &mut head).ok()?;
-        if &head != b"/proc/" {
+        if &head != b"/proc/" && &head != b"/sys/d" {
             return None;
         }
         let path = self.copier.read_c_string(at, PATH_MAX as usize).ok()?;
@@ -69,6 +69,10 @@ impl Performer {
             }
             Meaning::Exe => proc_paths::program(),
             Meaning::Path(path) => path,
+            Meaning::Text(text) if nr == libc::SYS_open as u64 || nr == libc::SYS_openat as u64 => {
+                return Some(text_file(&text, args[i + 1]));
+            }
+            Meaning::Text(_) => return None,
         };
         let path = CString::new(path).ok()?;
         let mut ours = args;
@@ -255,6 +259,32 @@ impl Perform for Performer {
         // an unmapped page there makes the call fail with EFAULT.
         raw_result(unsafe { libc::syscall(nr as libc::c_long, a, b, c, d, e, f) })
     }
+}
+
+/// A descriptor (open's answer, with its O_CLOEXEC `flags`) of a file in
+/// memory holding `text`, read from its start.
+fn text_file(text: &[u8], flags: u64) -> i64 {
+    let cloexec = if flags as i32 & libc::O_CLOEXEC != 0 { libc::MFD_CLOEXEC } else { 0 };
+    // SAFETY: the name is a NUL-terminated literal.
+    let fd = unsafe { libc::memfd_create(c"atoll-proc".as_ptr(), cloexec) };
+    if fd < 0 {
+        return raw_result(-1);
+    }
+    let mut done = 0;
+    while done < text.len() {
+        // SAFETY: writes bytes of our own slice to the descriptor just made.
+        let n = unsafe { libc::write(fd, text[done..].as_ptr().cast(), text.len() - done) };
+        if n <= 0 {
+            let err = raw_result(-1);
+            // SAFETY: closes the descriptor made above, which nothing else has.
+            unsafe { libc::close(fd) };
+            return err;
+        }
+        done += n as usize;
+    }
+    // SAFETY: as above; the descriptor is ours.
+    unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
+    fd as i64
 }
 
 /// Whether control messages `control` pass one of `reserved` (SCM_RIGHTS).
