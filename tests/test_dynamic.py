@@ -75,3 +75,23 @@ atoll destroy e > /dev/null || exit 10
     assert "by key: found again yes, IPC_EXCL EEXIST, larger EINVAL, missing key ENOENT" in out, out
     assert "attached after IPC_RMID: yes" in out, out
     assert "MEMORY_BACK" in out, out
+
+
+def test_process_vm_copies_between_many_processes(vm, programs):
+    # Four processes on two enclave cores read and write each other's
+    # memory 3000 times each way, preempted mid-copy. Regression: the LWK
+    # once released the two address-space locks in the wrong order, and
+    # this hung the enclave on the first run.
+    res = vm(r'''
+atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
+mkdir -p /tmp/files
+for i in 1 2 3; do
+    timeout 120 atoll run e -- /extra/cma_stress 4 3000 /tmp/files; echo "status: $?"
+done
+echo "after: $(atoll status e | grep '^state') $(atoll status e | grep '^programs')"
+atoll destroy e > /dev/null || exit 10
+''', extra_dir=str(programs), timeout=300)
+    assert res.status == 0, res.output
+    out = res.output
+    assert out.count("cma: 4 processes, 3000 copies each way, all right: yes") == 3, out
+    assert out.count("status: 0") == 3 and "after: state: running programs: none" in out, out
