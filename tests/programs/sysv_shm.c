@@ -39,16 +39,23 @@ int main(void)
 	printf("private segment: size %zu, zeroed %s, attached %ld\n", (size_t)ds.shm_segsz,
 	       p[0] == 0 && p[SIZE - 1] == 0 ? "yes" : "no", (long)ds.shm_nattch);
 	strcpy(p, "parent");
-	if (fork() == 0) {
+	pid_t child = fork();
+
+	if (child == 0) {
 		char *q = shmat(id, NULL, 0);
 
 		strcpy(p + 100, "child through the inherited attach");
 		strcpy(q + 200, "child through its own attach");
 		_exit(attaches(id) == 3 ? 0 : 1);
 	}
-	wait(&status);
+	pid_t waited;
+
+	while ((waited = waitpid(child, &status, 0)) < 0 && errno == EINTR)
+		;
+	if (waited != child)
+		printf("waitpid: %s\n", errno_name(errno));
 	printf("child: saw 3 attaches %s; the parent reads \"%s\" and \"%s\"\n",
-	       WEXITSTATUS(status) == 0 ? "yes" : "no", p + 100, p + 200);
+	       waited == child && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "yes" : "no", p + 100, p + 200);
 	printf("after the child: attached %ld\n", attaches(id));
 
 	/* Each errno is read before the next call. */
