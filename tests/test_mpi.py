@@ -9,11 +9,13 @@ import re
 
 # The job's results, without notes such as atoll run's about calls the
 # enclave does not support (System V shared memory, which Open MPI probes).
-OMPI = r"""
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-MPIRUN='timeout 240 mpirun.openmpi --oversubscribe'
+COMPARE = r"""
 results() { grep -E '^(hello from rank|ring:|allreduce:|halo:)' "$1"; }
 same() { results "$1" > /tmp/a; results "$2" > /tmp/b; [ -s /tmp/a ] && cmp -s /tmp/a /tmp/b; }
+"""
+OMPI = COMPARE + r"""
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+MPIRUN='timeout 240 mpirun.openmpi --oversubscribe'
 """
 
 
@@ -68,9 +70,7 @@ atoll destroy f > /dev/null || exit 10
 
 
 def test_mpich_in_one_enclave(vm, programs):
-    res = vm(r'''
-results() { grep -E '^(hello from rank|ring:|allreduce:|halo:)' "$1"; }
-same() { results "$1" > /tmp/a; results "$2" > /tmp/b; [ -s /tmp/a ] && cmp -s /tmp/a /tmp/b; }
+    res = vm(COMPARE + r'''
 atoll create --cpus 2 --mem 768M --name e > /dev/null || exit 9
 timeout 240 mpirun.mpich -n 2 atoll run e -- /extra/mpi-check-mpich > /tmp/plain.out 2>&1; echo "plain: $?"
 for n in 2 4; do

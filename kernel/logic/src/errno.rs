@@ -25,8 +25,6 @@ errnos! {
     EAGAIN = 11, "Resource temporarily unavailable";
     ENOMEM = 12, "Cannot allocate memory";
     EFAULT = 14, "Bad address";
-    EBADF = 9, "Bad file descriptor";
-    EACCES = 13, "Permission denied";
     EBUSY = 16, "Device or resource busy";
     EEXIST = 17, "File exists";
     ENODEV = 19, "No such device";

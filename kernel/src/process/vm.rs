@@ -292,6 +292,11 @@ impl AddressSpace {
         }
     }
 
+    /// The end of the shared range that holds `va`, if one does.
+    fn shared_end(&self, va: u64) -> Option<u64> {
+        self.shared.range(..=va).next_back().map(|(_, r)| r.end).filter(|&end| end > va)
+    }
+
     /// The shared ranges that overlap [start, end), clipped to it.
     fn shared_in(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
         let hits = self.shared.range(..end).filter(|(_, r)| r.end > start);
@@ -589,8 +594,8 @@ impl AddressSpace {
         for (&start, &end) in &self.ranges {
             let mut va = start;
             while va < end {
-                if let Some((_, e)) = self.shared_in(va, va + 1).first() {
-                    va = *e;
+                if let Some(end) = self.shared_end(va) {
+                    va = end;
                     continue;
                 }
                 let Some(t) = self.translate(va) else {

@@ -9,7 +9,7 @@
 
 use lwk_logic::errno::*;
 
-use super::memory::{access, how, retire, MAP_SHARED, PROT_EXEC};
+use super::memory::{access, how, retire, settle, MAP_SHARED, PROT_EXEC};
 use super::Call;
 use crate::process::{delegate, uaccess, vm};
 use lwk_logic::user_pages::Access;
@@ -40,7 +40,7 @@ pub fn mmap_file(
     placement.small_pages |= shared;
     let mut freed = vm::Freed::new();
     let at = c.process.vm.lock().mmap(addr, len, filling, placement, &mut freed);
-    retire(c, freed);
+    settle(c, freed);
     let at = at?;
     let len = vm::page_up(len);
     let filled = if shared {
@@ -84,7 +84,13 @@ fn share(c: &Call, fd: u64, at: u64, len: u64, offset: u64, access: Access) -> R
     let mut freed = vm::Freed::new();
     let r =
         c.process.vm.lock().share(at, len, (word(0), word(8)), offset / 4096, access, &mut freed);
-    retire(c, freed);
+    // Pages replaced by the enclave's copies, or write access taken away,
+    // must leave every core and the mirror.
+    if access.write {
+        settle(c, freed);
+    } else {
+        retire(c, freed);
+    }
     r
 }
 

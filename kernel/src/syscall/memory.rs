@@ -40,6 +40,17 @@ pub fn retire(c: &Call, freed: vm::Freed) {
     c.process.report_usage();
 }
 
+/// After a mapping was made: if it replaced pages, they go as `retire`
+/// lets them; if nothing went, no core or mirror has anything to drop.
+pub fn settle(c: &Call, freed: vm::Freed) {
+    if freed.is_empty() {
+        crate::status::report_memory();
+        c.process.report_usage();
+    } else {
+        retire(c, freed);
+    }
+}
+
 pub fn brk(c: &mut Call) -> SysResult {
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().brk(c.args[0], &mut freed);
@@ -71,12 +82,7 @@ pub fn mmap(c: &mut Call) -> SysResult {
     }
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().mmap(addr, len, access(prot), how(flags), &mut freed);
-    if freed.is_empty() {
-        crate::status::report_memory();
-        c.process.report_usage();
-    } else {
-        retire(c, freed);
-    }
+    settle(c, freed);
     r
 }
 

@@ -4,7 +4,7 @@
 use lwk_logic::errno::*;
 use lwk_logic::user_pages::Access;
 
-use super::memory::{how, retire};
+use super::memory::{how, retire, settle};
 use super::Call;
 use crate::process::{sysv_shm, uaccess, vm};
 
@@ -65,8 +65,7 @@ pub fn shmat(c: &mut Call) -> SysResult {
         space.unmap(at, size, &mut freed);
     }
     drop(space);
-    retire(c, freed);
-    c.process.report_usage();
+    settle(c, freed);
     r
 }
 
