@@ -44,9 +44,9 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi demo clean
 
-all: kernel module cli
+all: kernel module cli xemem
 
 deps:
 	@scripts/install-deps.sh
@@ -72,6 +72,11 @@ cli:
 	$(CARGO_CLI)
 	@mkdir -p build
 	cp cli/target/x86_64-unknown-linux-gnu/release/atoll $(CLI)
+
+# XEMEM's header and libraries for programs: build/include/xpmem.h,
+# build/lib/libxpmem.a and build/lib/libxpmem.so.
+xemem:
+	scripts/build-xemem.sh build
 
 # Style, checked in CI before anything is built. The kernel crates are
 # linted as both images (with and without the test code).

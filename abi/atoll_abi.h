@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	6
+#define ATOLL_ABI_VERSION	7
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -28,6 +28,7 @@
 #define ATOLL_MAGIC_STATUS	0x50535441	/* "ATSP" status page */
 #define ATOLL_MAGIC_KMSG	0x474d5441	/* "ATMG" message ring */
 #define ATOLL_MAGIC_CONSOLE	0x4e435441	/* "ATCN" console ring */
+#define ATOLL_MAGIC_XEMEM	0x4d585441	/* "ATXM" shared-memory segment request */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
@@ -315,6 +316,88 @@ struct atoll_msg_from {
 	__u32 kernel;
 	__u32 port;
 };
+
+/*
+ * XEMEM: memory segments shared between programs anywhere on the node, in
+ * any enclave or on Linux (XPMEM's model; xemem/xpmem.h wraps it). A
+ * program makes a segment of its own memory (segid, optionally named);
+ * another gets it (apid, if the segment's mode lets its user) and attaches
+ * it, mapping the very frames. In an enclave the calls are the LWK's
+ * system call ATOLL_SYS_XEMEM; on Linux, ATOLL_IOC_XEMEM of /dev/atoll.
+ * The host module keeps every segment; an LWK asks it with XEMEM_REQ and
+ * gets XEMEM_REPLY (an attach's frames in runs, over several replies).
+ * Removing a segment (or its owner ending) revokes every attachment
+ * first: the host zaps Linux's, and sends XEMEM_REVOKE to each LWK; only
+ * then are the frames let go (XEMEM_UNPIN to the owner's LWK).
+ */
+#define ATOLL_SYS_XEMEM		1002	/* (struct atoll_xemem_io *) -> 0 or -errno */
+#define ATOLL_XEMEM_NAME_LEN	64
+#define ATOLL_XEMEM_MAKE	1	/* vaddr, size, mode, name ("": none) -> segid */
+#define ATOLL_XEMEM_REMOVE	2	/* segid */
+#define ATOLL_XEMEM_GET		3	/* segid, flags -> apid */
+#define ATOLL_XEMEM_RELEASE	4	/* apid */
+#define ATOLL_XEMEM_ATTACH	5	/* apid, offset, size, vaddr (0: anywhere) -> vaddr */
+#define ATOLL_XEMEM_DETACH	6	/* vaddr */
+#define ATOLL_XEMEM_LOOKUP	7	/* name -> segid */
+#define ATOLL_XEMEM_ENDED	8	/* LWK only: the program's memory is gone; drop what it held */
+#define ATOLL_XEMEM_RDONLY	1	/* GET's flags, as XPMEM's */
+#define ATOLL_XEMEM_RDWR	2
+
+struct atoll_xemem_io {
+	struct atoll_header hdr;
+	__u32 op;
+	__u32 mode;		/* MAKE: who may get it, as a file's mode (0600) */
+	__s64 segid;
+	__s64 apid;
+	__u64 vaddr;
+	__u64 size;
+	__u64 offset;
+	__u32 flags;		/* GET: ATOLL_XEMEM_RDONLY or ATOLL_XEMEM_RDWR */
+	__u32 pad0;
+	char name[ATOLL_XEMEM_NAME_LEN];
+};
+
+#define ATOLL_KMSG_XEMEM_REQ	41	/* LWK: struct atoll_xemem_req */
+#define ATOLL_KMSG_XEMEM_REPLY	42	/* host: struct atoll_xemem_reply, then its runs */
+#define ATOLL_KMSG_XEMEM_REVOKE	43	/* host: u64 area, u64 attachment: unmap it */
+#define ATOLL_KMSG_XEMEM_REVOKED 44	/* LWK: u64 attachment; no CPU can reach it now */
+#define ATOLL_KMSG_XEMEM_UNPIN	45	/* host: u64 pin; nobody else maps its frames now */
+#define ATOLL_XEMEM_REPLY_RUNS	4000	/* runs in one reply */
+
+/* A program's request, with the LWK's pin over a MAKE's frames. */
+struct atoll_xemem_req {
+	__u64 id;		/* the LWK's, echoed by every reply */
+	__u32 area;		/* the program asking */
+	__u32 pid;
+	__u64 pin;		/* MAKE: the frames' pin in the LWK */
+	__u64 runs_hash;	/* MAKE: atoll_xemem_hash of the range's runs */
+	__u64 root;		/* MAKE: the program's page-table root, to walk */
+	__u64 attachment;	/* DETACH: the id ATTACH gave */
+	struct atoll_xemem_io io;
+};
+
+/* Physically contiguous bytes of a segment, in order. */
+struct atoll_xemem_run {
+	__u64 phys;
+	__u64 len;
+};
+
+struct atoll_xemem_reply {
+	__u64 id;
+	__s64 result;		/* 0 or -errno */
+	__s64 value;		/* segid, apid, or an attach's attachment id */
+	__u32 writable;		/* ATTACH: map the runs writable */
+	__u32 last;		/* ATTACH sends its runs in several replies; 1 ends */
+	__u32 count;		/* runs after this struct */
+	__u32 pad0;
+};
+
+/*
+ * FNV-1a over each run's phys then len (8 bytes each, little-endian): a
+ * MAKE's runs as the LWK pinned them must hash as the host finds them.
+ */
+#define ATOLL_XEMEM_HASH_SEED	0xcbf29ce484222325ULL
+#define ATOLL_XEMEM_HASH_PRIME	0x100000001b3ULL
 
 /*
  * Message benchmarks (test image; host kmsg_bench.c, LWK
@@ -784,5 +867,6 @@ struct atoll_kill {
 #define ATOLL_IOC_ADOPT		_IOWR(ATOLL_IOC_MAGIC, 16, struct atoll_adopt)
 /* An execve's new image (regions, brk_start, comm of struct atoll_run). */
 #define ATOLL_IOC_EXEC		_IOWR(ATOLL_IOC_MAGIC, 17, struct atoll_run)
+#define ATOLL_IOC_XEMEM		_IOWR(ATOLL_IOC_MAGIC, 18, struct atoll_xemem_io)
 
 #endif /* ATOLL_ABI_H */

@@ -10,6 +10,7 @@
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include "atoll_abi.h"
 #include "kmsg_ring.h"
@@ -56,6 +57,8 @@ struct atoll_area {
 	bool execed;			/* PROC_EXECED: exec_result, exec_cr3 (release/acquire) */
 	s64 exec_result;
 	u64 exec_cr3;
+	kuid_t uid;			/* of the `atoll run` that bound it (XEMEM's permissions) */
+	kgid_t gid;
 };
 
 struct atoll_enclave {
@@ -94,6 +97,8 @@ struct atoll_enclave {
 	u64 group_joined;		/* the last multicast group it joined ... */
 	s64 group_result;		/* ... with this result */
 	u64 group_left;			/* the last group whose ring it unmapped */
+
+	u64 xemem_revoked;		/* the last attachment it unmapped (xemem.c) */
 
 	/*
 	 * Its programs, one per area of the shared memory (program.c), and
@@ -152,7 +157,8 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
  * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
- * lifecycle.c -> kmsg.c -> kmsg_ring.c; cpus.c, memory.c, mirror.c and
+ * lifecycle.c -> kmsg.c -> kmsg_ring.c; main.c, program.c and enclave.c
+ * -> xemem_lwk.c or xemem.c; xemem_lwk.c -> xemem.c -> xemem_map.c; cpus.c, memory.c, mirror.c and
  * symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
@@ -251,6 +257,16 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);
 void atoll_mirror_zap(struct atoll_program *p, bool start);
 void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
+int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
+			bool *writable, u64 **leaf);
+
+/* xemem.c, xemem_map.c, xemem_lwk.c: segments shared between kernels' programs */
+int atoll_xemem_init(void);
+int atoll_xemem_lwk_init(void);
+void atoll_xemem_exit(void);
+long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg);
+void atoll_xemem_file_gone(struct atoll_program *p);
+void atoll_xemem_enclave_gone(struct atoll_enclave *e);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

@@ -68,7 +68,8 @@ static int claim_area(struct atoll_enclave *e, struct atoll_program *p)
 		if (a->program || cmpxchg(&atoll_proc_area(e, i)->state, ATOLL_PROC_FREE,
 					  ATOLL_PROC_CREATING) != ATOLL_PROC_FREE)
 			continue;
-		*a = (struct atoll_area){ .program = p };
+		*a = (struct atoll_area){ .program = p, .uid = current_euid(),
+					  .gid = current_egid() };
 		e->programs++;
 		p->e = e;
 		p->area = i;
@@ -173,7 +174,9 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 
 			  e->name, pid, area);
 		ret = -ESRCH;
 	} else {
-		e->areas[area] = (struct atoll_area){ .program = p, .pid = pid };
+		e->areas[area] = (struct atoll_area){ .program = p, .pid = pid,
+						      .uid = current_euid(),
+						      .gid = current_egid() };
 		if (state == ATOLL_PROC_EXITED) {
 			e->areas[area].wait_status = READ_ONCE(proc->wait_status);
 			/* Its end came first: the status before the flag, as in on_exit(). */
@@ -506,6 +509,8 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 		atoll_cpu_init(e->apic_ids[i]);
 	registry_remove(e);
 	atoll_peers_disconnect(e);
+	/* Before its memory goes back: nobody may map it then. */
+	atoll_xemem_enclave_gone(e);
 	req->phase_ns[ATOLL_DPHASE_STOP] = ktime_get_ns() - t;
 
 	t = ktime_get_ns();

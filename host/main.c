@@ -80,6 +80,8 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_DESTROY:
 		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
 			      (atoll_op)atoll_enclave_destroy);
+	case ATOLL_IOC_XEMEM:
+		return atoll_xemem_ioctl(file->private_data, arg);
 	case ATOLL_IOC_RUN:
 	case ATOLL_IOC_START:
 	case ATOLL_IOC_CALL:
@@ -132,21 +134,27 @@ static struct miscdevice atoll_dev = {
 
 static int __init atoll_init(void)
 {
-	int ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
-		  atoll_peers_init() ?: atoll_kmsg_check_init() ?:
-		  atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?:
-		  atoll_usermsg_init();
+	int ret = atoll_xemem_init();
 
 	if (ret)
 		return ret;
+	ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
+	      atoll_peers_init() ?: atoll_kmsg_check_init() ?:
+	      atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?:
+	      atoll_usermsg_init() ?: atoll_xemem_lwk_init();
+	if (ret)
+		goto fail;
 	atoll_kmsg_start();
 	ret = misc_register(&atoll_dev);
 	if (ret) {
 		atoll_kmsg_stop();
-		return ret;
+		goto fail;
 	}
 	pr_info("atoll: ready (ABI %u): /dev/atoll\n", ATOLL_ABI_VERSION);
 	return 0;
+fail:
+	atoll_xemem_exit();
+	return ret;
 }
 
 static void __exit atoll_exit(void)
@@ -155,6 +163,7 @@ static void __exit atoll_exit(void)
 	misc_deregister(&atoll_dev);
 	atoll_kmsg_stop();
 	atoll_usermsg_exit();
+	atoll_xemem_exit();
 }
 
 module_init(atoll_init);

@@ -39,18 +39,19 @@ static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
 }
 
 /*
- * The physical 4 KiB page the LWK maps at va for its user, or -EFAULT.
+ * The physical 4 KiB page the LWK maps at va for its user in the tables
+ * at cr3 (which must lie in e's memory), or -EFAULT.
  * *writable: every level allows writes; *leaf: the LWK's entry.
  */
-static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, bool *writable,
-			 u64 **leaf)
+int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
+			bool *writable, u64 **leaf)
 {
-	u64 table = p->cr3 & LWK_PTE_ADDR, entry, size;
+	u64 table = cr3 & LWK_PTE_ADDR, entry, size;
 	int shift;
 
 	*writable = true;
 	for (shift = 39; shift >= PAGE_SHIFT; shift -= 9) {
-		if (!lwk_phys_ok(p->e, table, PAGE_SIZE))
+		if (!lwk_phys_ok(e, table, PAGE_SIZE))
 			return -EFAULT;
 		entry = READ_ONCE(((u64 *)__va(table))[(va >> shift) & 511]);
 		if (!(entry & LWK_PTE_PRESENT) || !(entry & LWK_PTE_USER))
@@ -63,7 +64,7 @@ static int lwk_translate(struct atoll_program *p, unsigned long va, u64 *phys, b
 		    ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
 			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) |
 				(va & (size - 1) & PAGE_MASK);
-			return lwk_phys_ok(p->e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
+			return lwk_phys_ok(e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
 		}
 		if (entry & LWK_PTE_LARGE)	/* reserved in a PML4E */
 			return -EFAULT;
@@ -93,7 +94,7 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
-	if (lwk_translate(p, vmf->address, &phys, &writable, &leaf))
+	if (atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf))
 		goto out;
 	writable |= loading(p);
 	if (write && !writable)
@@ -125,7 +126,7 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	u64 phys, *leaf;
 
 	down_read(&p->map_sem);
-	if (!lwk_translate(p, vmf->address, &phys, &writable, &leaf) &&
+	if (!atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf) &&
 	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte)) {
 		set_bit(LWK_PTE_DIRTY_BIT, (unsigned long *)leaf);
 		ret = 0;

@@ -211,6 +211,7 @@ void atoll_program_release(struct atoll_program *p)
 		unbind(p);
 	}
 	atoll_mirror_put(p);
+	atoll_xemem_file_gone(p);
 	kfree(p);
 }
 

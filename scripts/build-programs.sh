@@ -4,7 +4,7 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, signals, cputime, mmap_churn, msgping, and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, signals, cputime, mmap_churn, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
@@ -41,6 +41,13 @@ case $what in tests|all)
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc openmp $OMP "$T/openmp.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"
+    # XEMEM's library as a user builds against it: static, and shared beside the program.
+    "$ROOT/scripts/build-xemem.sh" "$ROOT/build"
+    X="-I $ROOT/build/include"
+    cc xemem_check $X "$T/xemem_check.c" "$ROOT/build/lib/libxpmem.a"
+    cp "$ROOT/build/lib/libxpmem.so" "$out/"
+    gcc $CFLAGS $X -o "$out/dyn-xemem_check" "$T/xemem_check.c" -L "$ROOT/build/lib" -lxpmem \
+        -Wl,-rpath,'$ORIGIN'
     gcc $CFLAGS -static-pie -fPIE -o "$out/hello-pie" "$T/hello.c"
     gcc $CFLAGS -o "$out/dyn-hello" "$T/hello.c"
     gcc $CFLAGS -o "$out/dyn-filemap" "$T/filemap.c"

@@ -5,8 +5,10 @@
 #![no_std]
 
 pub mod syscalls;
+mod xemem_bytes;
+pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 6;
+pub const ABI_VERSION: u32 = 7;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -35,6 +37,7 @@ pub const MAGIC_CALL: u32 = 0x4c43_5441;
 pub const MAGIC_KILL: u32 = 0x4c4b_5441;
 pub const MAGIC_PROGRAMS: u32 = 0x5350_5441;
 pub const MAGIC_ADOPT: u32 = 0x4441_5441;
+pub const MAGIC_XEMEM: u32 = 0x4d58_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -314,6 +317,87 @@ pub struct MsgIo {
     pub buf_ptr: u64,
     pub len: u32,
     pub timeout_ms: i32,
+}
+
+/// XEMEM: segments shared between programs on the node (atoll_abi.h).
+pub const SYS_XEMEM: u64 = 1002;
+pub const XEMEM_NAME_LEN: usize = 64;
+pub const XEMEM_MAKE: u32 = 1;
+pub const XEMEM_REMOVE: u32 = 2;
+pub const XEMEM_GET: u32 = 3;
+pub const XEMEM_RELEASE: u32 = 4;
+pub const XEMEM_ATTACH: u32 = 5;
+pub const XEMEM_DETACH: u32 = 6;
+pub const XEMEM_LOOKUP: u32 = 7;
+pub const XEMEM_ENDED: u32 = 8;
+pub const XEMEM_RDONLY: u32 = 1;
+pub const XEMEM_RDWR: u32 = 2;
+pub const KMSG_XEMEM_REQ: u16 = 41;
+pub const KMSG_XEMEM_REPLY: u16 = 42;
+pub const KMSG_XEMEM_REVOKE: u16 = 43;
+pub const KMSG_XEMEM_REVOKED: u16 = 44;
+pub const KMSG_XEMEM_UNPIN: u16 = 45;
+pub const XEMEM_REPLY_RUNS: usize = 4000;
+pub const XEMEM_HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+pub const XEMEM_HASH_PRIME: u64 = 0x100_0000_01b3;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct XememIo {
+    pub hdr: Header,
+    pub op: u32,
+    pub mode: u32,
+    pub segid: i64,
+    pub apid: i64,
+    pub vaddr: u64,
+    pub size: u64,
+    pub offset: u64,
+    pub flags: u32,
+    pub pad0: u32,
+    pub name: [u8; XEMEM_NAME_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct XememReq {
+    pub id: u64,
+    pub area: u32,
+    pub pid: u32,
+    pub pin: u64,
+    pub runs_hash: u64,
+    pub root: u64,
+    pub attachment: u64,
+    pub io: XememIo,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XememRun {
+    pub phys: u64,
+    pub len: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XememReply {
+    pub id: u64,
+    pub result: i64,
+    pub value: i64,
+    pub writable: u32,
+    pub last: u32,
+    pub count: u32,
+    pub pad0: u32,
+}
+
+/// atoll_xemem_hash: FNV-1a over each run's phys, then len, little-endian.
+pub fn xemem_hash(runs: impl IntoIterator<Item = XememRun>) -> u64 {
+    let mut h = XEMEM_HASH_SEED;
+    for r in runs {
+        for b in r.phys.to_le_bytes().into_iter().chain(r.len.to_le_bytes()) {
+            h = (h ^ u64::from(b)).wrapping_mul(XEMEM_HASH_PRIME);
+        }
+    }
+    h
 }
 
 pub const BENCH_LINE: u64 = 1;
@@ -704,7 +788,7 @@ zeroed_with_header!(
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
     KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS, Adopt => MAGIC_ADOPT,
-    KmsgMcastReq => MAGIC_MCAST,
+    KmsgMcastReq => MAGIC_MCAST, XememIo => MAGIC_XEMEM,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -731,6 +815,7 @@ pub const IOC_KMSG_MCAST: u32 = iowr::<KmsgMcastReq>(14);
 pub const IOC_PROGRAMS: u32 = iowr::<Programs>(15);
 pub const IOC_ADOPT: u32 = iowr::<Adopt>(16);
 pub const IOC_EXEC: u32 = iowr::<Run>(17);
+pub const IOC_XEMEM: u32 = iowr::<XememIo>(18);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

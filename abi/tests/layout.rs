@@ -82,6 +82,19 @@ fn expectations() -> Vec<(String, u64)> {
     });
     layout!("atoll_user_msg", UserMsg { "dest_port": dest_port, "src_port": src_port, "len": len });
     layout!("atoll_msg_from", MsgFrom { "kernel": kernel, "port": port });
+    layout!("atoll_xemem_io", XememIo {
+        "hdr": hdr, "op": op, "mode": mode, "segid": segid, "apid": apid, "vaddr": vaddr,
+        "size": size, "offset": offset, "flags": flags, "pad0": pad0, "name": name,
+    });
+    layout!("atoll_xemem_req", XememReq {
+        "id": id, "area": area, "pid": pid, "pin": pin, "runs_hash": runs_hash, "root": root,
+        "attachment": attachment, "io": io,
+    });
+    layout!("atoll_xemem_run", XememRun { "phys": phys, "len": len });
+    layout!("atoll_xemem_reply", XememReply {
+        "id": id, "result": result, "value": value, "writable": writable, "last": last,
+        "count": count, "pad0": pad0,
+    });
     layout!("atoll_msg_io", MsgIo {
         "hdr": hdr, "kernel": kernel, "port": port, "src_port": src_port, "buf_ptr": buf_ptr,
         "len": len, "timeout_ms": timeout_ms,
@@ -222,6 +235,28 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PROC_EXEC", KMSG_PROC_EXEC as u64),
         ("ATOLL_KMSG_PROC_EXECED", KMSG_PROC_EXECED as u64),
         ("ATOLL_IOC_EXEC", IOC_EXEC as u64),
+        ("ATOLL_IOC_XEMEM", IOC_XEMEM as u64),
+        ("ATOLL_MAGIC_XEMEM", MAGIC_XEMEM as u64),
+        ("ATOLL_SYS_XEMEM", SYS_XEMEM),
+        ("ATOLL_XEMEM_NAME_LEN", XEMEM_NAME_LEN as u64),
+        ("ATOLL_XEMEM_MAKE", XEMEM_MAKE as u64),
+        ("ATOLL_XEMEM_REMOVE", XEMEM_REMOVE as u64),
+        ("ATOLL_XEMEM_GET", XEMEM_GET as u64),
+        ("ATOLL_XEMEM_RELEASE", XEMEM_RELEASE as u64),
+        ("ATOLL_XEMEM_ATTACH", XEMEM_ATTACH as u64),
+        ("ATOLL_XEMEM_DETACH", XEMEM_DETACH as u64),
+        ("ATOLL_XEMEM_LOOKUP", XEMEM_LOOKUP as u64),
+        ("ATOLL_XEMEM_ENDED", XEMEM_ENDED as u64),
+        ("ATOLL_XEMEM_RDONLY", XEMEM_RDONLY as u64),
+        ("ATOLL_XEMEM_RDWR", XEMEM_RDWR as u64),
+        ("ATOLL_KMSG_XEMEM_REQ", KMSG_XEMEM_REQ as u64),
+        ("ATOLL_KMSG_XEMEM_REPLY", KMSG_XEMEM_REPLY as u64),
+        ("ATOLL_KMSG_XEMEM_REVOKE", KMSG_XEMEM_REVOKE as u64),
+        ("ATOLL_KMSG_XEMEM_REVOKED", KMSG_XEMEM_REVOKED as u64),
+        ("ATOLL_KMSG_XEMEM_UNPIN", KMSG_XEMEM_UNPIN as u64),
+        ("ATOLL_XEMEM_REPLY_RUNS", XEMEM_REPLY_RUNS as u64),
+        ("ATOLL_XEMEM_HASH_SEED", XEMEM_HASH_SEED),
+        ("ATOLL_XEMEM_HASH_PRIME", XEMEM_HASH_PRIME),
         ("ATOLL_MAGIC_ADOPT", MAGIC_ADOPT as u64),
         ("ATOLL_SYS_MSG_SEND", SYS_MSG_SEND),
         ("ATOLL_SYS_MSG_RECV", SYS_MSG_RECV),

@@ -78,6 +78,7 @@ fn kmain(info: BootInfo) -> ! {
         kmsg::init_peers();
         usermsg::init();
         process::launch::init(e.shared.0);
+        process::xemem::init();
         #[cfg(feature = "testing")]
         {
             selftest::kmsg::init();

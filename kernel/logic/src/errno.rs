@@ -20,10 +20,12 @@ errnos! {
     ENOENT = 2, "No such file or directory";
     ESRCH = 3, "No such process";
     EINTR = 4, "Interrupted system call";
+    EIO = 5, "Input/output error";
     ENOEXEC = 8, "Exec format error";
     ECHILD = 10, "No child processes";
     EAGAIN = 11, "Resource temporarily unavailable";
     ENOMEM = 12, "Cannot allocate memory";
+    EACCES = 13, "Permission denied";
     EFAULT = 14, "Bad address";
     EBUSY = 16, "Device or resource busy";
     EEXIST = 17, "File exists";
@@ -33,6 +35,7 @@ errnos! {
     ESPIPE = 29, "Illegal seek";
     ENOSYS = 38, "Function not implemented";
     EIDRM = 43, "Identifier removed";
+    EPROTO = 71, "Protocol error";
     ETIMEDOUT = 110, "Connection timed out";
     ERESTARTSYS = 512, "A signal came: restart if its handler has SA_RESTART, else EINTR (never reaches a program)";
     ERESTARTNOHAND = 514, "A signal came: restart unless a handler runs, then EINTR (never reaches a program)";

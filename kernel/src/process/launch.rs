@@ -344,5 +344,6 @@ fn free(p: &Arc<Process>) {
     p.area.set_usage(0, 0);
     p.area.set_state(PROC_FREE);
     status::report_memory();
+    super::xemem::ended(p);
     kmsg::send_words_waiting(Peer::Host, KMSG_PROC_FREED, &[p.area.index() as u64, p.pid as u64]);
 }

@@ -11,12 +11,14 @@ pub mod family;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
+pub mod pins;
 pub mod shared_file;
 pub mod signal;
 pub mod sysv_shm;
 mod thread;
 pub mod uaccess;
 pub mod vm;
+pub mod xemem;
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;

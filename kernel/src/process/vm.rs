@@ -4,7 +4,9 @@
 //! pages wherever a whole aligned 2 MiB is covered. PROT_NONE reservations
 //! get memory only when they become accessible. Ranges that map a file
 //! MAP_SHARED hold the enclave's one copy of its pages (shared_file.rs),
-//! which they never free themselves.
+//! which they never free themselves; XEMEM attachments map frames that
+//! are not the program's at all (xemem.rs), nor ever freed here. Every
+//! frame freed goes through `pins`, which keeps exported ones.
 
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
@@ -20,6 +22,7 @@ use hal::{mem, paging, physmem};
 
 use lwk_logic::errno::*;
 
+use super::pins;
 use super::shared_file::{self, FileKey, SharedFile};
 
 /// Frames to give back once no CPU can still reach them (after a TLB
@@ -28,7 +31,7 @@ pub type Freed = Vec<(u64, u64)>;
 
 pub fn free_all(freed: Freed) {
     for (phys, bytes) in freed {
-        mem::free_frames(phys, bytes / PAGE_SIZE);
+        pins::free(phys, bytes);
     }
 }
 
@@ -61,6 +64,16 @@ pub struct AddressSpace {
     shared: BTreeMap<u64, SharedRange>,
     /// Frames let go of at exit (`detach_shared`), freed with the rest.
     deferred: Freed,
+    /// XEMEM attachments, start -> Attached.
+    attached: BTreeMap<u64, Attached>,
+}
+
+/// [its start, end) maps frames of XEMEM attachment `id`.
+#[derive(Clone, Copy)]
+struct Attached {
+    end: u64,
+    id: u64,
+    writable: bool,
 }
 
 /// [its start, end) maps the file's pages from `first_page` on, 4 KiB each.
@@ -107,6 +120,7 @@ impl AddressSpace {
             small_only: BTreeMap::new(),
             shared: BTreeMap::new(),
             deferred: Freed::new(),
+            attached: BTreeMap::new(),
         })
     }
 
@@ -221,6 +235,12 @@ impl AddressSpace {
         } else {
             (PAGE_SIZE, 0)
         };
+        self.free_range(len, align, colour)
+    }
+
+    /// The lowest free range for `len` bytes at or above the mmap base
+    /// that starts `colour` bytes past a multiple of `align`.
+    fn free_range(&self, len: u64, align: u64, colour: u64) -> Option<u64> {
         let fits = |start: u64| start + colour;
         let mut candidate = MMAP_BASE;
         for (&s, &e) in self.ranges.range(MMAP_BASE..) {
@@ -279,6 +299,7 @@ impl AddressSpace {
     pub fn unmap(&mut self, start: u64, len: u64, freed: &mut Freed) {
         let end = start.saturating_add(page_up(len)).min(USER_END);
         self.unshare(start, end, freed);
+        self.unattach(start, end);
         self.unreserve(start, end);
         // Page-table frames are only ever short of memory when splitting a
         // 2 MiB page; then the whole 2 MiB goes (still inside the range's
@@ -412,6 +433,10 @@ impl AddressSpace {
         if !self.is_covered(start, end) {
             return Err(ENOMEM);
         }
+        let read_only = self.attached.range(..end).any(|(_, a)| a.end > start && !a.writable);
+        if access.write && read_only {
+            return Err(EACCES);
+        }
         if access != Access::NONE {
             self.populate(start, end, access)?;
         }
@@ -490,7 +515,7 @@ impl AddressSpace {
         if !self.is_covered(old, old + old_len) {
             return Err(EFAULT);
         }
-        if !self.shared_in(old, old + old_len).is_empty() {
+        if !self.shared_in(old, old + old_len).is_empty() || self.attached_in(old, old + old_len) {
             // Moving or growing a shared file mapping is not supported.
             return Err(EINVAL);
         }
@@ -544,7 +569,15 @@ impl AddressSpace {
     pub fn zero(&mut self, start: u64, len: u64) {
         let end = start.saturating_add(page_up(len)).min(USER_END);
         let mut at = start;
-        for (s, e) in self.shared_in(start, end).into_iter().chain([(end, end)]) {
+        let mut keep = self.shared_in(start, end);
+        keep.extend(
+            self.attached
+                .range(..end)
+                .filter(|(_, a)| a.end > start)
+                .map(|(&s, a)| (s.max(start), a.end.min(end))),
+        );
+        keep.sort_unstable();
+        for (s, e) in keep.into_iter().chain([(end, end)]) {
             if at < s {
                 self.pages
                     .clean(&mut Tables, at, s, |phys, n| physmem::zero_owned(phys, n as usize));
@@ -594,7 +627,8 @@ impl AddressSpace {
         for (&start, &end) in &self.ranges {
             let mut va = start;
             while va < end {
-                if let Some(end) = self.shared_end(va) {
+                if let Some(end) = self.shared_end(va).or_else(|| self.attached_end(va)) {
+                    // Attachments are not inherited: the child's range is empty.
                     va = end;
                     continue;
                 }
@@ -615,6 +649,111 @@ impl AddressSpace {
             }
         }
         Ok(())
+    }
+
+    /// Maps `runs` ((physical address, bytes), in order) as XEMEM
+    /// attachment `id`: at `hint` if given (it must be free), else where
+    /// the runs' 2 MiB pieces can be 2 MiB pages. The frames are never
+    /// freed here.
+    pub fn attach(
+        &mut self,
+        hint: u64,
+        len: u64,
+        runs: &[(u64, u64)],
+        access: Access,
+        id: u64,
+    ) -> Result<u64, Errno> {
+        let phase = runs.first().map_or(0, |r| r.0 % LARGE_PAGE_SIZE);
+        let at = if hint != 0 {
+            let free = hint.is_multiple_of(PAGE_SIZE)
+                && in_user_range(hint, len)
+                && self.is_free(hint, hint + len);
+            free.then_some(hint).ok_or(EINVAL)?
+        } else {
+            self.free_range(len, LARGE_PAGE_SIZE, phase).ok_or(ENOMEM)?
+        };
+        self.reserve(at, at + len);
+        self.attached.insert(at, Attached { end: at + len, id, writable: access.write });
+        let mut va = at;
+        for &(run, run_len) in runs {
+            let mut off = 0;
+            while off < run_len {
+                let phys = run + off;
+                let large = va.is_multiple_of(LARGE_PAGE_SIZE)
+                    && phys.is_multiple_of(LARGE_PAGE_SIZE)
+                    && run_len - off >= LARGE_PAGE_SIZE;
+                if self.pages.map(&mut Tables, va, phys, large, access).is_err() {
+                    self.unmap(at, len, &mut Freed::new());
+                    return Err(ENOMEM);
+                }
+                let step = if large { LARGE_PAGE_SIZE } else { PAGE_SIZE };
+                (va, off) = (va + step, off + step);
+            }
+        }
+        Ok(at)
+    }
+
+    /// Unmaps the attachment that starts at `start`: its id.
+    pub fn detach(&mut self, start: u64) -> Option<u64> {
+        let a = *self.attached.get(&start)?;
+        self.unmap(start, a.end - start, &mut Freed::new());
+        Some(a.id)
+    }
+
+    /// Unmaps every piece of attachment `id` (revoked by the host); false
+    /// if it has none here.
+    pub fn revoke(&mut self, id: u64) -> bool {
+        let mine: Vec<(u64, u64)> =
+            self.attached.iter().filter(|(_, a)| a.id == id).map(|(&s, a)| (s, a.end)).collect();
+        for &(s, e) in &mine {
+            self.unattach(s, e);
+        }
+        !mine.is_empty()
+    }
+
+    fn attached_end(&self, va: u64) -> Option<u64> {
+        self.attached.range(..=va).next_back().map(|(_, a)| a.end).filter(|&end| end > va)
+    }
+
+    fn attached_in(&self, start: u64, end: u64) -> bool {
+        self.attached.range(..end).any(|(_, a)| a.end > start)
+    }
+
+    /// Drops the attachments' page-table entries in [start, end), keeping
+    /// their frames, and what is left of each outside it.
+    fn unattach(&mut self, start: u64, end: u64) {
+        let hits: Vec<(u64, Attached)> = self
+            .attached
+            .range(..end)
+            .filter(|(_, a)| a.end > start)
+            .map(|(&s, &a)| (s, a))
+            .collect();
+        for (s, a) in hits {
+            self.attached.remove(&s);
+            let (lo, hi) = (s.max(start), a.end.min(end));
+            // A 2 MiB page cut at the edge is split first; then nothing is freed.
+            let _ = self.pages.unmap(&mut Tables, lo, hi, |_, _| {});
+            if s < lo {
+                self.attached.insert(s, Attached { end: lo, ..a });
+            }
+            if hi < a.end {
+                self.attached.insert(hi, a);
+            }
+        }
+    }
+
+    /// [start, start + len) as runs of physically contiguous bytes, each
+    /// page mapped (EFAULT if one is not).
+    pub fn runs(&self, start: u64, len: u64) -> Result<Vec<(u64, u64)>, Errno> {
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for va in (start..start + len).step_by(PAGE_SIZE as usize) {
+            let phys = self.translate(va).ok_or(EFAULT)?.phys;
+            match runs.last_mut() {
+                Some((p, l)) if *p + *l == phys => *l += PAGE_SIZE,
+                _ => runs.push((phys, PAGE_SIZE)),
+            }
+        }
+        Ok(runs)
     }
 
     /// At the program's end: its shared pages are no longer its own (a
@@ -638,8 +777,9 @@ impl AddressSpace {
         );
         let mut freed = core::mem::take(&mut self.deferred);
         self.unshare(USER_START, USER_END, &mut freed);
+        self.unattach(USER_START, USER_END);
         free_all(freed);
-        self.pages.destroy(&mut Tables, |p, s| mem::free_frames(p, s / PAGE_SIZE));
+        self.pages.destroy(&mut Tables, pins::free);
         self.ranges.clear();
     }
 }

@@ -17,6 +17,7 @@ mod time;
 mod timer;
 mod usage;
 mod wait;
+mod xemem;
 
 use alloc::sync::Arc;
 use atoll_abi::syscalls::{self, How};
@@ -119,6 +120,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (435, process::clone3), // clone3
     (atoll_abi::SYS_MSG_SEND, msg::msg_send),
     (atoll_abi::SYS_MSG_RECV, msg::msg_recv),
+    (atoll_abi::SYS_XEMEM, xemem::xemem),
 ];
 
 const _: () = assert!(handlers_match_the_table(), "HANDLERS and atoll_abi::syscalls disagree");

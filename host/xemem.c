@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * XEMEM's registry (abi/atoll_abi.h, "XEMEM"): every segment on the node,
+ * the grants (apids) that let a program attach one, and the attachments
+ * that map it, whoever holds them: a Linux process (ATOLL_IOC_XEMEM,
+ * here) or a program in an enclave (its LWK's requests, xemem_lwk.c).
+ * A segment's frames stay pinned while any attachment may map them.
+ * Removing a segment (xpmem_remove, its owner ending, its enclave being
+ * destroyed) revokes every attachment first, so nobody maps a frame its
+ * owner may reuse.
+ */
+#include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+#include <asm/io.h>
+#include <asm/unaligned.h>
+#include "xemem.h"
+
+#define XEMEM_REVOKE_WAIT_MS	2000
+
+/* The registry: segs, grants, atts and every struct on them. */
+DEFINE_MUTEX(xemem_lock);
+DECLARE_WAIT_QUEUE_HEAD(xemem_revoke_wq);
+struct workqueue_struct *xemem_wq;
+static LIST_HEAD(segs);
+static LIST_HEAD(grants);
+static LIST_HEAD(atts);
+static s64 next_segid = 1;
+static s64 next_apid = 1;
+static u64 next_att = 1;
+
+static bool same_holder(const struct xemem_holder *a, const struct xemem_holder *b)
+{
+	if (a->e != b->e)
+		return false;
+	if (!a->e)
+		return a->file == b->file;
+	return a->area == b->area && a->pid == b->pid;
+}
+
+static struct xemem_seg *find_seg(s64 segid)
+{
+	struct xemem_seg *s;
+
+	list_for_each_entry(s, &segs, node)
+		if (s->segid == segid && !s->removed)
+			return s;
+	return NULL;
+}
+
+static u64 hash_run(u64 h, u64 phys, u64 len)
+{
+	u8 bytes[16];
+	int i;
+
+	put_unaligned_le64(phys, bytes);
+	put_unaligned_le64(len, bytes + 8);
+	for (i = 0; i < 16; i++)
+		h = (h ^ bytes[i]) * ATOLL_XEMEM_HASH_PRIME;
+	return h;
+}
+
+/*
+ * An LWK program's range: each page's frame from its page tables, which
+ * must all lie in its enclave's memory, and the runs' hash, which must be
+ * the one of the runs the LWK pinned (else the range changed meanwhile).
+ */
+static int walk_lwk(struct xemem_seg *s, struct atoll_enclave *e, u64 root, u64 want_hash)
+{
+	u64 run = 0, len = 0, h = ATOLL_XEMEM_HASH_SEED, *leaf;
+	bool writable;
+	u32 i;
+
+	for (i = 0; i < s->npages; i++) {
+		if (atoll_lwk_translate(e, root, s->vaddr + (u64)i * PAGE_SIZE, &s->phys[i],
+					&writable, &leaf))
+			return -EFAULT;
+		if (len && run + len == s->phys[i]) {
+			len += PAGE_SIZE;
+			continue;
+		}
+		if (len)
+			h = hash_run(h, run, len);
+		run = s->phys[i];
+		len = PAGE_SIZE;
+	}
+	return hash_run(h, run, len) == want_hash ? 0 : -EAGAIN;
+}
+
+/* A Linux process's range: pinned while the segment needs it. */
+static int pin_linux(struct xemem_seg *s)
+{
+	long done = 0, n;
+	u32 i;
+
+	s->pages = kvcalloc(s->npages, sizeof(*s->pages), GFP_KERNEL);
+	if (!s->pages)
+		return -ENOMEM;
+	while (done < s->npages) {
+		n = pin_user_pages_fast(s->vaddr + done * PAGE_SIZE, s->npages - done,
+					FOLL_WRITE | FOLL_LONGTERM, s->pages + done);
+		if (n <= 0) {
+			unpin_user_pages(s->pages, done);
+			return n ? n : -EFAULT;
+		}
+		done += n;
+	}
+	for (i = 0; i < s->npages; i++)
+		s->phys[i] = page_to_phys(s->pages[i]);
+	return 0;
+}
+
+static void free_seg(struct xemem_seg *s)
+{
+	kvfree(s->pages);
+	kvfree(s->phys);
+	kfree(s);
+}
+
+s64 xemem_make(struct xemem_holder *h, struct atoll_xemem_io *io,
+	       const struct atoll_xemem_req *lwk)
+{
+	struct xemem_seg *s;
+	int ret;
+
+	if (strnlen(io->name, sizeof(io->name)) == sizeof(io->name))
+		return -ENAMETOOLONG;
+	if (!io->size || !PAGE_ALIGNED(io->vaddr) || !PAGE_ALIGNED(io->size) ||
+	    io->size >> PAGE_SHIFT > U32_MAX || io->vaddr + io->size < io->vaddr ||
+	    io->mode & ~0777)
+		return -EINVAL;
+	if (io->name[0] && xemem_lookup(io->name) > 0)
+		return -EEXIST;
+	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	*s = (struct xemem_seg){ .owner = *h, .mode = io->mode, .vaddr = io->vaddr,
+				 .size = io->size, .npages = io->size >> PAGE_SHIFT };
+	strscpy(s->name, io->name, sizeof(s->name));
+	s->phys = kvmalloc_array(s->npages, sizeof(*s->phys), GFP_KERNEL);
+	ret = -ENOMEM;
+	if (!s->phys)
+		goto fail;
+	if (lwk) {
+		s->pin = lwk->pin;
+		ret = walk_lwk(s, h->e, lwk->root, lwk->runs_hash);
+	} else {
+		ret = pin_linux(s);
+	}
+	if (ret)
+		goto fail;
+	s->segid = next_segid++;
+	list_add_tail(&s->node, &segs);
+	return s->segid;
+fail:
+	free_seg(s);
+	return ret;
+}
+
+/* Frees the frames once nothing may map them, the struct once nothing points here. */
+static void seg_check(struct xemem_seg *s)
+{
+	u64 pin;
+
+	if (!s->removed)
+		return;
+	if (!s->attachments && !s->frames_gone) {
+		s->frames_gone = true;
+		pin = s->pin;
+		if (s->pages)
+			unpin_user_pages_dirty_lock(s->pages, s->npages, true);
+		else if (!s->owner_gone && atoll_kmsg_send_wait(s->owner.e, ATOLL_KMSG_XEMEM_UNPIN,
+								&pin, sizeof(pin)))
+			pr_warn_ratelimited("atoll: enclave %s was not told to unpin segment %lld\n",
+					    s->owner.e->name, s->segid);
+	}
+	if (!s->holds) {
+		list_del(&s->node);
+		free_seg(s);
+	}
+}
+
+/* No CPU maps a's frames afterwards (or its LWK did not answer in time). */
+static void revoke(struct xemem_att *a)
+{
+	struct atoll_enclave *e = a->holder.e;
+	u64 words[2] = { a->holder.area, a->id };
+
+	if (a->revoked)
+		return;
+	if (!e) {
+		xemem_map_zap(a);
+	} else {
+		a->revoked = true;
+		if (atoll_lwk_state(e) == ATOLL_ENCLAVE_RUNNING &&
+		    (atoll_kmsg_send_wait(e, ATOLL_KMSG_XEMEM_REVOKE, words, sizeof(words)) ||
+		     !wait_event_timeout(xemem_revoke_wq, READ_ONCE(e->xemem_revoked) == a->id,
+					 msecs_to_jiffies(XEMEM_REVOKE_WAIT_MS))))
+			pr_warn("atoll: enclave %s did not confirm it unmapped segment %lld\n",
+				e->name, a->seg->segid);
+	}
+	a->seg->attachments--;
+}
+
+void xemem_att_free(struct xemem_att *a)
+{
+	struct xemem_seg *s = a->seg;
+
+	list_del(&a->node);
+	if (!a->revoked)
+		s->attachments--;
+	s->holds--;
+	if (a->mm)
+		mmdrop(a->mm);
+	kfree(a);
+	seg_check(s);
+}
+
+static void seg_remove(struct xemem_seg *s)
+{
+	struct xemem_att *a, *next;
+
+	s->removed = true;
+	list_for_each_entry_safe(a, next, &atts, node) {
+		if (a->seg != s || a->revoked)
+			continue;
+		revoke(a);
+		/* An LWK's attachment ends here; Linux's when its VMA closes. */
+		if (a->holder.e)
+			xemem_att_free(a);
+	}
+	seg_check(s);
+}
+
+int xemem_remove(struct xemem_holder *h, s64 segid)
+{
+	struct xemem_seg *s = find_seg(segid);
+
+	if (!s)
+		return -ENOENT;
+	if (!same_holder(&s->owner, h))
+		return -EPERM;
+	seg_remove(s);
+	return 0;
+}
+
+/* As a file's mode says, for the holder's user and group. */
+static bool may_get(const struct xemem_seg *s, const struct xemem_holder *h, bool write)
+{
+	u32 bits = s->mode;
+
+	if (uid_eq(h->uid, s->owner.uid))
+		bits >>= 6;
+	else if (gid_eq(h->gid, s->owner.gid))
+		bits >>= 3;
+	return (bits & 4) && (!write || (bits & 2));
+}
+
+s64 xemem_get(struct xemem_holder *h, s64 segid, u32 flags)
+{
+	struct xemem_seg *s = find_seg(segid);
+	bool write = flags == ATOLL_XEMEM_RDWR;
+	struct xemem_grant *g;
+
+	if (flags != ATOLL_XEMEM_RDWR && flags != ATOLL_XEMEM_RDONLY)
+		return -EINVAL;
+	if (!s)
+		return -ENOENT;
+	if (!may_get(s, h, write))
+		return -EACCES;
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (!g)
+		return -ENOMEM;
+	*g = (struct xemem_grant){ .apid = next_apid++, .seg = s, .holder = *h, .writable = write };
+	s->holds++;
+	list_add_tail(&g->node, &grants);
+	return g->apid;
+}
+
+static struct xemem_grant *find_grant(struct xemem_holder *h, s64 apid)
+{
+	struct xemem_grant *g;
+
+	list_for_each_entry(g, &grants, node)
+		if (g->apid == apid && same_holder(&g->holder, h))
+			return g;
+	return NULL;
+}
+
+static void grant_free(struct xemem_grant *g)
+{
+	list_del(&g->node);
+	g->seg->holds--;
+	seg_check(g->seg);
+	kfree(g);
+}
+
+int xemem_release(struct xemem_holder *h, s64 apid)
+{
+	struct xemem_grant *g = find_grant(h, apid);
+
+	if (!g)
+		return -EINVAL;
+	grant_free(g);
+	return 0;
+}
+
+static void att_closed(struct work_struct *work)
+{
+	struct xemem_att *a = container_of(work, struct xemem_att, closed);
+
+	mutex_lock(&xemem_lock);
+	xemem_att_free(a);
+	mutex_unlock(&xemem_lock);
+}
+
+/* A new attachment of io's apid, offset and size, for h to map. */
+struct xemem_att *xemem_attach(struct xemem_holder *h, struct atoll_xemem_io *io)
+{
+	struct xemem_grant *g = find_grant(h, io->apid);
+	struct xemem_att *a;
+
+	if (!g)
+		return ERR_PTR(-EINVAL);
+	if (g->seg->removed)
+		return ERR_PTR(-ENOENT);
+	if (!io->size || !PAGE_ALIGNED(io->offset) || !PAGE_ALIGNED(io->size) ||
+	    io->offset > g->seg->size || io->size > g->seg->size - io->offset)
+		return ERR_PTR(-EINVAL);
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return ERR_PTR(-ENOMEM);
+	*a = (struct xemem_att){ .id = next_att++, .seg = g->seg, .holder = *h,
+				 .offset = io->offset, .size = io->size, .writable = g->writable };
+	INIT_WORK(&a->closed, att_closed);
+	if (!h->e) {
+		/* Its VMA holds it, not the file: it ends when the VMA closes. */
+		a->holder.file = NULL;
+		a->mm = current->mm;
+		mmgrab(a->mm);
+	}
+	g->seg->holds++;
+	g->seg->attachments++;
+	list_add_tail(&a->node, &atts);
+	return a;
+}
+
+int xemem_detach_lwk(struct xemem_holder *h, u64 id)
+{
+	struct xemem_att *a;
+
+	list_for_each_entry(a, &atts, node) {
+		if (a->id == id && same_holder(&a->holder, h)) {
+			xemem_att_free(a);
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+s64 xemem_lookup(const char *name)
+{
+	struct xemem_seg *s;
+
+	if (!name[0])
+		return -EINVAL;
+	list_for_each_entry(s, &segs, node)
+		if (!s->removed && !strncmp(s->name, name, sizeof(s->name)))
+			return s->segid;
+	return -ENOENT;
+}
+
+/* A program ended (its memory is gone) or a Linux file closed. */
+void xemem_holder_gone(struct xemem_holder *h)
+{
+	struct xemem_grant *g, *gnext;
+	struct xemem_att *a, *anext;
+	struct xemem_seg *s, *snext;
+
+	list_for_each_entry_safe(a, anext, &atts, node)
+		if (a->holder.e && same_holder(&a->holder, h))
+			xemem_att_free(a);
+	list_for_each_entry_safe(g, gnext, &grants, node)
+		if (same_holder(&g->holder, h))
+			grant_free(g);
+	list_for_each_entry_safe(s, snext, &segs, node)
+		if (!s->removed && same_holder(&s->owner, h))
+			seg_remove(s);
+}
+
+/* Its CPUs are parked: what it held goes, and every mapping of its memory. */
+void xemem_enclave_gone(struct atoll_enclave *e)
+{
+	struct xemem_grant *g, *gnext;
+	struct xemem_att *a, *anext;
+	struct xemem_seg *s, *snext;
+
+	list_for_each_entry_safe(a, anext, &atts, node)
+		if (a->holder.e == e)
+			xemem_att_free(a);
+	list_for_each_entry_safe(g, gnext, &grants, node)
+		if (g->holder.e == e)
+			grant_free(g);
+	list_for_each_entry_safe(s, snext, &segs, node) {
+		if (s->owner.e != e)
+			continue;
+		s->owner_gone = true;
+		if (!s->removed)
+			seg_remove(s);
+	}
+}
+
+/* ATOLL_IOC_XEMEM from a Linux process (a file bound to no program). */
+long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
+{
+	struct xemem_holder h = { .file = p, .uid = current_euid(), .gid = current_egid() };
+	struct atoll_xemem_io io;
+	struct xemem_att *a = NULL;
+	long ret;
+
+	if (copy_from_user(&io, (void __user *)arg, sizeof(io)))
+		return -EFAULT;
+	ret = atoll_req_check(&io.hdr, sizeof(io), ATOLL_MAGIC_XEMEM);
+	if (ret)
+		return ret;
+	if (p->e)
+		return -EBUSY;	/* `atoll run`'s own file */
+	if (io.op == ATOLL_XEMEM_DETACH)
+		return xemem_map_detach(io.vaddr);
+	mutex_lock(&xemem_lock);
+	switch (io.op) {
+	case ATOLL_XEMEM_MAKE:
+		ret = xemem_make(&h, &io, NULL);
+		io.segid = ret;
+		break;
+	case ATOLL_XEMEM_REMOVE:
+		ret = xemem_remove(&h, io.segid);
+		break;
+	case ATOLL_XEMEM_GET:
+		ret = xemem_get(&h, io.segid, io.flags);
+		io.apid = ret;
+		break;
+	case ATOLL_XEMEM_RELEASE:
+		ret = xemem_release(&h, io.apid);
+		break;
+	case ATOLL_XEMEM_ATTACH:
+		a = xemem_attach(&h, &io);
+		ret = PTR_ERR_OR_ZERO(a);
+		break;
+	case ATOLL_XEMEM_LOOKUP:
+		ret = xemem_lookup(io.name);
+		io.segid = ret;
+		break;
+	default:
+		ret = -EINVAL;
+	}
+	mutex_unlock(&xemem_lock);
+	if (a && !IS_ERR(a)) {
+		/* Mapped without xemem_lock: the mmap lock comes first. */
+		ret = xemem_map_attach(a, io.vaddr);
+		io.vaddr = ret;
+		if (IS_ERR_VALUE(ret)) {
+			mutex_lock(&xemem_lock);
+			xemem_att_free(a);
+			mutex_unlock(&xemem_lock);
+		}
+	}
+	if (ret < 0)
+		return ret;
+	return copy_to_user((void __user *)arg, &io, sizeof(io)) ? -EFAULT : 0;
+}
+
+/* The file of a Linux process closed: its segments and grants go. */
+void atoll_xemem_file_gone(struct atoll_program *p)
+{
+	struct xemem_holder h = { .file = p };
+
+	mutex_lock(&xemem_lock);
+	xemem_holder_gone(&h);
+	mutex_unlock(&xemem_lock);
+}
+
+int atoll_xemem_init(void)
+{
+	xemem_wq = alloc_ordered_workqueue("atoll-xemem", 0);
+	return xemem_wq ? 0 : -ENOMEM;
+}
+
+/* No file, VMA or enclave is left, so no segment either. */
+void atoll_xemem_exit(void)
+{
+	destroy_workqueue(xemem_wq);
+}

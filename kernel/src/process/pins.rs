@@ -1,0 +1,75 @@
+//! Frames a segment exported through XEMEM holds (xemem.rs): other kernels
+//! may map them, so they are not freed while pinned, whatever their owner
+//! does. Every frame the address spaces free goes through `free`; a pinned
+//! piece waits on its pin and is freed when the pin goes (the host says
+//! nobody maps it any more), unless another pin still holds it.
+
+use alloc::vec::Vec;
+use core::sync::atomic::{AtomicU64, Ordering};
+use lwk_logic::user_pages::PAGE_SIZE;
+
+use crate::sync::SpinLock;
+use hal::mem;
+
+struct Pin {
+    id: u64,
+    /// [start, end) physical ranges.
+    ranges: Vec<(u64, u64)>,
+    /// Pieces their owner freed meanwhile.
+    orphans: Vec<(u64, u64)>,
+}
+
+static PINS: SpinLock<Vec<Pin>> = SpinLock::new(Vec::new());
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+/// Pins `runs` ((physical address, bytes) each); its id for `unpin`.
+pub fn pin(runs: impl IntoIterator<Item = (u64, u64)>) -> u64 {
+    let id = NEXT.fetch_add(1, Ordering::Relaxed);
+    let ranges = runs.into_iter().map(|(phys, len)| (phys, phys + len)).collect();
+    PINS.lock().push(Pin { id, ranges, orphans: Vec::new() });
+    id
+}
+
+/// Frees `bytes` at `phys`, except the pieces a pin holds.
+pub fn free(phys: u64, bytes: u64) {
+    let mut pieces = alloc::vec![(phys, phys + bytes)];
+    {
+        let mut pins = PINS.lock();
+        if pins.is_empty() {
+            drop(pins);
+            mem::free_frames(phys, bytes / PAGE_SIZE);
+            return;
+        }
+        for pin in pins.iter_mut() {
+            for &(s, e) in &pin.ranges {
+                pieces = pieces
+                    .into_iter()
+                    .flat_map(|(a, b)| {
+                        let (lo, hi) = (a.max(s), b.min(e));
+                        if lo >= hi {
+                            return [(a, b), (0, 0), (0, 0)];
+                        }
+                        pin.orphans.push((lo, hi));
+                        [(a, lo), (hi, b), (0, 0)]
+                    })
+                    .filter(|&(a, b)| a < b)
+                    .collect();
+            }
+        }
+    }
+    for (a, b) in pieces {
+        mem::free_frames(a, (b - a) / PAGE_SIZE);
+    }
+}
+
+/// Ends pin `id`: what its owner freed meanwhile is freed now.
+pub fn unpin(id: u64) {
+    let pin = {
+        let mut pins = PINS.lock();
+        let Some(i) = pins.iter().position(|p| p.id == id) else { return };
+        pins.swap_remove(i)
+    };
+    for (a, b) in pin.orphans {
+        free(a, b - a);
+    }
+}

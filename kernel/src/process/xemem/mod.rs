@@ -1,0 +1,144 @@
+//! XEMEM in this LWK (atoll_abi.h, "XEMEM"): its programs' segments and
+//! attachments. The host keeps the node's registry; a program's call
+//! becomes a request to it (request.rs). Making a segment pins the range's
+//! frames (pins.rs) until the host says nobody maps them (XEMEM_UNPIN);
+//! attaching maps the frames the host names, 2 MiB pages where they allow.
+//! The host revokes an attachment (XEMEM_REVOKE) before its frames go
+//! back to their owner; the program then faults on that range (SIGSEGV).
+
+mod request;
+
+use alloc::collections::{BTreeSet, VecDeque};
+use alloc::sync::Arc;
+use atoll_abi::*;
+use lwk_logic::errno::*;
+use lwk_logic::user_pages::{Access, PAGE_SIZE};
+
+use super::{launch, pins, Process};
+use crate::kmsg::{self, Message, Peer};
+use crate::sync::{SpinLock, WaitQueue};
+use crate::tlb;
+
+/// Host commands for the xemem thread: (type, first word, second word).
+static COMMANDS: SpinLock<VecDeque<(u16, u64, u64)>> = SpinLock::new(VecDeque::new());
+static COMMANDED: WaitQueue = WaitQueue::new();
+/// Held while an attachment is checked and mapped, or revoked: a
+/// revocation that comes before the mapping is remembered here.
+static REVOKED_EARLY: SpinLock<BTreeSet<u64>> = SpinLock::new(BTreeSet::new());
+
+pub fn init() {
+    kmsg::register(KMSG_XEMEM_REPLY, request::on_reply);
+    kmsg::register(KMSG_XEMEM_REVOKE, post);
+    kmsg::register(KMSG_XEMEM_UNPIN, post);
+    crate::sched::spawn(0, "xemem", || loop {
+        COMMANDED.wait_until(|| !COMMANDS.lock().is_empty());
+        let next = COMMANDS.lock().pop_front();
+        match next {
+            Some((KMSG_XEMEM_REVOKE, area, id)) => revoke(area, id),
+            Some((KMSG_XEMEM_UNPIN, pin, _)) => pins::unpin(pin),
+            _ => {}
+        }
+    });
+}
+
+/// From the host, in the message interrupt: for the xemem thread.
+fn post(msg: &Message) {
+    if msg.from != Peer::Host {
+        crate::println!("xemem: command {} from {:?} refused", msg.kind, msg.from);
+        return;
+    }
+    COMMANDS.lock().push_back((msg.kind, msg.word(0), msg.word(1)));
+    COMMANDED.wake_one(true);
+}
+
+fn revoke(area: u64, id: u64) {
+    let unmapped = {
+        let mut early = REVOKED_EARLY.lock();
+        let owner = launch::all().into_iter().find(|p| p.area.index() as u64 == area);
+        match owner {
+            Some(p) if p.vm.lock().revoke(id) => Some(p),
+            _ => {
+                early.insert(id);
+                None
+            }
+        }
+    };
+    if let Some(p) = unmapped {
+        tlb::shootdown(p.ran_on.load(core::sync::atomic::Ordering::Acquire));
+        p.note_unmapped();
+    }
+    kmsg::send_words_waiting(Peer::Host, KMSG_XEMEM_REVOKED, &[id]);
+}
+
+fn request(p: &Process, io: &XememIo) -> XememReq {
+    XememReq {
+        id: 0,
+        area: p.area.index() as u32,
+        pid: p.pid,
+        pin: 0,
+        runs_hash: 0,
+        root: 0,
+        attachment: 0,
+        io: *io,
+    }
+}
+
+/// xpmem_make: pins the range's frames, then registers them with the host.
+pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
+    let aligned = io.vaddr.is_multiple_of(PAGE_SIZE) && io.size.is_multiple_of(PAGE_SIZE);
+    if io.size == 0 || !aligned || io.vaddr.checked_add(io.size).is_none() {
+        return Err(EINVAL);
+    }
+    let mut req = request(p, io);
+    {
+        // Pinned under the lock: no munmap can free a frame in between.
+        let vm = p.vm.lock();
+        let runs = vm.runs(io.vaddr, io.size)?;
+        req.runs_hash = xemem_hash(runs.iter().map(|&(phys, len)| XememRun { phys, len }));
+        req.root = vm.root();
+        req.pin = pins::pin(runs);
+    }
+    request::ask(req).map(|r| r.value).inspect_err(|_| pins::unpin(req.pin))
+}
+
+/// remove, get, release, lookup: the host's answer alone.
+pub fn ask(p: &Process, io: &XememIo) -> Result<i64, Errno> {
+    request::ask(request(p, io)).map(|r| r.value)
+}
+
+/// xpmem_attach: the host's frames mapped into the program.
+pub fn attach(p: &Process, io: &XememIo) -> Result<u64, Errno> {
+    if io.size == 0 || !io.size.is_multiple_of(PAGE_SIZE) {
+        return Err(EINVAL);
+    }
+    let reply = request::ask(request(p, io))?;
+    let id = reply.value as u64;
+    let access = Access { read: true, write: reply.writable, exec: false };
+    let mapped = {
+        let mut early = REVOKED_EARLY.lock();
+        if early.remove(&id) {
+            Err(ENOENT)
+        } else {
+            p.vm.lock().attach(io.vaddr, io.size, &reply.runs, access, id)
+        }
+    };
+    if mapped.is_err() {
+        let _ = detached(p, id);
+    }
+    mapped
+}
+
+/// xpmem_detach, once no CPU maps the attachment: the host forgets it.
+pub fn detached(p: &Process, id: u64) -> Result<i64, Errno> {
+    let mut req = request(p, &XememIo::new());
+    req.io.op = XEMEM_DETACH;
+    req.attachment = id;
+    request::ask(req).map(|r| r.value)
+}
+
+/// The program's memory is freed: the host drops what it held.
+pub fn ended(p: &Arc<Process>) {
+    let mut req = request(p, &XememIo::new());
+    req.io.op = XEMEM_ENDED;
+    request::tell(req);
+}

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Builds XEMEM's library for programs (xemem/): the header at
+# OUT/include/xpmem.h, the libraries at OUT/lib/libxpmem.a and libxpmem.so.
+#   scripts/build-xemem.sh [OUT]     (default: build)
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$ROOT/build}
+mkdir -p "$out/include" "$out/lib"
+obj=$(mktemp -d)
+trap 'rm -rf "$obj"' EXIT
+CFLAGS="-O2 -Wall -Werror -fPIC -I $ROOT/abi -I $ROOT/xemem"
+gcc $CFLAGS -c -o "$obj/libxpmem.o" "$ROOT/xemem/libxpmem.c"
+rm -f "$out/lib/libxpmem.a"
+ar rcs "$out/lib/libxpmem.a" "$obj/libxpmem.o"
+gcc -shared -Wl,-soname,libxpmem.so -o "$out/lib/libxpmem.so" "$obj/libxpmem.o"
+cp "$ROOT/xemem/xpmem.h" "$out/include/xpmem.h"

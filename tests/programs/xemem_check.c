@@ -1,0 +1,283 @@
+/*
+ * XEMEM through xpmem.h, the same binary in an enclave and on Linux.
+ *   xemem_check make NAME SIZE DIR [MODE]   makes a segment of SIZE bytes
+ *       with pattern 1, waits for DIR/NAME.done, checks pattern 2 (the
+ *       consumer's), removes it
+ *   xemem_check attach NAME SIZE DIR        finds NAME, checks pattern 1
+ *       (also through a second attachment at half the size in), writes
+ *       pattern 2, detaches, says DIR/NAME.done
+ *   xemem_check crash NAME SIZE DIR         makes NAME, waits for
+ *       DIR/NAME.attached, then dies of SIGSEGV
+ *   xemem_check watch NAME SIZE DIR         attaches NAME, says
+ *       DIR/NAME.attached, reads until the mapping is revoked (a signal)
+ *   xemem_check cycles N SIZE               N times: make, get, attach,
+ *       check, detach, release, remove its own memory
+ *   xemem_check denied NAME                 expects get to be refused
+ * Prints one line per step and exits 0 when everything held.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include <xpmem.h>
+
+static unsigned char pattern(size_t i, int which)
+{
+	return (unsigned char)(i * 31 + (i >> 12) * 7 + which * 101);
+}
+
+static void fill(unsigned char *p, size_t size, int which)
+{
+	for (size_t i = 0; i < size; i++)
+		p[i] = pattern(i, which);
+}
+
+/* The first byte that differs, or -1. */
+static long check(const unsigned char *p, size_t size, size_t from, int which)
+{
+	for (size_t i = 0; i < size; i++)
+		if (p[i] != pattern(from + i, which))
+			return (long)i;
+	return -1;
+}
+
+static void die(const char *what)
+{
+	printf("FAIL %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void path(char *out, const char *dir, const char *name, const char *what)
+{
+	snprintf(out, 512, "%s/%s.%s", dir, name, what);
+}
+
+static void say(const char *dir, const char *name, const char *what)
+{
+	char p[512];
+	int fd;
+
+	path(p, dir, name, what);
+	fd = open(p, O_CREAT | O_WRONLY, 0644);
+	if (fd < 0)
+		die("say");
+	close(fd);
+}
+
+static void await(const char *dir, const char *name, const char *what)
+{
+	char p[512];
+
+	path(p, dir, name, what);
+	for (int i = 0; i < 180 * 100; i++) {
+		if (access(p, F_OK) == 0)
+			return;
+		usleep(10000);
+	}
+	printf("FAIL waited 180 s for %s\n", p);
+	exit(1);
+}
+
+static unsigned char *memory(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	return p;
+}
+
+static xpmem_segid_t make(const char *name, size_t size, long mode, unsigned char **buf)
+{
+	xpmem_segid_t segid;
+
+	*buf = memory(size);
+	fill(*buf, size, 1);
+	segid = xemem_make(*buf, size, XPMEM_PERMIT_MODE, (void *)mode, name);
+	if (segid < 0)
+		die("xemem_make");
+	return segid;
+}
+
+static void *attach(const char *name, size_t size, xpmem_apid_t *apid)
+{
+	xpmem_segid_t segid = xemem_lookup_segid(name);
+	void *p;
+
+	if (segid < 0)
+		die("xemem_lookup_segid");
+	*apid = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
+	if (*apid < 0)
+		die("xpmem_get");
+	p = xpmem_attach((struct xpmem_addr){ .apid = *apid, .offset = 0 }, size, NULL);
+	if (p == (void *)-1)
+		die("xpmem_attach");
+	return p;
+}
+
+static int run_make(const char *name, size_t size, const char *dir, long mode)
+{
+	unsigned char *buf;
+	xpmem_segid_t segid = make(name, size, mode, &buf);
+	long bad;
+
+	say(dir, name, "ready");
+	await(dir, name, "done");
+	bad = check(buf, size, 0, 2);
+	if (bad >= 0) {
+		printf("FAIL make %s: byte %ld is not the consumer's\n", name, bad);
+		return 1;
+	}
+	if (xpmem_remove(segid))
+		die("xpmem_remove");
+	printf("make %s %zu: the consumer's bytes arrived, removed\n", name, size);
+	return 0;
+}
+
+static int run_attach(const char *name, size_t size, const char *dir)
+{
+	xpmem_apid_t apid;
+	unsigned char *p, *half;
+	long bad;
+
+	await(dir, name, "ready");
+	p = attach(name, size, &apid);
+	bad = check(p, size, 0, 1);
+	if (bad >= 0) {
+		printf("FAIL attach %s: byte %ld is not the producer's\n", name, bad);
+		return 1;
+	}
+	if (size >= 2 * 4096) {
+		size_t off = size / 2 & ~(size_t)4095;
+
+		half = xpmem_attach((struct xpmem_addr){ apid, (off_t)off }, size - off, NULL);
+		if (half == (void *)-1)
+			die("xpmem_attach at an offset");
+		if (check(half, size - off, off, 1) >= 0 || xpmem_detach(half))
+			die("second attachment");
+	}
+	fill(p, size, 2);
+	if (xpmem_detach(p) || xpmem_release(apid))
+		die("xpmem_detach/release");
+	say(dir, name, "done");
+	printf("attach %s %zu: the producer's bytes checked, ours written\n", name, size);
+	return 0;
+}
+
+static sigjmp_buf revoked_jump;
+static volatile int revoked_by;
+
+static void on_revoked(int sig)
+{
+	revoked_by = sig;
+	siglongjmp(revoked_jump, 1);
+}
+
+static int run_watch(const char *name, size_t size, const char *dir)
+{
+	xpmem_apid_t apid;
+	volatile unsigned char *p;
+	time_t end;
+
+	await(dir, name, "ready");
+	p = attach(name, size, &apid);
+	signal(SIGSEGV, on_revoked);
+	signal(SIGBUS, on_revoked);
+	say(dir, name, "attached");
+	end = time(NULL) + 120;
+	if (sigsetjmp(revoked_jump, 1) == 0) {
+		while (time(NULL) < end)
+			(void)p[size - 1];
+		printf("FAIL watch %s: still mapped after 120 s\n", name);
+		return 1;
+	}
+	printf("watch %s: revoked, reading it gave %s\n", name,
+	       revoked_by == SIGBUS ? "SIGBUS" : "SIGSEGV");
+	return 0;
+}
+
+static int run_crash(const char *name, size_t size, const char *dir)
+{
+	unsigned char *buf;
+
+	make(name, size, 0600, &buf);
+	say(dir, name, "ready");
+	await(dir, name, "attached");
+	printf("crash %s: dying with the segment attached\n", name);
+	fflush(stdout);
+	raise(SIGSEGV);
+	return 1;
+}
+
+static int run_cycles(long n, size_t size)
+{
+	unsigned char *buf = memory(size), *p;
+	xpmem_segid_t segid;
+	xpmem_apid_t apid;
+
+	for (long i = 0; i < n; i++) {
+		fill(buf, size, (int)i);
+		segid = xpmem_make(buf, size, XPMEM_PERMIT_MODE, (void *)0600);
+		if (segid < 0)
+			die("xpmem_make");
+		apid = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
+		if (apid < 0)
+			die("xpmem_get");
+		p = xpmem_attach((struct xpmem_addr){ apid, 0 }, size, NULL);
+		if (p == (void *)-1)
+			die("xpmem_attach");
+		if (check(p, size, 0, (int)i) >= 0) {
+			printf("FAIL cycle %ld: the attachment shows other bytes\n", i);
+			return 1;
+		}
+		p[0] ^= 0xff;	/* the very same frame */
+		if (buf[0] != (unsigned char)(pattern(0, (int)i) ^ 0xff)) {
+			printf("FAIL cycle %ld: a write through the attachment did not show\n", i);
+			return 1;
+		}
+		if (xpmem_detach(p) || xpmem_release(apid) || xpmem_remove(segid))
+			die("detach/release/remove");
+	}
+	printf("cycles %ld x %zu bytes: ok\n", n, size);
+	return 0;
+}
+
+static int run_denied(const char *name)
+{
+	xpmem_segid_t segid = xemem_lookup_segid(name);
+
+	if (segid < 0)
+		die("xemem_lookup_segid");
+	if (xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL) >= 0) {
+		printf("FAIL denied %s: get succeeded\n", name);
+		return 1;
+	}
+	printf("denied %s: %s\n", name, errno == EACCES ? "EACCES" : strerror(errno));
+	return errno == EACCES ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc >= 5 && !strcmp(argv[1], "make"))
+		return run_make(argv[2], strtoul(argv[3], NULL, 0), argv[4],
+				argc > 5 ? strtol(argv[5], NULL, 8) : 0600);
+	if (argc == 5 && !strcmp(argv[1], "attach"))
+		return run_attach(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "watch"))
+		return run_watch(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "crash"))
+		return run_crash(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "cycles"))
+		return run_cycles(strtol(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "denied"))
+		return run_denied(argv[2]);
+	fprintf(stderr, "usage: see the comment at the top of xemem_check.c\n");
+	return 2;
+}
