@@ -329,6 +329,11 @@ struct atoll_msg_from {
  * Removing a segment (or its owner ending) revokes every attachment
  * first: the host zaps Linux's, and sends XEMEM_REVOKE to each LWK; only
  * then are the frames let go (XEMEM_UNPIN to the owner's LWK).
+ *
+ * Signalled segments: every segment has an event count. SIGNAL adds one
+ * and wakes a waiter; WAIT takes one, blocking until there is one (an LWK's
+ * WAIT is answered when it is taken, by an XEMEM_REPLY from the message
+ * interrupt). Removing the segment ends every wait with EIDRM.
  */
 #define ATOLL_SYS_XEMEM		1002	/* (struct atoll_xemem_io *) -> 0 or -errno */
 #define ATOLL_XEMEM_NAME_LEN	64
@@ -340,6 +345,9 @@ struct atoll_msg_from {
 #define ATOLL_XEMEM_DETACH	6	/* vaddr */
 #define ATOLL_XEMEM_LOOKUP	7	/* name -> segid */
 #define ATOLL_XEMEM_ENDED	8	/* LWK only: the program's memory is gone; drop what it held */
+#define ATOLL_XEMEM_SIGNAL	9	/* segid: one event for its waiters */
+#define ATOLL_XEMEM_WAIT	10	/* segid, timeout_ms: takes an event, or ETIMEDOUT, EIDRM */
+#define ATOLL_XEMEM_CANCEL	11	/* LWK only: ends the WAIT whose request id is attachment */
 #define ATOLL_XEMEM_RDONLY	1	/* GET's flags, as XPMEM's */
 #define ATOLL_XEMEM_RDWR	2
 
@@ -353,7 +361,7 @@ struct atoll_xemem_io {
 	__u64 size;
 	__u64 offset;
 	__u32 flags;		/* GET: ATOLL_XEMEM_RDONLY or ATOLL_XEMEM_RDWR */
-	__u32 pad0;
+	__s32 timeout_ms;	/* WAIT: -1 waits for ever */
 	char name[ATOLL_XEMEM_NAME_LEN];
 };
 
@@ -362,6 +370,7 @@ struct atoll_xemem_io {
 #define ATOLL_KMSG_XEMEM_REVOKE	43	/* host: u64 area, u64 attachment: unmap it */
 #define ATOLL_KMSG_XEMEM_REVOKED 44	/* LWK: u64 attachment; no CPU can reach it now */
 #define ATOLL_KMSG_XEMEM_UNPIN	45	/* host: u64 pin; nobody else maps its frames now */
+#define ATOLL_KMSG_XEMEM_EVENT	46	/* LWK: struct atoll_xemem_req, SIGNAL, WAIT or CANCEL */
 #define ATOLL_XEMEM_REPLY_RUNS	4000	/* runs in one reply */
 
 /* A program's request, with the LWK's pin over a MAKE's frames. */

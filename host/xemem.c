@@ -152,6 +152,12 @@ s64 xemem_make(struct xemem_holder *h, struct atoll_xemem_io *io,
 	if (ret)
 		goto fail;
 	s->segid = next_segid++;
+	ret = xemem_event_open(s);
+	if (ret) {
+		if (s->pages)
+			unpin_user_pages(s->pages, s->npages);
+		goto fail;
+	}
 	list_add_tail(&s->node, &segs);
 	return s->segid;
 fail:
@@ -223,6 +229,7 @@ static void seg_remove(struct xemem_seg *s)
 	struct xemem_att *a, *next;
 
 	s->removed = true;
+	xemem_event_close(s->segid);
 	list_for_each_entry_safe(a, next, &atts, node) {
 		if (a->seg != s || a->revoked)
 			continue;
@@ -427,8 +434,13 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 		return ret;
 	if (p->e)
 		return -EBUSY;	/* `atoll run`'s own file */
+	/* These wait, or are quick, without the registry's lock. */
 	if (io.op == ATOLL_XEMEM_DETACH)
 		return xemem_map_detach(io.vaddr);
+	if (io.op == ATOLL_XEMEM_SIGNAL)
+		return xemem_event_signal(io.segid, h.uid, h.gid);
+	if (io.op == ATOLL_XEMEM_WAIT)
+		return xemem_event_wait(io.segid, h.uid, h.gid, io.timeout_ms);
 	mutex_lock(&xemem_lock);
 	switch (io.op) {
 	case ATOLL_XEMEM_MAKE:

@@ -81,6 +81,15 @@ long xemem_map_attach(struct xemem_att *a, u64 vaddr);
 void xemem_map_zap(struct xemem_att *a);
 int xemem_map_detach(u64 vaddr);
 
+/* xemem_event.c: signalled segments, from ioctls and the message interrupt */
+int xemem_event_open(struct xemem_seg *s);
+void xemem_event_close(s64 segid);
+void xemem_event_enclave_gone(struct atoll_enclave *e);
+int xemem_event_signal(s64 segid, kuid_t uid, kgid_t gid);
+int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms);
+void xemem_event_wait_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid, kgid_t gid);
+void xemem_event_cancel(struct atoll_enclave *e, u64 id, s64 segid);
+
 /* xemem_lwk.c: the LWKs' requests (its entry points are in atoll.h) */
 
 #endif /* ATOLL_XEMEM_H */

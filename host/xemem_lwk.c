@@ -3,7 +3,8 @@
  * XEMEM requests from the LWKs' programs (abi/atoll_abi.h, "XEMEM"): each
  * XEMEM_REQ is checked in the message interrupt, then served in order on
  * xemem_wq, where the registry (xemem.c) may sleep; the answer is one
- * XEMEM_REPLY, or for an attach its frames in runs over several. The
+ * XEMEM_REPLY, or for an attach its frames in runs over several. Events
+ * (XEMEM_EVENT) are served in the interrupt itself (xemem_event.c). The
  * program is named by its area and pid, its user by the `atoll run` that
  * bound the area.
  */
@@ -163,6 +164,38 @@ static void on_request(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	queue_work(xemem_wq, &w->work);
 }
 
+/* SIGNAL, WAIT and CANCEL: served here, in the interrupt, for their latency. */
+static void on_event(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	const struct atoll_xemem_req *req = (const void *)m->data;
+	struct atoll_xemem_reply r = { .last = 1 };
+	struct xemem_holder h;
+
+	if (m->len != sizeof(*req) || req->area >= ATOLL_MAX_PROGRAMS) {
+		pr_warn_ratelimited("atoll: enclave %s sent a malformed XEMEM event; refused\n",
+				    e->name);
+		return;
+	}
+	r.id = req->id;
+	r.result = holder_of(e, req, &h);
+	if (!r.result) {
+		switch (req->io.op) {
+		case ATOLL_XEMEM_WAIT:
+			xemem_event_wait_lwk(e, req->id, req->io.segid, h.uid, h.gid);
+			return;
+		case ATOLL_XEMEM_CANCEL:
+			xemem_event_cancel(e, req->attachment, req->io.segid);
+			return;
+		case ATOLL_XEMEM_SIGNAL:
+			r.result = xemem_event_signal(req->io.segid, h.uid, h.gid);
+			break;
+		default:
+			r.result = -EINVAL;
+		}
+	}
+	atoll_kmsg_send(e, ATOLL_KMSG_XEMEM_REPLY, &r, sizeof(r));
+}
+
 static void on_revoked(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
 	WRITE_ONCE(e->xemem_revoked, atoll_kmsg_word(m, 0));
@@ -172,6 +205,7 @@ static void on_revoked(struct atoll_enclave *e, const struct atoll_kmsg *m)
 int atoll_xemem_lwk_init(void)
 {
 	return atoll_kmsg_register(ATOLL_KMSG_XEMEM_REQ, on_request) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_XEMEM_EVENT, on_event) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_XEMEM_REVOKED, on_revoked);
 }
 
@@ -179,6 +213,7 @@ int atoll_xemem_lwk_init(void)
 void atoll_xemem_enclave_gone(struct atoll_enclave *e)
 {
 	flush_workqueue(xemem_wq);
+	xemem_event_enclave_gone(e);
 	mutex_lock(&xemem_lock);
 	xemem_enclave_gone(e);
 	mutex_unlock(&xemem_lock);

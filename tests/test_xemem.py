@@ -136,3 +136,40 @@ atoll destroy a > /dev/null || exit 10
     assert "MEMORY_BACK" in out, out
     assert "denied private: EACCES" in out and "DENIED: 0" in out, out
     assert "GRANTED: 0" in out and "PUBLIC: 0" in out, out
+
+
+def test_signalled_segments_every_pair_and_owner_gone(vm, programs):
+    # Ping-pong over signalled segments between every pair (each round's
+    # number read through the other's attachment); waiters on Linux and in
+    # another enclave get EIDRM when the owner's enclave is destroyed, and
+    # nothing hangs.
+    res = vm(r'''
+mkdir -p /tmp/x
+atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
+atoll create --cpus 1 --mem 256M --name b > /dev/null || exit 9
+pp() {  # tag, first's prefix, second's prefix
+    $3 /extra/xemem_check pingpong $1 300 /tmp/x second > /tmp/x/$1.second 2>&1 &
+    $2 /extra/xemem_check pingpong $1 300 /tmp/x first; echo "PP $1 first: $?"
+    wait $!; echo "PP $1 second: $?"; cat /tmp/x/$1.second
+}
+pp enclave-linux "atoll run a --" ""
+pp linux-enclave "" "atoll run a --"
+pp enclave-enclave "atoll run a --" "atoll run b --"
+pp linux-linux "" ""
+atoll run a -- /extra/xemem_check hold gone /tmp/x > /dev/null 2>&1 &
+/extra/xemem_check waitgone gone /tmp/x & w1=$!
+atoll run b -- /extra/xemem_check waitgone gone /tmp/x & w2=$!
+while [ $(ls /tmp/x/gone.waiting 2>/dev/null | wc -l) = 0 ]; do sleep 0.2; done; sleep 1
+atoll destroy a --force > /dev/null; echo "DESTROY: $?"
+wait $w1; echo "WAITGONE linux: $?"
+wait $w2; echo "WAITGONE enclave: $?"
+atoll destroy b > /dev/null || exit 10
+''', extra_dir=str(programs), timeout=600)
+    assert res.status == 0, res.output
+    out = res.output
+    for tag in ["enclave-linux", "linux-enclave", "enclave-enclave", "linux-linux"]:
+        assert f"PP {tag} first: 0" in out and f"PP {tag} second: 0" in out, out
+        assert f"pingpong {tag}: 300 rounds, round trip median" in out, out
+        assert f"pingpong {tag}: 300 rounds answered" in out, out
+    assert out.count("waitgone gone: EIDRM") == 2, out
+    assert "WAITGONE linux: 0" in out and "WAITGONE enclave: 0" in out, out

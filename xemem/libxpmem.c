@@ -100,6 +100,21 @@ xpmem_segid_t xemem_lookup_segid(const char *name)
 	return io.segid;
 }
 
+int xemem_signal(xpmem_segid_t segid)
+{
+	struct atoll_xemem_io io = { .op = ATOLL_XEMEM_SIGNAL, .segid = segid };
+
+	return call(&io);
+}
+
+int xemem_wait(xpmem_segid_t segid, int timeout_ms)
+{
+	struct atoll_xemem_io io = { .op = ATOLL_XEMEM_WAIT, .segid = segid,
+				     .timeout_ms = timeout_ms };
+
+	return call(&io);
+}
+
 int xpmem_remove(xpmem_segid_t segid)
 {
 	struct atoll_xemem_io io = { .op = ATOLL_XEMEM_REMOVE, .segid = segid };

@@ -58,6 +58,16 @@ xpmem_segid_t xemem_make(void *vaddr, size_t size, int permit_type, void *permit
 			 const char *name);
 xpmem_segid_t xemem_lookup_segid(const char *name);
 
+/*
+ * Signalled segments: each segment has an event count. xemem_signal adds
+ * one and wakes a waiter (an IPI to its kernel); xemem_wait takes one,
+ * blocking up to timeout_ms (-1: for ever) until there is one: 0, or -1
+ * with errno ETIMEDOUT, EIDRM (the segment was removed, or its owner or
+ * enclave is gone) or EINTR. Whoever may get the segment may use both.
+ */
+int xemem_signal(xpmem_segid_t segid);
+int xemem_wait(xpmem_segid_t segid, int timeout_ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -330,6 +330,9 @@ pub const XEMEM_ATTACH: u32 = 5;
 pub const XEMEM_DETACH: u32 = 6;
 pub const XEMEM_LOOKUP: u32 = 7;
 pub const XEMEM_ENDED: u32 = 8;
+pub const XEMEM_SIGNAL: u32 = 9;
+pub const XEMEM_WAIT: u32 = 10;
+pub const XEMEM_CANCEL: u32 = 11;
 pub const XEMEM_RDONLY: u32 = 1;
 pub const XEMEM_RDWR: u32 = 2;
 pub const KMSG_XEMEM_REQ: u16 = 41;
@@ -337,6 +340,7 @@ pub const KMSG_XEMEM_REPLY: u16 = 42;
 pub const KMSG_XEMEM_REVOKE: u16 = 43;
 pub const KMSG_XEMEM_REVOKED: u16 = 44;
 pub const KMSG_XEMEM_UNPIN: u16 = 45;
+pub const KMSG_XEMEM_EVENT: u16 = 46;
 pub const XEMEM_REPLY_RUNS: usize = 4000;
 pub const XEMEM_HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 pub const XEMEM_HASH_PRIME: u64 = 0x100_0000_01b3;
@@ -353,7 +357,7 @@ pub struct XememIo {
     pub size: u64,
     pub offset: u64,
     pub flags: u32,
-    pub pad0: u32,
+    pub timeout_ms: i32,
     pub name: [u8; XEMEM_NAME_LEN],
 }
 

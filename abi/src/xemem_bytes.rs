@@ -59,7 +59,7 @@ impl XememIo {
             w.put(&v.to_le_bytes());
         }
         w.put(&self.flags.to_le_bytes());
-        w.put(&self.pad0.to_le_bytes());
+        w.put(&self.timeout_ms.to_le_bytes());
         w.put(&self.name);
     }
 
@@ -75,7 +75,7 @@ impl XememIo {
             size: r.u64(),
             offset: r.u64(),
             flags: r.u32(),
-            pad0: r.u32(),
+            timeout_ms: r.u32() as i32,
             name: r.take::<XEMEM_NAME_LEN>(),
         }
     }
@@ -155,6 +155,7 @@ mod tests {
         io.size = 1 << 30;
         io.offset = 4096;
         io.flags = 2;
+        io.timeout_ms = -1;
         io.name[..4].copy_from_slice(b"sim0");
         io
     }

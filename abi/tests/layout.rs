@@ -84,7 +84,7 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_msg_from", MsgFrom { "kernel": kernel, "port": port });
     layout!("atoll_xemem_io", XememIo {
         "hdr": hdr, "op": op, "mode": mode, "segid": segid, "apid": apid, "vaddr": vaddr,
-        "size": size, "offset": offset, "flags": flags, "pad0": pad0, "name": name,
+        "size": size, "offset": offset, "flags": flags, "timeout_ms": timeout_ms, "name": name,
     });
     layout!("atoll_xemem_req", XememReq {
         "id": id, "area": area, "pid": pid, "pin": pin, "runs_hash": runs_hash, "root": root,
@@ -247,6 +247,10 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_XEMEM_DETACH", XEMEM_DETACH as u64),
         ("ATOLL_XEMEM_LOOKUP", XEMEM_LOOKUP as u64),
         ("ATOLL_XEMEM_ENDED", XEMEM_ENDED as u64),
+        ("ATOLL_XEMEM_SIGNAL", XEMEM_SIGNAL as u64),
+        ("ATOLL_XEMEM_WAIT", XEMEM_WAIT as u64),
+        ("ATOLL_XEMEM_CANCEL", XEMEM_CANCEL as u64),
+        ("ATOLL_KMSG_XEMEM_EVENT", KMSG_XEMEM_EVENT as u64),
         ("ATOLL_XEMEM_RDONLY", XEMEM_RDONLY as u64),
         ("ATOLL_XEMEM_RDWR", XEMEM_RDWR as u64),
         ("ATOLL_KMSG_XEMEM_REQ", KMSG_XEMEM_REQ as u64),

@@ -13,6 +13,15 @@
  *   xemem_check cycles N SIZE               N times: make, get, attach,
  *       check, detach, release, remove its own memory
  *   xemem_check denied NAME                 expects get to be refused
+ *   xemem_check pingpong NAME ROUNDS DIR first|second
+ *                                           signalled segments: each side
+ *       makes NAME.first or NAME.second, attaches the other's; first
+ *       writes the round into its own and signals the other's, second
+ *       waits on its own, checks the round through its attachment and
+ *       signals back; prints the median round trip
+ *   xemem_check hold NAME DIR               makes NAME, says ready, sleeps
+ *   xemem_check waitgone NAME DIR           waits on NAME's events; expects
+ *       EIDRM once its owner is gone
  * Prints one line per step and exits 0 when everything held.
  */
 #include <errno.h>
@@ -262,6 +271,100 @@ static int run_denied(const char *name)
 	return errno == EACCES ? 0 : 1;
 }
 
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int run_pingpong(const char *name, long rounds, const char *dir, int first)
+{
+	char mine[128], theirs[128];
+	unsigned char *buf;
+	volatile long *own, *peer;
+	long long *rtt = calloc(rounds, sizeof(*rtt)), t;
+	xpmem_segid_t me, other;
+	xpmem_apid_t apid;
+
+	snprintf(mine, sizeof(mine), "%s.%s", name, first ? "first" : "second");
+	snprintf(theirs, sizeof(theirs), "%s.%s", name, first ? "second" : "first");
+	me = make(mine, 4096, 0600, &buf);
+	own = (volatile long *)buf;
+	say(dir, mine, "ready");
+	await(dir, theirs, "ready");
+	peer = attach(theirs, 4096, &apid);
+	other = xemem_lookup_segid(theirs);
+	for (long i = 0; i < rounds; i++) {
+		if (first) {
+			*own = i;
+			t = now_ns();
+			if (xemem_signal(other) || xemem_wait(me, 10000))
+				die("first: signal/wait");
+			rtt[i] = now_ns() - t;
+			if (*peer != -i) {
+				printf("FAIL pingpong round %ld: the answer reads %ld\n", i, *peer);
+				return 1;
+			}
+		} else {
+			if (xemem_wait(me, 10000))
+				die("second: wait");
+			if (*peer != i) {
+				printf("FAIL pingpong round %ld: the round reads %ld\n", i, *peer);
+				return 1;
+			}
+			*own = -i;
+			if (xemem_signal(other))
+				die("second: signal");
+		}
+	}
+	say(dir, mine, "done");
+	await(dir, theirs, "done");
+	if (first) {
+		qsort(rtt, rounds, sizeof(*rtt), by_value);
+		printf("pingpong %s: %ld rounds, round trip median %lld ns, min %lld ns\n", name,
+		       rounds, rtt[rounds / 2], rtt[0]);
+	} else {
+		printf("pingpong %s: %ld rounds answered\n", name, rounds);
+	}
+	return 0;
+}
+
+static int run_hold(const char *name, const char *dir)
+{
+	unsigned char *buf;
+
+	make(name, 65536, 0600, &buf);
+	say(dir, name, "ready");
+	sleep(600);
+	return 1;
+}
+
+static int run_waitgone(const char *name, const char *dir)
+{
+	xpmem_segid_t segid;
+
+	await(dir, name, "ready");
+	segid = xemem_lookup_segid(name);
+	if (segid < 0)
+		die("xemem_lookup_segid");
+	say(dir, name, "waiting");
+	if (xemem_wait(segid, 120000) == 0) {
+		printf("FAIL waitgone %s: an event came\n", name);
+		return 1;
+	}
+	printf("waitgone %s: %s\n", name, errno == EIDRM ? "EIDRM" : strerror(errno));
+	return errno == EIDRM ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -278,6 +381,13 @@ int main(int argc, char **argv)
 		return run_cycles(strtol(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "denied"))
 		return run_denied(argv[2]);
+	if (argc == 6 && !strcmp(argv[1], "pingpong"))
+		return run_pingpong(argv[2], strtol(argv[3], NULL, 0), argv[4],
+				    !strcmp(argv[5], "first"));
+	if (argc == 4 && !strcmp(argv[1], "hold"))
+		return run_hold(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "waitgone"))
+		return run_waitgone(argv[2], argv[3]);
 	fprintf(stderr, "usage: see the comment at the top of xemem_check.c\n");
 	return 2;
 }

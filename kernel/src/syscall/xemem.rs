@@ -8,6 +8,7 @@ use lwk_logic::errno::*;
 use super::memory::{retire, settle};
 use super::Call;
 use crate::process::{uaccess, vm, xemem};
+use hal::{cpu, tsc};
 
 /// xemem(struct atoll_xemem_io *io): 0, or -errno.
 pub fn xemem(c: &mut Call) -> SysResult {
@@ -30,6 +31,14 @@ pub fn xemem(c: &mut Call) -> SysResult {
         XEMEM_GET => io.apid = xemem::ask(p, &io)?,
         XEMEM_LOOKUP => io.segid = xemem::ask(p, &io)?,
         XEMEM_REMOVE | XEMEM_RELEASE => _ = xemem::ask(p, &io)?,
+        XEMEM_SIGNAL => _ = xemem::signal(p, &io)?,
+        XEMEM_WAIT => {
+            let ms = io.timeout_ms;
+            let deadline =
+                (ms >= 0).then(|| cpu::rdtsc() + tsc::ns_to_cycles(ms as u64 * 1_000_000));
+            xemem::wait(p, &io, deadline)?;
+            return Ok(0); // nothing to write back
+        }
         XEMEM_ATTACH => {
             io.vaddr = xemem::attach(p, &io)?;
             settle(c, vm::Freed::new());

@@ -136,6 +136,21 @@ pub fn detached(p: &Process, id: u64) -> Result<i64, Errno> {
     request::ask(req).map(|r| r.value)
 }
 
+/// xemem_signal: one event for the segment's waiters.
+pub fn signal(p: &Process, io: &XememIo) -> Result<i64, Errno> {
+    request::ask_event(request(p, io), None, || false).map(|r| r.value)
+}
+
+/// xemem_wait: takes an event, waiting up to `deadline` (TSC) for one;
+/// EINTR when the program is ending.
+pub fn wait(p: &Process, io: &XememIo, deadline: Option<u64>) -> Result<i64, Errno> {
+    let r = request::ask_event(request(p, io), deadline, || p.is_exiting());
+    match r {
+        Err(ETIMEDOUT) if p.is_exiting() => Err(EINTR),
+        r => r.map(|r| r.value),
+    }
+}
+
 /// The program's memory is freed: the host drops what it held.
 pub fn ended(p: &Arc<Process>) {
     let mut req = request(p, &XememIo::new());
