@@ -29,6 +29,7 @@
 #define ATOLL_MAGIC_KMSG	0x474d5441	/* "ATMG" message ring */
 #define ATOLL_MAGIC_CONSOLE	0x4e435441	/* "ATCN" console ring */
 #define ATOLL_MAGIC_XEMEM	0x4d585441	/* "ATXM" shared-memory segment request */
+#define ATOLL_MAGIC_XLIST	0x4c585441	/* "ATXL" list of segments */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
@@ -399,6 +400,41 @@ struct atoll_xemem_reply {
 	__u32 last;		/* ATTACH sends its runs in several replies; 1 ends */
 	__u32 count;		/* runs after this struct */
 	__u32 pad0;
+};
+
+/* ATOLL_IOC_XEMEM_LIST: the node's segments and attachments (the first that fit). */
+#define ATOLL_XEMEM_LIST_SEGS	64
+#define ATOLL_XEMEM_LIST_ATTS	128
+
+struct atoll_xemem_seg_info {
+	__s64 segid;
+	__u64 size;
+	__u32 kernel;		/* the owner's: 0 Linux, else the enclave's id */
+	__u32 pid;		/* the owner: its pid there */
+	__u32 uid;
+	__u32 mode;
+	__u32 grants;		/* apids handed out and not released */
+	__u32 attachments;	/* not revoked */
+	char name[ATOLL_XEMEM_NAME_LEN];
+};
+
+struct atoll_xemem_att_info {
+	__u64 id;
+	__s64 segid;
+	__u64 offset;
+	__u64 size;
+	__u32 kernel;		/* where it is mapped: 0 Linux, else the enclave's id */
+	__u32 pid;
+	__u32 writable;
+	__u32 revoked;		/* its segment went; its pages fault */
+};
+
+struct atoll_xemem_list {
+	struct atoll_header hdr;
+	__u32 segments;		/* out: how many exist */
+	__u32 attachments;
+	struct atoll_xemem_seg_info seg[ATOLL_XEMEM_LIST_SEGS];
+	struct atoll_xemem_att_info att[ATOLL_XEMEM_LIST_ATTS];
 };
 
 /*
@@ -877,5 +913,6 @@ struct atoll_kill {
 /* An execve's new image (regions, brk_start, comm of struct atoll_run). */
 #define ATOLL_IOC_EXEC		_IOWR(ATOLL_IOC_MAGIC, 17, struct atoll_run)
 #define ATOLL_IOC_XEMEM		_IOWR(ATOLL_IOC_MAGIC, 18, struct atoll_xemem_io)
+#define ATOLL_IOC_XEMEM_LIST	_IOWR(ATOLL_IOC_MAGIC, 19, struct atoll_xemem_list)
 
 #endif /* ATOLL_ABI_H */

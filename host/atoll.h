@@ -267,6 +267,7 @@ void atoll_xemem_exit(void);
 long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg);
 void atoll_xemem_file_gone(struct atoll_program *p);
 void atoll_xemem_enclave_gone(struct atoll_enclave *e);
+int atoll_xemem_list(struct atoll_xemem_list *req);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

@@ -82,6 +82,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			      (atoll_op)atoll_enclave_destroy);
 	case ATOLL_IOC_XEMEM:
 		return atoll_xemem_ioctl(file->private_data, arg);
+	case ATOLL_IOC_XEMEM_LIST:
+		return run_op(arg, sizeof(struct atoll_xemem_list), ATOLL_MAGIC_XLIST,
+			      (atoll_op)atoll_xemem_list);
 	case ATOLL_IOC_RUN:
 	case ATOLL_IOC_START:
 	case ATOLL_IOC_CALL:

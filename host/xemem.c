@@ -422,7 +422,8 @@ void xemem_enclave_gone(struct atoll_enclave *e)
 /* ATOLL_IOC_XEMEM from a Linux process (a file bound to no program). */
 long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 {
-	struct xemem_holder h = { .file = p, .uid = current_euid(), .gid = current_egid() };
+	struct xemem_holder h = { .file = p, .pid = task_tgid_nr(current), .uid = current_euid(),
+				  .gid = current_egid() };
 	struct atoll_xemem_io io;
 	struct xemem_att *a = NULL;
 	long ret;
@@ -504,4 +505,50 @@ int atoll_xemem_init(void)
 void atoll_xemem_exit(void)
 {
 	destroy_workqueue(xemem_wq);
+}
+
+static u32 kernel_of(const struct xemem_holder *h)
+{
+	return h->e ? h->e->id : ATOLL_KERNEL_LINUX;
+}
+
+/* ATOLL_IOC_XEMEM_LIST: what exists, for `atoll list --segments` and `atoll status`. */
+int atoll_xemem_list(struct atoll_xemem_list *req)
+{
+	struct atoll_xemem_seg_info *si;
+	struct atoll_xemem_att_info *ai;
+	struct xemem_seg *s;
+	struct xemem_att *a;
+	u32 n = 0;
+
+	mutex_lock(&xemem_lock);
+	list_for_each_entry(s, &segs, node) {
+		if (s->removed)
+			continue;
+		if (n < ATOLL_XEMEM_LIST_SEGS) {
+			si = &req->seg[n];
+			*si = (struct atoll_xemem_seg_info){
+				.segid = s->segid, .size = s->size, .kernel = kernel_of(&s->owner),
+				.pid = s->owner.pid, .mode = s->mode, .grants = s->holds - s->attachments,
+				.attachments = s->attachments,
+				.uid = from_kuid_munged(current_user_ns(), s->owner.uid) };
+			strscpy(si->name, s->name, sizeof(si->name));
+		}
+		n++;
+	}
+	req->segments = n;
+	n = 0;
+	list_for_each_entry(a, &atts, node) {
+		if (n < ATOLL_XEMEM_LIST_ATTS) {
+			ai = &req->att[n];
+			*ai = (struct atoll_xemem_att_info){
+				.id = a->id, .segid = a->seg->segid, .offset = a->offset,
+				.size = a->size, .kernel = kernel_of(&a->holder),
+				.pid = a->holder.pid, .writable = a->writable, .revoked = a->revoked };
+		}
+		n++;
+	}
+	req->attachments = n;
+	mutex_unlock(&xemem_lock);
+	return 0;
 }

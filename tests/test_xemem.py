@@ -83,9 +83,13 @@ watch enclave-enclave "atoll run a --" "atoll run b --"
 atoll run a -- /extra/xemem_check make held 65536 /tmp/x > /dev/null 2>&1 &
 /extra/xemem_check watch held 65536 /tmp/x & w1=$!
 atoll run b -- /extra/xemem_check watch held 65536 /tmp/x & w2=$!
-while [ $(ls /tmp/x/held.attached 2>/dev/null | wc -l) = 0 ]; do sleep 0.2; done
-sleep 1
+while [ $(ls /tmp/x/held.attached 2>/dev/null | wc -l) -lt 1 ]; do sleep 0.2; done
+sleep 2
+atoll list --segments
+atoll status a | sed -n '/^xemem:/,$p'
+atoll --json list --segments | python3 -c 'import json,sys; d=json.load(sys.stdin); print("JSON attachments", len(d["attachments"]))'
 atoll destroy a --force > /dev/null; echo "DESTROY: $?"
+atoll list --segments
 wait $w1; echo "WATCH destroyed-linux: $?"
 wait $w2; echo "WATCH destroyed-enclave: $?"
 [ "$b_before" = "$(atoll status b | grep '^lwk memory')" ] && echo B_MEMORY_BACK
@@ -98,6 +102,13 @@ atoll destroy b > /dev/null || exit 10
         assert f"watch {tag}: revoked, reading it gave {sig}" in out, out
         assert f"WATCH {tag}: 0" in out and f"OWNER {tag}: 139" in out, out
     assert "DESTROY: 0" in out, out
+    # Listed while held: the segment, owned in enclave 1, attached twice
+    # (Linux and enclave 2), in `atoll list --segments` and `atoll status a`.
+    assert re.search(r"\n\d+\s+held\s+enclave 1 pid \d+\s+64 KiB\s+0600\s+0\s+\d+\s+2\n", out), out
+    assert re.search(r"\d+\s+\d+\s+linux pid \d+\s+0\s+64 KiB\s+rw\n", out), out
+    assert re.search(r"\d+\s+\d+\s+enclave 2 pid \d+\s+0\s+64 KiB\s+rw\n", out), out
+    assert "xemem:\n  SEGID" in out and "JSON attachments 2" in out, out
+    assert out.rstrip().endswith("no segments") or "no segments\n" in out, out
     assert "watch held: revoked, reading it gave SIGBUS" in out, out
     assert "watch held: revoked, reading it gave SIGSEGV" in out, out
     assert "WATCH destroyed-linux: 0" in out and "WATCH destroyed-enclave: 0" in out, out

@@ -38,6 +38,7 @@ pub const MAGIC_KILL: u32 = 0x4c4b_5441;
 pub const MAGIC_PROGRAMS: u32 = 0x5350_5441;
 pub const MAGIC_ADOPT: u32 = 0x4441_5441;
 pub const MAGIC_XEMEM: u32 = 0x4d58_5441;
+pub const MAGIC_XLIST: u32 = 0x4c58_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -391,6 +392,46 @@ pub struct XememReply {
     pub last: u32,
     pub count: u32,
     pub pad0: u32,
+}
+
+pub const XEMEM_LIST_SEGS: usize = 64;
+pub const XEMEM_LIST_ATTS: usize = 128;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct XememSegInfo {
+    pub segid: i64,
+    pub size: u64,
+    pub kernel: u32,
+    pub pid: u32,
+    pub uid: u32,
+    pub mode: u32,
+    pub grants: u32,
+    pub attachments: u32,
+    pub name: [u8; XEMEM_NAME_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct XememAttInfo {
+    pub id: u64,
+    pub segid: i64,
+    pub offset: u64,
+    pub size: u64,
+    pub kernel: u32,
+    pub pid: u32,
+    pub writable: u32,
+    pub revoked: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct XememList {
+    pub hdr: Header,
+    pub segments: u32,
+    pub attachments: u32,
+    pub seg: [XememSegInfo; XEMEM_LIST_SEGS],
+    pub att: [XememAttInfo; XEMEM_LIST_ATTS],
 }
 
 /// atoll_xemem_hash: FNV-1a over each run's phys, then len, little-endian.
@@ -792,7 +833,7 @@ zeroed_with_header!(
     Destroy => MAGIC_DESTROY, Proc => MAGIC_PROC, Run => MAGIC_RUN, Start => MAGIC_START,
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
     KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS, Adopt => MAGIC_ADOPT,
-    KmsgMcastReq => MAGIC_MCAST, XememIo => MAGIC_XEMEM,
+    KmsgMcastReq => MAGIC_MCAST, XememIo => MAGIC_XEMEM, XememList => MAGIC_XLIST,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -820,6 +861,7 @@ pub const IOC_PROGRAMS: u32 = iowr::<Programs>(15);
 pub const IOC_ADOPT: u32 = iowr::<Adopt>(16);
 pub const IOC_EXEC: u32 = iowr::<Run>(17);
 pub const IOC_XEMEM: u32 = iowr::<XememIo>(18);
+pub const IOC_XEMEM_LIST: u32 = iowr::<XememList>(19);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

@@ -91,6 +91,17 @@ fn expectations() -> Vec<(String, u64)> {
         "attachment": attachment, "io": io,
     });
     layout!("atoll_xemem_run", XememRun { "phys": phys, "len": len });
+    layout!("atoll_xemem_seg_info", XememSegInfo {
+        "segid": segid, "size": size, "kernel": kernel, "pid": pid, "uid": uid, "mode": mode,
+        "grants": grants, "attachments": attachments, "name": name,
+    });
+    layout!("atoll_xemem_att_info", XememAttInfo {
+        "id": id, "segid": segid, "offset": offset, "size": size, "kernel": kernel, "pid": pid,
+        "writable": writable, "revoked": revoked,
+    });
+    layout!("atoll_xemem_list", XememList {
+        "hdr": hdr, "segments": segments, "attachments": attachments, "seg": seg, "att": att,
+    });
     layout!("atoll_xemem_reply", XememReply {
         "id": id, "result": result, "value": value, "writable": writable, "last": last,
         "count": count, "pad0": pad0,
@@ -236,6 +247,10 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PROC_EXECED", KMSG_PROC_EXECED as u64),
         ("ATOLL_IOC_EXEC", IOC_EXEC as u64),
         ("ATOLL_IOC_XEMEM", IOC_XEMEM as u64),
+        ("ATOLL_IOC_XEMEM_LIST", IOC_XEMEM_LIST as u64),
+        ("ATOLL_MAGIC_XLIST", MAGIC_XLIST as u64),
+        ("ATOLL_XEMEM_LIST_SEGS", XEMEM_LIST_SEGS as u64),
+        ("ATOLL_XEMEM_LIST_ATTS", XEMEM_LIST_ATTS as u64),
         ("ATOLL_MAGIC_XEMEM", MAGIC_XEMEM as u64),
         ("ATOLL_SYS_XEMEM", SYS_XEMEM),
         ("ATOLL_XEMEM_NAME_LEN", XEMEM_NAME_LEN as u64),

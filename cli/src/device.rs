@@ -7,8 +7,9 @@ use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
     Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping,
-    Programs, Run, Start, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL,
-    IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
+    Programs, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO,
+    IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
+    IOC_XEMEM_LIST,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -112,6 +113,15 @@ impl Device {
         // whose size IOC_PROGRAMS encodes; it holds no pointers. A bad
         // `fd` fails.
         check(unsafe { libc::ioctl(fd, IOC_PROGRAMS as _, &mut *req as *mut Programs) })?;
+        Ok(req)
+    }
+
+    /// IOC_XEMEM_LIST: the node's XEMEM segments and attachments.
+    pub fn xemem_list(&self) -> io::Result<Box<XememList>> {
+        let mut req = Box::new(XememList::new());
+        // SAFETY: `req` is a live, exclusively owned `XememList`, the type
+        // whose size IOC_XEMEM_LIST encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_XEMEM_LIST as _, &mut *req as *mut XememList) })?;
         Ok(req)
     }
 

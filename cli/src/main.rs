@@ -14,6 +14,7 @@ mod parse;
 mod program;
 mod rank_cpus;
 mod running;
+mod segments;
 mod serve;
 mod sys;
 
@@ -69,8 +70,12 @@ enum Command {
         timeout: u32,
     },
 
-    /// List the enclaves
-    List,
+    /// List the enclaves (or, with --segments, the node's XEMEM segments and attachments)
+    List {
+        /// List XEMEM segments and attachments instead
+        #[arg(long)]
+        segments: bool,
+    },
 
     /// Show one enclave: state, CPUs, memory ranges, uptime, creation times
     Status { enclave: String },
@@ -208,7 +213,7 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Create { cpus, mem, name, kernel, cmdline, timeout } => {
             create::run(create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout }, json)
         }
-        Command::List => list::run(json),
+        Command::List { segments } => list::run(segments, json),
         Command::Syscalls => {
             syscalls::run(json);
             Ok(())

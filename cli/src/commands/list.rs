@@ -1,4 +1,4 @@
-//! `atoll list`: one line per enclave.
+//! `atoll list`: one line per enclave; `--segments`: XEMEM's segments.
 
 use super::print_json;
 use crate::device::Device;
@@ -6,8 +6,17 @@ use crate::enclave::{self, Enclave};
 use crate::error::Result;
 use crate::format;
 
-pub fn run(json: bool) -> Result<()> {
+pub fn run(segments: bool, json: bool) -> Result<()> {
     let dev = Device::open()?;
+    if segments {
+        let all = crate::segments::list(&dev)?;
+        if json {
+            print_json(&all.to_json());
+        } else {
+            print!("{}", all.text());
+        }
+        return Ok(());
+    }
     let enclaves = enclave::list(&dev)?;
     if json {
         print_json(&enclaves.iter().map(Enclave::to_json).collect());

@@ -10,10 +10,17 @@ use crate::running;
 pub fn run(key: &str, json: bool) -> Result<()> {
     let dev = Device::open()?;
     let enclave = enclave::find(&dev, key)?;
+    let segments = crate::segments::list(&dev)?.of_enclave(enclave.id);
     if json {
-        print_json(&enclave.to_json());
+        let mut v = enclave.to_json();
+        v["xemem"] = segments.to_json();
+        print_json(&v);
     } else {
         print!("{}", text(&enclave));
+        if !segments.segments.is_empty() || !segments.attachments.is_empty() {
+            let table: String = segments.text().lines().map(|l| format!("  {l}\n")).collect();
+            print!("xemem:\n{table}");
+        }
     }
     Ok(())
 }
