@@ -528,9 +528,10 @@ int atoll_xemem_list(struct atoll_xemem_list *req)
 		if (n < ATOLL_XEMEM_LIST_SEGS) {
 			si = &req->seg[n];
 			*si = (struct atoll_xemem_seg_info){
-				.segid = s->segid, .size = s->size, .kernel = kernel_of(&s->owner),
-				.pid = s->owner.pid, .mode = s->mode, .grants = s->holds - s->attachments,
-				.attachments = s->attachments,
+				.segid = s->segid, .size = s->size,
+				.kernel = kernel_of(&s->owner), .pid = s->owner.pid,
+				.mode = s->mode, .attachments = s->attachments,
+				.grants = s->holds - s->attachments,
 				.uid = from_kuid_munged(current_user_ns(), s->owner.uid) };
 			strscpy(si->name, s->name, sizeof(si->name));
 		}
@@ -544,7 +545,8 @@ int atoll_xemem_list(struct atoll_xemem_list *req)
 			*ai = (struct atoll_xemem_att_info){
 				.id = a->id, .segid = a->seg->segid, .offset = a->offset,
 				.size = a->size, .kernel = kernel_of(&a->holder),
-				.pid = a->holder.pid, .writable = a->writable, .revoked = a->revoked };
+				.pid = a->holder.pid, .writable = a->writable,
+				.revoked = a->revoked };
 		}
 		n++;
 	}
