@@ -18,6 +18,8 @@
 #                            start, fork+wait, signal round trip, CPU share)
 #   make bench-mpi           MPI jobs in an enclave vs on Linux (ping-pong,
 #                            CG with Linux busy, start-up)
+#   make bench-insitu        the in-situ workflow over XEMEM (a simulation in an
+#                            enclave, analytics on Linux), 1 GiB attach vs copy
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
@@ -44,7 +46,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi bench-insitu demo clean
 
 all: kernel module cli xemem
 
@@ -132,13 +134,16 @@ bench-kmsg: deps kernel module cli
 bench-mpi: deps kernel module cli
 	python3 bench/mpi_bench.py
 
+bench-insitu: deps kernel module cli
+	python3 bench/insitu_bench.py
+
 # The README's first command: the OS-noise comparison, then the test VM:
 # create an enclave that runs the self-tests, show its console, and end by
 # running a program in the enclave and on Linux side by side.
 demo: deps kernel module cli
 	python3 bench/enclave_bench.py --noise-only --noise-seconds 5
 	scripts/build-programs.sh build/programs bench
-	python3 scripts/vm.py --script scripts/demo.sh --extra build/programs
+	scripts/run-demo.sh build
 
 clean:
 	rm -rf build $(KERNEL_SRC)/target cli/target abi/target

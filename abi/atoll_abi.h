@@ -334,7 +334,9 @@ struct atoll_msg_from {
  * Signalled segments: every segment has an event count. SIGNAL adds one
  * and wakes a waiter; WAIT takes one, blocking until there is one (an LWK's
  * WAIT is answered when it is taken, by an XEMEM_REPLY from the message
- * interrupt). Removing the segment ends every wait with EIDRM.
+ * interrupt). Removing the segment ends every wait with EIDRM. A SIGNAL
+ * with request id 0 gets no answer (the LWK sends those once a first
+ * signal to the segment succeeded, so a simulation never waits on Linux).
  */
 #define ATOLL_SYS_XEMEM		1002	/* (struct atoll_xemem_io *) -> 0 or -errno */
 #define ATOLL_XEMEM_NAME_LEN	64

@@ -99,6 +99,7 @@ struct atoll_enclave {
 	u64 group_left;			/* the last group whose ring it unmapped */
 
 	u64 xemem_revoked;		/* the last attachment it unmapped (xemem.c) */
+	bool xemem_deaf;		/* it let a revocation time out (cleared by the next) */
 
 	/*
 	 * Its programs, one per area of the shared memory (program.c), and

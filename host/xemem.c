@@ -200,12 +200,16 @@ static void revoke(struct xemem_att *a)
 		xemem_map_zap(a);
 	} else {
 		a->revoked = true;
+		/* An LWK that let one wait time out is not waited for again until it answers. */
 		if (atoll_lwk_state(e) == ATOLL_ENCLAVE_RUNNING &&
 		    (atoll_kmsg_send_wait(e, ATOLL_KMSG_XEMEM_REVOKE, words, sizeof(words)) ||
-		     !wait_event_timeout(xemem_revoke_wq, READ_ONCE(e->xemem_revoked) == a->id,
-					 msecs_to_jiffies(XEMEM_REVOKE_WAIT_MS))))
+		     (!READ_ONCE(e->xemem_deaf) &&
+		      !wait_event_timeout(xemem_revoke_wq, READ_ONCE(e->xemem_revoked) == a->id,
+					  msecs_to_jiffies(XEMEM_REVOKE_WAIT_MS))))) {
+			WRITE_ONCE(e->xemem_deaf, true);
 			pr_warn("atoll: enclave %s did not confirm it unmapped segment %lld\n",
 				e->name, a->seg->segid);
+		}
 	}
 	a->seg->attachments--;
 }

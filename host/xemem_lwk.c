@@ -188,6 +188,8 @@ static void on_event(struct atoll_enclave *e, const struct atoll_kmsg *m)
 			return;
 		case ATOLL_XEMEM_SIGNAL:
 			r.result = xemem_event_signal(req->io.segid, h.uid, h.gid);
+			if (!req->id)
+				return;	/* sent without waiting for an answer */
 			break;
 		default:
 			r.result = -EINVAL;
@@ -199,6 +201,7 @@ static void on_event(struct atoll_enclave *e, const struct atoll_kmsg *m)
 static void on_revoked(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
 	WRITE_ONCE(e->xemem_revoked, atoll_kmsg_word(m, 0));
+	WRITE_ONCE(e->xemem_deaf, false);
 	wake_up_all(&xemem_revoke_wq);
 }
 

@@ -10,6 +10,7 @@
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, fork_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
+#   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM),
 #   and with Debian's Open MPI (dynamic) mpi_pingpong, mpi_cg, mpi_init.
 # The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
 # test VM.
@@ -73,6 +74,15 @@ case $what in bench|all)
     cc stream $OMP "$B/stream.c"
     cc cg $OMP "$B/cg.c" -lm
     cc pipe_rtt "$ROOT/bench/pipe_rtt.c"
+    # The in-situ workflow (bench/insitu_bench.py), with XEMEM's library;
+    # its sources too, which the guest's compile load builds.
+    "$ROOT/scripts/build-xemem.sh" "$ROOT/build"
+    X="-I $ROOT/build/include $ROOT/build/lib/libxpmem.a"
+    for p in insitu_sim insitu_analytics xemem_attach; do
+        cc "$p" "$B/$p.c" $X
+    done
+    cc xemem_check "$T/xemem_check.c" $X
+    cp "$B/insitu_sim.c" "$B/insitu.h" "$ROOT/build/include/xpmem.h" "$out/"
     for p in mpi_pingpong mpi_cg mpi_init; do
         mpicc.openmpi $CFLAGS -o "$out/$p" "$B/$p.c" -lm
     done

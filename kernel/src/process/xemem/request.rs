@@ -99,6 +99,13 @@ pub fn tell(req: XememReq) {
     }
 }
 
+/// An event request that wants no answer (request id 0).
+pub fn tell_event(req: XememReq) {
+    if let Err(e) = send(KMSG_XEMEM_EVENT, &req) {
+        crate::println!("xemem: event for pid {} not sent: {e:?}", req.pid);
+    }
+}
+
 /// Into the ring to the host, waiting while it is full.
 fn send(kind: u16, req: &XememReq) -> Result<(), Errno> {
     let bytes = req.to_bytes();
