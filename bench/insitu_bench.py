@@ -102,7 +102,8 @@ def plot(res, path):
         return
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4))
     a.boxplot([res[c]["seconds"] for c, _ in CASES])
-    a.set_xticks(range(1, len(CASES) + 1), [label.replace(", ", "\n", 1) for _, label in CASES], fontsize=7)
+    short = [c.replace("_busy", "\n+ load").replace("_", "\n", 1) for c, _ in CASES]
+    a.set_xticks(range(1, len(CASES) + 1), short, fontsize=8)
     a.set_ylabel("simulation: mean step per run, ms")
     a.set_title("in-situ: the simulation's step time")
     ways = ["attach_into_enclave", "attach_into_linux"]
