@@ -28,7 +28,7 @@ def main():
     hist = [[max(c, 0.5) for c in s[2]] for s in snaps]
     img = a.imshow(list(zip(*hist)), aspect="auto", origin="lower", cmap="inferno", norm="log",
                    extent=[0, len(snaps), 0, 100])
-    a.set_xlabel("snapshot (every 40 steps)")
+    a.set_xlabel("snapshot (every 100 steps)")
     a.set_ylabel("temperature")
     a.set_title("cells per temperature, read in place on Linux")
     fig.colorbar(img, ax=a, label="cells")
