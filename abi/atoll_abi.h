@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	7
+#define ATOLL_ABI_VERSION	8
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -30,6 +30,7 @@
 #define ATOLL_MAGIC_CONSOLE	0x4e435441	/* "ATCN" console ring */
 #define ATOLL_MAGIC_XEMEM	0x4d585441	/* "ATXM" shared-memory segment request */
 #define ATOLL_MAGIC_XLIST	0x4c585441	/* "ATXL" list of segments */
+#define ATOLL_MAGIC_RESIZE	0x5a525441	/* "ATRZ" resize request */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
@@ -669,6 +670,44 @@ struct atoll_create {
 	char error[ATOLL_ERROR_LEN];
 };
 
+/*
+ * Resizing a running enclave (atoll add / atoll remove). Memory: the host
+ * offlines blocks as at create and sends MEM_ADD for each; the LWK maps it
+ * and gives it to its frame allocator (its bitmap in the block's first
+ * frames). MEM_REMOVE asks for a block back: the LWK gives it only if none
+ * of its frames is in use (else -EBUSY, and it keeps it), unmaps it and
+ * flushes every CPU's TLB before it answers; only then does Linux online
+ * it. A missing or refused answer leaves the enclave and Linux as they were.
+ */
+#define ATOLL_RESIZE_ADD_MEM	1
+#define ATOLL_RESIZE_REMOVE_MEM	2
+#define ATOLL_RESIZE_HISTORY	16	/* the last resizes atoll status shows */
+#define ATOLL_KMSG_MEM_ADD	47	/* host: u64 phys, u64 bytes: a block to use */
+#define ATOLL_KMSG_MEM_ADDED	48	/* LWK: u64 phys, s64 0 or -errno */
+#define ATOLL_KMSG_MEM_REMOVE	49	/* host: u64 phys, u64 bytes: give it back if unused */
+#define ATOLL_KMSG_MEM_REMOVED	50	/* LWK: u64 phys, s64 0 or -EBUSY; no CPU maps it now */
+
+/* ATOLL_IOC_RESIZE */
+struct atoll_resize {
+	struct atoll_header hdr;
+	__u32 id;
+	__u32 op;		/* ATOLL_RESIZE_* */
+	__u64 bytes;		/* memory to add or remove (whole blocks) */
+	__u64 linux_ns;		/* out: Linux's part (offlining or onlining) */
+	__u64 lwk_ns;		/* out: the LWK's part (until its answers came) */
+	char error[ATOLL_ERROR_LEN];
+};
+
+/* One resize, as the enclave's history keeps it. */
+struct atoll_resize_event {
+	__u64 at_ns;		/* since the enclave was created */
+	__u32 op;
+	__s32 result;		/* 0 or -errno */
+	__u64 amount;		/* bytes */
+	__u64 linux_ns;
+	__u64 lwk_ns;
+};
+
 struct atoll_enclave_info {
 	struct atoll_header hdr;
 	__u32 index;		/* in: the index-th enclave (0, 1, ...) */
@@ -685,7 +724,8 @@ struct atoll_enclave_info {
 	__u64 lwk_free_bytes;	/* from the channel header */
 	__u64 lwk_total_bytes;
 	__u32 programs;		/* programs bound to it */
-	__u32 pad1;
+	__u32 resizes;		/* resizes so far; the last ATOLL_RESIZE_HISTORY are in resize[] */
+	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* oldest first */
 };
 
 struct atoll_console_read {
@@ -916,5 +956,6 @@ struct atoll_kill {
 #define ATOLL_IOC_EXEC		_IOWR(ATOLL_IOC_MAGIC, 17, struct atoll_run)
 #define ATOLL_IOC_XEMEM		_IOWR(ATOLL_IOC_MAGIC, 18, struct atoll_xemem_io)
 #define ATOLL_IOC_XEMEM_LIST	_IOWR(ATOLL_IOC_MAGIC, 19, struct atoll_xemem_list)
+#define ATOLL_IOC_RESIZE	_IOWR(ATOLL_IOC_MAGIC, 20, struct atoll_resize)
 
 #endif /* ATOLL_ABI_H */

@@ -99,6 +99,13 @@ struct atoll_enclave {
 	u64 group_left;			/* the last group whose ring it unmapped */
 
 	u64 xemem_revoked;		/* the last attachment it unmapped (xemem.c) */
+	/* Resizing (resize.c): the LWK's last answer about a block, and the history. */
+	u32 boot_blocks;		/* blocks it was created with: never removed */
+	bool mem_answered;		/* release/acquire: mem_answer_* are set */
+	u64 mem_answer_phys;
+	s64 mem_answer_result;
+	u32 resizes;
+	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* ring, by resizes */
 	bool xemem_deaf;		/* it let a revocation time out (cleared by the next) */
 
 	/*
@@ -158,7 +165,8 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
  * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
- * lifecycle.c -> kmsg.c -> kmsg_ring.c; main.c, program.c and enclave.c
+ * lifecycle.c -> kmsg.c -> kmsg_ring.c; enclave.c -> resize.c -> memory.c
+ * and kmsg.c; main.c, program.c and enclave.c
  * -> xemem_lwk.c or xemem.c; xemem_lwk.c -> xemem.c -> xemem_map.c; cpus.c, memory.c, mirror.c and
  * symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
@@ -175,6 +183,7 @@ int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req);
 int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
+int atoll_enclave_resize(struct atoll_resize *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
 void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
@@ -188,9 +197,15 @@ void atoll_apic_send(u32 apic_id, u32 icr_low);
 void atoll_cpu_init(u32 apic_id);
 void atoll_cpu_sipi(u32 apic_id, unsigned long page_phys);
 
+/* resize.c: memory added to and taken back from a running enclave */
+int atoll_resize_init(void);
+int atoll_resize(struct atoll_enclave *e, struct atoll_resize *req);
+void atoll_resize_history(struct atoll_enclave *e, struct atoll_enclave_info *out);
+
 /* memory.c: 128 MB blocks through Linux's memory-hotplug sysfs path */
 int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err);
 void atoll_memory_give_back(struct atoll_enclave *e);
+void atoll_memory_give_back_to(struct atoll_enclave *e, u32 keep);
 u64 atoll_block_phys(const struct atoll_enclave *e, u32 i);
 void atoll_memory_ranges(const struct atoll_enclave *e, struct atoll_mem_range *out);
 

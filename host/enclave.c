@@ -459,6 +459,7 @@ int atoll_enclave_create(struct atoll_create *req)
 	}
 	next_id++;
 	e->created_ns = ktime_get_ns();
+	e->boot_blocks = e->block_count;
 	connect_peers(e);
 	__module_get(THIS_MODULE);	/* no unload while an enclave exists */
 
@@ -550,7 +551,24 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	req->lwk_free_bytes = READ_ONCE(e->status->free_bytes);
 	req->lwk_total_bytes = READ_ONCE(e->status->total_bytes);
 	req->programs = programs_bound(e);
+	atoll_resize_history(e, req);
 	return 0;
+}
+
+/* ATOLL_IOC_RESIZE: memory added to or taken back from a running enclave. */
+int atoll_enclave_resize(struct atoll_resize *req)
+{
+	struct atoll_enclave *e = find(req->id);
+
+	if (!e) {
+		atoll_err(req->error, "there is no enclave with id %u", req->id);
+		return -ENOENT;
+	}
+	if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING) {
+		atoll_err(req->error, "enclave %s is not running", e->name);
+		return -EHOSTDOWN;
+	}
+	return atoll_resize(e, req);
 }
 
 int atoll_enclave_console(struct atoll_console_read *req)

@@ -82,6 +82,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			      (atoll_op)atoll_enclave_destroy);
 	case ATOLL_IOC_XEMEM:
 		return atoll_xemem_ioctl(file->private_data, arg);
+	case ATOLL_IOC_RESIZE:
+		return run_op(arg, sizeof(struct atoll_resize), ATOLL_MAGIC_RESIZE,
+			      (atoll_op)atoll_enclave_resize);
 	case ATOLL_IOC_XEMEM_LIST:
 		return run_op(arg, sizeof(struct atoll_xemem_list), ATOLL_MAGIC_XLIST,
 			      (atoll_op)atoll_xemem_list);
@@ -144,7 +147,7 @@ static int __init atoll_init(void)
 	ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
 	      atoll_peers_init() ?: atoll_kmsg_check_init() ?:
 	      atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?:
-	      atoll_usermsg_init() ?: atoll_xemem_lwk_init();
+	      atoll_usermsg_init() ?: atoll_xemem_lwk_init() ?: atoll_resize_init();
 	if (ret)
 		goto fail;
 	atoll_kmsg_start();

@@ -74,13 +74,14 @@ static unsigned long last_block(u64 block_size)
 }
 
 /*
- * Offlines enough blocks for `bytes`, highest first. A block that refuses
- * (EBUSY: pages Linux could not migrate) is skipped for another.
+ * Offlines enough blocks for `bytes` more, highest first, after those e
+ * has. A block that refuses (EBUSY: pages Linux could not migrate) is
+ * skipped for another. On failure e has what it had before.
  */
 int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err)
 {
 	u64 size = memory_block_size_bytes();
-	u32 want = bytes / size, refused = 0;
+	u32 had = e->block_count, want = had + bytes / size, refused = 0;
 	unsigned long id;
 	int ret;
 
@@ -90,15 +91,15 @@ int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err)
 			  size >> 20);
 		return -EINVAL;
 	}
-	if (want > ATOLL_MAX_MEM_RANGES) {
-		atoll_err(err, "an enclave can have at most %u blocks of %llu MiB",
-			  ATOLL_MAX_MEM_RANGES, size >> 20);
+	if (bytes / size > ATOLL_MAX_MEM_RANGES - had) {
+		atoll_err(err, "an enclave can have at most %u blocks of %llu MiB (it has %u)",
+			  ATOLL_MAX_MEM_RANGES, size >> 20, had);
 		return -EINVAL;
 	}
 	for (id = last_block(size); id-- > 0 && e->block_count < want;) {
 		if (fatal_signal_pending(current)) {
 			atoll_err(err, "interrupted while taking memory");
-			atoll_memory_give_back(e);
+			atoll_memory_give_back_to(e, had);
 			return -EINTR;
 		}
 		if (!block_is_online_movable(id))
@@ -110,12 +111,13 @@ int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err)
 		}
 		e->blocks[e->block_count].id = id;
 		e->blocks[e->block_count].movable = true;
-		e->block_count++;
+		/* The entry first: the mirror reads the count without a lock. */
+		smp_store_release(&e->block_count, e->block_count + 1);
 	}
 	if (e->block_count < want) {
 		atoll_err(err, "could take only %u of the %u memory blocks asked for (%u movable blocks refused); Linux gives up memory only from ZONE_MOVABLE: boot it with movablecore=<size> (or memhp_default_state=online_movable for hot-added memory)",
-			  e->block_count, want, refused);
-		atoll_memory_give_back(e);
+			  e->block_count - had, want - had, refused);
+		atoll_memory_give_back_to(e, had);
 		return -ENOMEM;
 	}
 	return 0;
@@ -139,9 +141,15 @@ void atoll_memory_ranges(const struct atoll_enclave *e, struct atoll_mem_range *
 
 void atoll_memory_give_back(struct atoll_enclave *e)
 {
+	atoll_memory_give_back_to(e, 0);
+}
+
+/* Onlines e's last blocks again until it has `keep`. */
+void atoll_memory_give_back_to(struct atoll_enclave *e, u32 keep)
+{
 	int ret;
 
-	while (e->block_count) {
+	while (e->block_count > keep) {
 		struct atoll_block *b = &e->blocks[--e->block_count];
 
 		ret = block_set_state(b->id, b->movable ? "online_movable" : "online");

@@ -26,10 +26,11 @@
 /* Is [phys, phys + len) enclave memory, outside the shared area? */
 static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
 {
+	/* Blocks come and go while it runs (resize.c): entries before the count. */
+	u32 i, n = smp_load_acquire(&e->block_count);
 	u64 base;
-	u32 i;
 
-	for (i = 0; i < e->block_count; i++) {
+	for (i = 0; i < n; i++) {
 		base = atoll_block_phys(e, i);
 		if (phys < base || phys + len > base + e->block_size)
 			continue;

@@ -8,7 +8,7 @@ pub mod syscalls;
 mod xemem_bytes;
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 7;
+pub const ABI_VERSION: u32 = 8;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -39,6 +39,7 @@ pub const MAGIC_PROGRAMS: u32 = 0x5350_5441;
 pub const MAGIC_ADOPT: u32 = 0x4441_5441;
 pub const MAGIC_XEMEM: u32 = 0x4d58_5441;
 pub const MAGIC_XLIST: u32 = 0x4c58_5441;
+pub const MAGIC_RESIZE: u32 = 0x5a52_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -667,7 +668,39 @@ pub struct EnclaveInfo {
     pub lwk_free_bytes: u64,
     pub lwk_total_bytes: u64,
     pub programs: u32,
-    pub pad1: u32,
+    pub resizes: u32,
+    pub resize: [ResizeEvent; RESIZE_HISTORY],
+}
+
+pub const RESIZE_ADD_MEM: u32 = 1;
+pub const RESIZE_REMOVE_MEM: u32 = 2;
+pub const RESIZE_HISTORY: usize = 16;
+pub const KMSG_MEM_ADD: u16 = 47;
+pub const KMSG_MEM_ADDED: u16 = 48;
+pub const KMSG_MEM_REMOVE: u16 = 49;
+pub const KMSG_MEM_REMOVED: u16 = 50;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Resize {
+    pub hdr: Header,
+    pub id: u32,
+    pub op: u32,
+    pub bytes: u64,
+    pub linux_ns: u64,
+    pub lwk_ns: u64,
+    pub error: [u8; ERROR_LEN],
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ResizeEvent {
+    pub at_ns: u64,
+    pub op: u32,
+    pub result: i32,
+    pub amount: u64,
+    pub linux_ns: u64,
+    pub lwk_ns: u64,
 }
 
 #[repr(C)]
@@ -834,6 +867,7 @@ zeroed_with_header!(
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
     KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS, Adopt => MAGIC_ADOPT,
     KmsgMcastReq => MAGIC_MCAST, XememIo => MAGIC_XEMEM, XememList => MAGIC_XLIST,
+    Resize => MAGIC_RESIZE,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -862,6 +896,7 @@ pub const IOC_ADOPT: u32 = iowr::<Adopt>(16);
 pub const IOC_EXEC: u32 = iowr::<Run>(17);
 pub const IOC_XEMEM: u32 = iowr::<XememIo>(18);
 pub const IOC_XEMEM_LIST: u32 = iowr::<XememList>(19);
+pub const IOC_RESIZE: u32 = iowr::<Resize>(20);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

@@ -59,7 +59,8 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "index": index, "id": id, "state": state, "cpu_count": cpu_count,
         "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
         "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
-        "lwk_total_bytes": lwk_total_bytes, "programs": programs, "pad1": pad1,
+        "lwk_total_bytes": lwk_total_bytes, "programs": programs, "resizes": resizes,
+        "resize": resize,
     });
     layout!("atoll_console_read", ConsoleRead {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
@@ -91,6 +92,14 @@ fn expectations() -> Vec<(String, u64)> {
         "attachment": attachment, "io": io,
     });
     layout!("atoll_xemem_run", XememRun { "phys": phys, "len": len });
+    layout!("atoll_resize", Resize {
+        "hdr": hdr, "id": id, "op": op, "bytes": bytes, "linux_ns": linux_ns, "lwk_ns": lwk_ns,
+        "error": error,
+    });
+    layout!("atoll_resize_event", ResizeEvent {
+        "at_ns": at_ns, "op": op, "result": result, "amount": amount, "linux_ns": linux_ns,
+        "lwk_ns": lwk_ns,
+    });
     layout!("atoll_xemem_seg_info", XememSegInfo {
         "segid": segid, "size": size, "kernel": kernel, "pid": pid, "uid": uid, "mode": mode,
         "grants": grants, "attachments": attachments, "name": name,
@@ -248,6 +257,15 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_IOC_EXEC", IOC_EXEC as u64),
         ("ATOLL_IOC_XEMEM", IOC_XEMEM as u64),
         ("ATOLL_IOC_XEMEM_LIST", IOC_XEMEM_LIST as u64),
+        ("ATOLL_IOC_RESIZE", IOC_RESIZE as u64),
+        ("ATOLL_MAGIC_RESIZE", MAGIC_RESIZE as u64),
+        ("ATOLL_RESIZE_ADD_MEM", RESIZE_ADD_MEM as u64),
+        ("ATOLL_RESIZE_REMOVE_MEM", RESIZE_REMOVE_MEM as u64),
+        ("ATOLL_RESIZE_HISTORY", RESIZE_HISTORY as u64),
+        ("ATOLL_KMSG_MEM_ADD", KMSG_MEM_ADD as u64),
+        ("ATOLL_KMSG_MEM_ADDED", KMSG_MEM_ADDED as u64),
+        ("ATOLL_KMSG_MEM_REMOVE", KMSG_MEM_REMOVE as u64),
+        ("ATOLL_KMSG_MEM_REMOVED", KMSG_MEM_REMOVED as u64),
         ("ATOLL_MAGIC_XLIST", MAGIC_XLIST as u64),
         ("ATOLL_XEMEM_LIST_SEGS", XEMEM_LIST_SEGS as u64),
         ("ATOLL_XEMEM_LIST_ATTS", XEMEM_LIST_ATTS as u64),

@@ -7,9 +7,9 @@ use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
     Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping,
-    Programs, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO,
-    IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RUN, IOC_START,
-    IOC_XEMEM_LIST,
+    Programs, Resize, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC,
+    IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN,
+    IOC_START, IOC_XEMEM_LIST,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -114,6 +114,13 @@ impl Device {
         // `fd` fails.
         check(unsafe { libc::ioctl(fd, IOC_PROGRAMS as _, &mut *req as *mut Programs) })?;
         Ok(req)
+    }
+
+    /// IOC_RESIZE: memory added to or taken back from a running enclave.
+    pub fn resize(&self, req: &mut Resize) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `Resize`, the type
+        // whose size IOC_RESIZE encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_RESIZE as _, req as *mut Resize) })
     }
 
     /// IOC_XEMEM_LIST: the node's XEMEM segments and attachments.

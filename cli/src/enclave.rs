@@ -6,8 +6,8 @@ use crate::error::{os_error, Error, Result};
 use crate::format;
 use crate::running::{self, Program};
 use atoll_abi::{
-    c_str, EnclaveInfo, MemRange, ENCLAVE_BOOTING, ENCLAVE_CRASHED, ENCLAVE_RUNNING, ENCLAVE_STOPPED, MAX_MEM_RANGES,
-    PHASES,
+    c_str, EnclaveInfo, MemRange, ResizeEvent, ENCLAVE_BOOTING, ENCLAVE_CRASHED, ENCLAVE_RUNNING, ENCLAVE_STOPPED,
+    MAX_MEM_RANGES, PHASES, RESIZE_HISTORY,
 };
 use serde_json::{json, Value};
 
@@ -28,6 +28,8 @@ pub struct Enclave {
     pub lwk_total_bytes: u64,
     /// Its programs (filled by `list` and `find`).
     pub programs: Vec<Program>,
+    /// Its last resizes, oldest first.
+    pub resizes: Vec<ResizeEvent>,
 }
 
 impl Enclave {
@@ -44,6 +46,7 @@ impl Enclave {
             lwk_free_bytes: info.lwk_free_bytes,
             lwk_total_bytes: info.lwk_total_bytes,
             programs: Vec::new(),
+            resizes: info.resize[..(info.resizes as usize).min(RESIZE_HISTORY)].to_vec(),
         }
     }
 
@@ -77,8 +80,40 @@ impl Enclave {
             "lwk_free_bytes": self.lwk_free_bytes,
             "lwk_total_bytes": self.lwk_total_bytes,
             "programs": self.programs.iter().map(Program::to_json).collect::<Vec<_>>(),
+            "resizes": self.resizes.iter().map(resize_json).collect::<Vec<_>>(),
         })
     }
+}
+
+fn resize_json(r: &ResizeEvent) -> Value {
+    json!({
+        "at_ns": r.at_ns, "op": resize_op(r.op), "bytes": r.amount, "result": r.result,
+        "linux_ns": r.linux_ns, "lwk_ns": r.lwk_ns,
+    })
+}
+
+pub fn resize_op(op: u32) -> &'static str {
+    match op {
+        atoll_abi::RESIZE_ADD_MEM => "add memory",
+        atoll_abi::RESIZE_REMOVE_MEM => "remove memory",
+        _ => "unknown",
+    }
+}
+
+/// "+384 MiB at 12.3 s: done (Linux 95.1 ms, LWK 3.2 ms)".
+pub fn resize_text(r: &ResizeEvent) -> String {
+    let sign = if r.op == atoll_abi::RESIZE_REMOVE_MEM { "-" } else { "+" };
+    let outcome = match r.result {
+        0 => "done".to_string(),
+        e => format!("refused ({})", crate::error::os_error(&std::io::Error::from_raw_os_error(-e))),
+    };
+    format!(
+        "{sign}{} MiB memory at {} s: {outcome} (Linux {} ms, LWK {} ms)",
+        format::mib(r.amount),
+        format::secs(r.at_ns),
+        format::ms(r.linux_ns),
+        format::ms(r.lwk_ns)
+    )
 }
 
 pub fn state_name(state: u32) -> String {

@@ -19,7 +19,9 @@ mod serve;
 mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, ping, run, status, syscalls};
+use commands::{
+    console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, ping, resize, run, status, syscalls,
+};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -87,6 +89,24 @@ enum Command {
         /// Keep printing new output until the enclave is destroyed or Ctrl-C
         #[arg(short, long)]
         follow: bool,
+    },
+
+    /// Give a running enclave more memory (whole 128 MiB blocks, taken from Linux as at create)
+    Add {
+        enclave: String,
+
+        /// Memory to add (e.g. 256M, 1G)
+        #[arg(long, value_name = "SIZE", value_parser = parse::mem)]
+        mem: u64,
+    },
+
+    /// Take memory added with `atoll add` back from a running enclave (refused while its programs use it)
+    Remove {
+        enclave: String,
+
+        /// Memory to give back to Linux (e.g. 256M)
+        #[arg(long, value_name = "SIZE", value_parser = parse::mem)]
+        mem: u64,
     },
 
     /// Stop an enclave and give its CPUs and memory back to Linux
@@ -221,6 +241,8 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
+        Command::Add { enclave, mem } => resize::run(&enclave, true, mem, json),
+        Command::Remove { enclave, mem } => resize::run(&enclave, false, mem, json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
         Command::KmsgBench { enclave, from, rounds, stream_size } => {
             kmsg_bench::run(&enclave, from.as_deref(), rounds, stream_size, json)

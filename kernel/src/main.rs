@@ -19,6 +19,7 @@ mod boot;
 mod kmsg;
 mod lifecycle;
 mod process;
+mod resize;
 mod sched;
 #[cfg(feature = "testing")]
 mod selftest;
@@ -79,6 +80,7 @@ fn kmain(info: BootInfo) -> ! {
         usermsg::init();
         process::launch::init(e.shared.0);
         process::xemem::init();
+        resize::init();
         #[cfg(feature = "testing")]
         {
             selftest::kmsg::init();

@@ -72,6 +72,7 @@ mod tests {
             lwk_free_bytes: if reported { (mib - 20) << 20 } else { 0 },
             lwk_total_bytes: if reported { (mib - 8) << 20 } else { 0 },
             programs: vec![],
+            resizes: vec![],
         }
     }
 

@@ -11,6 +11,7 @@ pub mod kmsg_check;
 pub mod kmsg_mcast;
 pub mod list;
 pub mod ping;
+pub mod resize;
 pub mod run;
 pub mod status;
 pub mod syscalls;

@@ -289,6 +289,7 @@ mod tests {
             lwk_free_bytes: 0,
             lwk_total_bytes: 0,
             programs: vec![],
+            resizes: vec![],
         }
     }
 

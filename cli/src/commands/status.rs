@@ -29,7 +29,7 @@ fn text(e: &Enclave) -> String {
     let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
     format!(
         "name: {}\nid: {}\nstate: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
-         uptime: {} s\ncreated in: {}\nprograms: {}",
+         uptime: {} s\ncreated in: {}\n{}programs: {}",
         e.name,
         e.id,
         e.state_name(),
@@ -41,8 +41,18 @@ fn text(e: &Enclave) -> String {
         e.lwk_memory_text(),
         format::secs(e.uptime_ns),
         create_phases_text(&e.phase_ns),
+        resizes(e),
         programs(e)
     )
+}
+
+/// "resized:" and a line per resize, or nothing.
+fn resizes(e: &Enclave) -> String {
+    if e.resizes.is_empty() {
+        return String::new();
+    }
+    let lines: String = e.resizes.iter().map(|r| format!("  {}\n", crate::enclave::resize_text(r))).collect();
+    format!("resized:\n{lines}")
 }
 
 /// "none", or a count then a table, indented.
@@ -58,7 +68,7 @@ fn programs(e: &Enclave) -> String {
 mod tests {
     use super::*;
     use crate::running::Program;
-    use atoll_abi::{MemRange, ENCLAVE_BOOTING};
+    use atoll_abi::{MemRange, ResizeEvent, ENCLAVE_BOOTING, RESIZE_ADD_MEM, RESIZE_REMOVE_MEM};
 
     #[test]
     fn lines() {
@@ -84,6 +94,24 @@ mod tests {
                 mem_bytes: 10 << 20,
                 command: "spin".into(),
             }],
+            resizes: vec![
+                ResizeEvent {
+                    at_ns: 1_500_000_000,
+                    op: RESIZE_ADD_MEM,
+                    result: 0,
+                    amount: 256 << 20,
+                    linux_ns: 95_100_000,
+                    lwk_ns: 3_200_000,
+                },
+                ResizeEvent {
+                    at_ns: 2_000_000_000,
+                    op: RESIZE_REMOVE_MEM,
+                    result: -16,
+                    amount: 128 << 20,
+                    linux_ns: 0,
+                    lwk_ns: 400_000,
+                },
+            ],
         };
         assert_eq!(
             text(&e),
@@ -95,6 +123,9 @@ mod tests {
              lwk memory: 300.5 of 370 MiB free\n\
              uptime: 2.3 s\n\
              created in: 10.0 ms (CPUs 1.0 ms, memory 2.0 ms, load 3.0 ms, boot 4.0 ms)\n\
+             resized:\n  \
+             +256 MiB memory at 1.5 s: done (Linux 95.1 ms, LWK 3.2 ms)\n  \
+             -128 MiB memory at 2.0 s: refused (Device or resource busy) (Linux 0.0 ms, LWK 0.4 ms)\n\
              programs: 1\n  \
              PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY\n  \
              101  900       spin     running  2        0-1       10 MiB\n"

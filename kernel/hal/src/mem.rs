@@ -1,9 +1,10 @@
 //! Physical memory: the frame allocator over the boot memory map, the kernel
 //! heap carved from it, and the direct-map page tables.
 
-use lwk_logic::frames::{bitmap_words, FrameAllocator, FRAME_SIZE};
+use lwk_logic::frames::{bitmap_words, FrameAllocator, FrameError, RemoveError, FRAME_SIZE};
 use lwk_logic::memmap::RangeSet;
 
+use crate::lent::{self, LendError};
 use crate::SpinLock;
 use crate::{heap, paging, physmem};
 
@@ -74,6 +75,53 @@ pub(crate) fn build_page_tables(
     b.map_mmio(lapic_phys);
     b.finish();
     paging::activate_kernel_tables();
+}
+
+/// Why a block the host adds was not taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddBlockError {
+    Map(LendError),
+    Region(FrameError),
+}
+
+/// Frames at the start of a block of `len` bytes that hold its own bitmap.
+fn bitmap_frames(len: u64) -> u64 {
+    (bitmap_words(len / FRAME_SIZE) as u64 * 8).div_ceil(FRAME_SIZE)
+}
+
+/// Memory the host adds while the kernel runs (`atoll add --mem`):
+/// mapped into the direct map and given to the frame allocator, with its
+/// bitmap in its own first frames.
+pub fn add_block(phys: u64, len: u64) -> Result<(), AddBlockError> {
+    lent::map_block(phys, len, permanent_table).map_err(AddBlockError::Map)?;
+    let frames = len / FRAME_SIZE;
+    let bitmap = physmem::claim_for_allocator(phys, bitmap_words(frames));
+    let mut allocator = FRAMES.lock();
+    if let Err(e) = allocator.add_region(phys, frames, bitmap) {
+        drop(allocator);
+        lent::unmap_block(phys, len);
+        return Err(AddBlockError::Region(e));
+    }
+    allocator.reserve(phys, bitmap_frames(len));
+    Ok(())
+}
+
+/// Takes a block `add_block` added out of the allocator if none of its
+/// frames is in use, and out of the direct map; the caller flushes every
+/// CPU's TLB before the host takes it back.
+pub fn remove_block(phys: u64, len: u64) -> Result<(), RemoveError> {
+    FRAMES.lock().remove_region(phys, bitmap_frames(len))?;
+    lent::unmap_block(phys, len);
+    Ok(())
+}
+
+/// A page directory for a block's direct map, from the kernel heap (boot
+/// memory, never given back), so that no block is held by another's table.
+fn permanent_table() -> Option<u64> {
+    #[repr(C, align(4096))]
+    struct Table([u64; 512]);
+    let t: &'static mut Table = alloc::boxed::Box::leak(alloc::boxed::Box::new(Table([0; 512])));
+    Some(physmem::virt_to_phys(t as *mut Table as u64))
 }
 
 pub fn alloc_frames(count: u64, align: u64) -> Option<u64> {

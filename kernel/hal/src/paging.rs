@@ -107,6 +107,51 @@ pub(crate) enum PteError {
     OutOfReach,
 }
 
+/// Maps one 2 MiB page write-back in the live kernel tables (a memory block
+/// the host adds). A missing page directory comes from `new_table` (a
+/// zeroed frame that stays a table for good, whatever happens to the
+/// block). The caller serializes changes.
+pub(crate) fn map_kernel_large_page(
+    virt: u64,
+    phys: u64,
+    new_table: impl FnOnce() -> Option<u64>,
+) -> Result<(), PteError> {
+    let [i4, i3, i2, _] = table_indices(virt);
+    let top = table(KERNEL_PML4.load(Ordering::Relaxed))[i4];
+    if top & PRESENT == 0 {
+        return Err(PteError::OutOfReach);
+    }
+    let pdpt = table(top & ADDR_MASK);
+    if pdpt[i3] & PRESENT == 0 {
+        pdpt[i3] = new_table().ok_or(PteError::NoMemory)? | PRESENT | WRITABLE;
+    } else if pdpt[i3] & HUGE != 0 {
+        return Err(PteError::Huge);
+    }
+    let pd = table(pdpt[i3] & ADDR_MASK);
+    if pd[i2] & PRESENT != 0 {
+        return Err(PteError::Huge);
+    }
+    pd[i2] = phys | PRESENT | WRITABLE | HUGE;
+    Ok(())
+}
+
+/// Unmaps a page `map_kernel_large_page` mapped, and drops this CPU's
+/// translation of it; other CPUs are the caller's to flush.
+pub(crate) fn unmap_kernel_large_page(virt: u64) {
+    let [i4, i3, i2, _] = table_indices(virt);
+    let top = table(KERNEL_PML4.load(Ordering::Relaxed))[i4];
+    let Some(pdpt) = (top & PRESENT != 0).then(|| table(top & ADDR_MASK)) else { return };
+    if pdpt[i3] & PRESENT == 0 || pdpt[i3] & HUGE != 0 {
+        return;
+    }
+    let pd = table(pdpt[i3] & ADDR_MASK);
+    if pd[i2] & HUGE != 0 {
+        pd[i2] = 0;
+        // SAFETY: invlpg only drops a cached translation.
+        unsafe { core::arch::asm!("invlpg [{}]", in(reg) virt, options(nostack)) };
+    }
+}
+
 /// The table an entry points to, made (zeroed) if absent. Runs after boot,
 /// on the live kernel tables, under the caller's lock.
 fn next_live(table_phys: u64, index: usize) -> Result<u64, PteError> {

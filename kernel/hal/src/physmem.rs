@@ -58,13 +58,17 @@ pub(crate) fn read_u32(phys: u64) -> u32 {
     u32::from_le_bytes(b)
 }
 
-/// Hands boot memory to the frame allocator as a zeroed `'static` bitmap.
-/// Only `mem::init` calls this, once per region, with frames it then marks
-/// used, so nothing else can ever own them.
+/// Hands memory to the frame allocator as a zeroed `'static` bitmap. Only
+/// `mem::init` (boot memory) and `mem::add_block` (a block the host adds)
+/// call this, once per region, with frames they then mark used, so nothing
+/// else can own them; `mem::remove_block` drops the region, bitmap and all,
+/// before the block's memory goes back.
 pub(crate) fn claim_for_allocator(phys: u64, words: usize) -> &'static mut [u64] {
     let ptr = phys_to_virt(phys) as *mut u64;
     // SAFETY: mem::init passes only ranges the boot tables map (the direct
-    // map), and reserves them in the allocator for this bitmap for ever.
+    // map), mem::add_block only a block it just mapped; both reserve them in
+    // the allocator for this bitmap while the region exists, and the region
+    // (which holds the only reference) goes before its memory does.
     unsafe {
         core::ptr::write_bytes(ptr, 0, words);
         core::slice::from_raw_parts_mut(ptr, words)

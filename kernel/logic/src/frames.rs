@@ -30,6 +30,15 @@ pub enum FrameError {
     BitmapTooSmall,
 }
 
+/// Why [`FrameAllocator::remove_region`] kept a region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemoveError {
+    /// No region starts there.
+    NoSuchRegion,
+    /// Some of its frames are allocated.
+    InUse,
+}
+
 /// One contiguous run of physical frames and its usage bitmap.
 struct Region {
     base: u64,
@@ -186,6 +195,25 @@ impl FrameAllocator {
         None
     }
 
+    /// Takes out the region that starts at `base` (memory given back while
+    /// the kernel runs) if no frame of it is in use but its first `own`
+    /// (where a hot-added region keeps its own bitmap); its bitmap is then
+    /// no longer referenced.
+    pub fn remove_region(&mut self, base: u64, own: u64) -> Result<(), RemoveError> {
+        let at = self.iter().position(|r| r.base == base).ok_or(RemoveError::NoSuchRegion)?;
+        let r = self.regions[at].as_ref().ok_or(RemoveError::NoSuchRegion)?;
+        let own = own.min(r.frames);
+        let in_use = bitmap::count_set(r.bitmap, own, r.frames) > 0
+            || bitmap::count_set(r.bitmap, 0, own) != own;
+        if in_use {
+            return Err(RemoveError::InUse);
+        }
+        self.regions[at] = None;
+        self.regions[at..self.count].rotate_left(1);
+        self.count -= 1;
+        Ok(())
+    }
+
     /// Returns `frames` frames starting at `phys` to the allocator.
     ///
     /// Panics if any of them is not currently allocated or the run is not
@@ -235,6 +263,28 @@ mod tests {
 
     fn leak_bitmap(frames: u64) -> &'static mut [u64] {
         Box::leak(vec![0u64; bitmap_words(frames)].into_boxed_slice())
+    }
+
+    #[test]
+    fn a_region_is_removed_only_when_nothing_but_its_bitmap_is_used() {
+        let mut a = with_regions(&[(0x10_0000, 64), (0x80_0000, 512)]);
+        a.reserve(0x80_0000, 1); // its bitmap, at its start
+        let f = a.alloc(8, 1).unwrap();
+        assert!(f < 0x80_0000, "first fit takes the low region");
+        let big = a.alloc(100, 1).unwrap();
+        assert!(big >= 0x80_0000);
+        assert_eq!(a.remove_region(0x80_0000, 1), Err(RemoveError::InUse));
+        a.free(big, 100);
+        assert_eq!(a.remove_region(0x90_0000, 1), Err(RemoveError::NoSuchRegion));
+        assert_eq!(a.total_frames(), 576);
+        assert_eq!(a.remove_region(0x80_0000, 1), Ok(()));
+        assert_eq!(a.total_frames(), 64);
+        assert_eq!(a.free_frames(), 56);
+        assert!(a.alloc(100, 1).is_none(), "its frames are gone");
+        // Added again (a block given back and taken once more), it works.
+        a.add_region(0x80_0000, 512, leak_bitmap(512)).unwrap();
+        assert!(a.alloc(100, 1).is_some());
+        assert_eq!(a.remove_region(0x10_0000, 0), Err(RemoveError::InUse));
     }
 
     fn with_regions(regions: &[(u64, u64)]) -> FrameAllocator {

@@ -1,0 +1,46 @@
+"""Resizing a running enclave (issue 15): memory added with `atoll add`,
+used by a program, refused back while the program holds it, then taken
+back with `atoll remove`; the LWK's free memory and Linux's MemTotal come
+back to the byte, and `atoll status` shows the history
+(tests/programs/memhog.c)."""
+
+
+def test_memory_added_used_and_taken_back(vm, programs):
+    res = vm(r'''
+mkdir -p /tmp/m
+total_before=$(grep MemTotal /proc/meminfo | tr -s ' ')
+atoll create --cpus 1 --mem 128M --name e > /dev/null || exit 9
+total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
+lwk_before=$(atoll status e | grep '^lwk memory')
+echo "LWK BEFORE: $lwk_before"
+atoll add e --mem 384M; echo "ADD: $?"
+echo "LINUX GAVE: $(( $(echo $total_created | cut -d' ' -f2) - $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2) )) kB"
+atoll status e | grep -E '^(memory|lwk memory)'
+atoll run e -- /extra/memhog 360 /tmp/m & hog=$!
+while [ ! -e /tmp/m/memhog.ready ]; do sleep 0.2; done
+atoll remove e --mem 384M; echo "REMOVE IN USE: $?"
+atoll status e | grep -E '^memory'
+touch /tmp/m/memhog.done; wait $hog; echo "HOG: $?"
+atoll remove e --mem 384M; echo "REMOVE: $?"
+[ "$lwk_before" = "$(atoll status e | grep '^lwk memory')" ] && echo LWK_MEMORY_BACK
+atoll remove e --mem 128M; echo "REMOVE BOOT MEMORY: $?"
+atoll add e --mem 100M; echo "ADD ODD SIZE: $?"
+atoll status e | sed -n '/^resized:/,/^programs/p'
+atoll destroy e > /dev/null || exit 10
+[ "$total_before" = "$(grep MemTotal /proc/meminfo | tr -s ' ')" ] && echo MEMTOTAL_BACK
+''', extra_dir=str(programs), timeout=300)
+    assert res.status == 0, res.output
+    out = res.output
+    assert "added 384 MiB to enclave e: it has 512 MiB now" in out and "ADD: 0" in out, out
+    assert "LINUX GAVE: 393216 kB" in out, out
+    assert "memory: 512 MiB in 4 ranges" in out, out
+    assert "holds memory of enclave e's programs: nothing removed" in out, out
+    assert "REMOVE IN USE: 1" in out, out
+    assert "memhog: 360 MiB checked" in out and "HOG: 0" in out, out
+    assert "removed 384 MiB from enclave e: it has 128 MiB now" in out and "REMOVE: 0" in out, out
+    assert "LWK_MEMORY_BACK" in out, out
+    assert "only that can be removed" in out and "REMOVE BOOT MEMORY: 1" in out, out
+    assert "ADD ODD SIZE: 2" in out, out  # refused by the CLI's size check, as at create
+    assert "+384 MiB memory at" in out and "-384 MiB memory at" in out, out
+    assert "refused (Device or resource busy)" in out, out
+    assert "MEMTOTAL_BACK" in out, out
