@@ -44,3 +44,34 @@ atoll destroy e > /dev/null || exit 10
     assert "+384 MiB memory at" in out and "-384 MiB memory at" in out, out
     assert "refused (Device or resource busy)" in out, out
     assert "MEMTOTAL_BACK" in out, out
+
+
+def test_refused_or_unanswered_resize_loses_nothing(vm, programs):
+    # An LWK that refuses the second of three blocks: the first, already
+    # taken, is taken back and every block is Linux's again; an LWK that
+    # does not answer at all (hangtest): the block stays out of Linux's
+    # hands until destroy --force gives everything back.
+    res = vm(r'''
+total_before=$(grep MemTotal /proc/meminfo | tr -s ' ')
+atoll create --cpus 1 --mem 128M --name r --kernel /lib/atoll/atoll-kernel-test --cmdline refuse_resize=2 > /dev/null || exit 9
+total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
+lwk_before=$(atoll status r | grep '^lwk memory')
+atoll add r --mem 384M; echo "ADD REFUSED: $?"
+[ "$total_created" = "$(grep MemTotal /proc/meminfo | tr -s ' ')" ] && echo LINUX_HAS_IT_BACK
+[ "$lwk_before" = "$(atoll status r | grep '^lwk memory')" ] && echo LWK_AS_BEFORE
+atoll status r | grep -E '^memory'
+atoll add r --mem 128M; echo "ADD AFTER: $?"
+atoll destroy r > /dev/null || exit 10
+atoll create --cpus 1 --mem 128M --name h --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest > /dev/null || exit 11
+atoll add h --mem 128M; echo "ADD UNANSWERED: $?"
+atoll destroy h --force > /dev/null || exit 12
+[ "$total_before" = "$(grep MemTotal /proc/meminfo | tr -s ' ')" ] && echo MEMTOTAL_BACK
+''', extra_dir=str(programs), timeout=300)
+    assert res.status == 0, res.output
+    out = res.output
+    assert "did not take the block at" in out and "(refused): nothing added" in out, out
+    assert "ADD REFUSED: 1" in out and "LINUX_HAS_IT_BACK" in out and "LWK_AS_BEFORE" in out, out
+    assert "memory: 128 MiB in 1 ranges" in out, out
+    assert "ADD AFTER: 0" in out, out
+    assert "does not answer about it: 1 blocks stay offline until it is destroyed" in out, out
+    assert "ADD UNANSWERED: 1" in out and "MEMTOTAL_BACK" in out, out

@@ -117,6 +117,8 @@ fn run_command() {
         selftest::crash::run();
     } else if cmd.has("hangtest") {
         selftest::crash::hang();
+    } else if cmd.value_u64("refuse_resize").is_some() {
+        println!("Atoll LWK: booted; it will refuse the block `refuse_resize` names");
     } else if let Some(seed) = cmd.value_u64("kmsggarbage") {
         selftest::kmsg::garbage(seed);
     } else if let Some(peer) = cmd.value_u64("kmsgflood") {
@@ -132,7 +134,7 @@ fn run_command() {
     } else {
         println!(
             "Atoll LWK: booted, nothing to run \
-             (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, \
+             (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, refuse_resize=<n>, \
              kmsgflood=<enclave id>, bench, noise=<seconds>)"
         );
     }
@@ -142,7 +144,16 @@ fn run_command() {
 #[cfg(not(feature = "testing"))]
 fn run_command() {
     let cmd = boot::cmdline();
-    let asked = ["selftest", "crashtest", "hangtest", "kmsggarbage", "kmsgflood", "bench", "noise"];
+    let asked = [
+        "selftest",
+        "crashtest",
+        "hangtest",
+        "kmsggarbage",
+        "kmsgflood",
+        "bench",
+        "noise",
+        "refuse_resize",
+    ];
     if let Some(word) = asked.iter().find(|w| cmd.has(w) || cmd.value(w).is_some()) {
         println!(
             "Atoll LWK: \"{}\" needs the test image (build/atoll-kernel-test, \

@@ -45,7 +45,26 @@ fn answer(kind: u16, phys: u64, result: Result<(), Errno>) {
     kmsg::send_words_waiting(Peer::Host, kind, &[phys, result]);
 }
 
+/// Failure injection (test image): `refuse_resize=<n>` refuses the n-th
+/// block the host adds, as an LWK out of resources would.
+#[cfg(feature = "testing")]
+fn refused_by_test() -> bool {
+    use core::sync::atomic::{AtomicU64, Ordering};
+    static ADDS: AtomicU64 = AtomicU64::new(0);
+    let n = ADDS.fetch_add(1, Ordering::Relaxed) + 1;
+    crate::boot::cmdline().value_u64("refuse_resize") == Some(n)
+}
+
+#[cfg(not(feature = "testing"))]
+fn refused_by_test() -> bool {
+    false
+}
+
 fn add(phys: u64, len: u64) -> Result<(), Errno> {
+    if refused_by_test() {
+        println!("resize: refusing the block at {phys:#x} (refuse_resize)");
+        return Err(ENOMEM);
+    }
     mem::add_block(phys, len).map_err(|e| {
         println!("resize: block at {phys:#x} ({} MiB) not added: {e:?}", len >> 20);
         match e {
