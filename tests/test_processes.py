@@ -33,6 +33,10 @@ atoll run e --cpus 0,2 -- /extra/hello; echo "BAD_CPUS $?"
 pids=""
 for n in {names}; do atoll run e -- /extra/work $n {ROUNDS} > /tmp/$n.out & pids="$pids $!"; done
 wait_line /tmp/victim.out running || echo "VICTIM_NEVER_RAN"
+# The eight start one after another; on a loaded host that takes a while.
+for _ in $(seq 200); do
+    [ "$(atoll --json status e | grep -o '"command"' | wc -l)" -ge 3 ] && break; sleep 0.1
+done
 echo "DURING $(atoll --json status e)"
 atoll status e
 kill -KILL $VICTIM; wait $VICTIM; echo "VICTIM $?"
