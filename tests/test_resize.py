@@ -3,6 +3,7 @@ used by a program, refused back while the program holds it, then taken
 back with `atoll remove`; the LWK's free memory and Linux's MemTotal come
 back to the byte, and `atoll status` shows the history
 (tests/programs/memhog.c)."""
+import re
 
 
 def test_memory_added_used_and_taken_back(vm, programs):
@@ -75,3 +76,50 @@ atoll destroy h --force > /dev/null || exit 12
     assert "ADD AFTER: 0" in out, out
     assert "does not answer about it: 1 blocks stay offline until it is destroyed" in out, out
     assert "ADD UNANSWERED: 1" in out and "MEMTOTAL_BACK" in out, out
+
+
+def test_random_add_remove_cycles_while_a_program_runs(vm, programs):
+    # 200 random steps of one 128 MiB block in or out while mmap_churn maps,
+    # writes, checks and unmaps memory on both enclave CPUs: the program's
+    # every byte is right, removals it blocks are refused, and at the end
+    # everything added goes back: the LWK's memory and Linux's MemTotal as
+    # before, to the byte.
+    res = vm(r'''
+atoll create --cpus 2 --mem 128M --name c > /dev/null || exit 9
+total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
+lwk_before=$(atoll status c | grep '^lwk memory')
+# The program runs again and again until the cycles are over.
+( while [ ! -e /tmp/stop ]; do
+    atoll run c -- /extra/mmap_churn 300 >> /tmp/churn.out 2>&1 || echo CHURN_FAILED >> /tmp/churn.out
+done ) & churn=$!
+added=0 adds=0 removes=0 refused=0
+for i in $(seq 200); do
+    r=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
+    if [ $added -eq 0 ] || { [ $added -lt 3 ] && [ $((r % 2)) -eq 0 ]; }; then
+        atoll add c --mem 128M > /dev/null || { echo "ADD FAILED at $i"; break; }
+        added=$((added + 1)) adds=$((adds + 1))
+    elif atoll remove c --mem 128M > /dev/null 2>/tmp/remove.err; then
+        added=$((added - 1)) removes=$((removes + 1))
+    else
+        grep -q "nothing removed" /tmp/remove.err || { echo "REMOVE FAILED at $i"; cat /tmp/remove.err; break; }
+        refused=$((refused + 1))
+    fi
+done
+echo "STEPS adds=$adds removes=$removes refused=$refused left=$added"
+touch /tmp/stop; wait $churn
+echo "CHURN RUNS: $(grep -c '^mmap_churn: threads=2 iterations=300' /tmp/churn.out)"
+grep -c CHURN_FAILED /tmp/churn.out | sed 's/^/CHURN FAILURES: /'
+[ $added -gt 0 ] && atoll remove c --mem $((added * 128))M > /dev/null && echo "REST REMOVED"
+[ "$lwk_before" = "$(atoll status c | grep '^lwk memory')" ] && echo LWK_MEMORY_BACK
+[ "$total_created" = "$(grep MemTotal /proc/meminfo | tr -s ' ')" ] && echo MEMTOTAL_BACK
+atoll destroy c > /dev/null || exit 10
+''', extra_dir=str(programs), timeout=900)
+    assert res.status == 0, res.output
+    out = res.output
+    assert "FAILED at" not in out, out
+    steps = re.search(r"STEPS adds=(\d+) removes=(\d+) refused=(\d+) left=(\d+)", out)
+    assert steps and sum(int(x) for x in steps.groups()[:3]) == 200, out
+    assert int(steps[1]) > 0 and int(steps[2]) > 0, out
+    assert "CHURN FAILURES: 0" in out, out
+    assert int(re.search(r"CHURN RUNS: (\d+)", out)[1]) >= 2, out
+    assert "LWK_MEMORY_BACK" in out and "MEMTOTAL_BACK" in out, out
