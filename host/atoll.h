@@ -102,6 +102,7 @@ struct atoll_enclave {
 	/* Resizing (resize.c): the LWK's last answer about a block, and the history. */
 	u32 boot_blocks;		/* blocks it was created with: never removed */
 	bool mem_answered;		/* release/acquire: mem_answer_* are set */
+	u16 mem_answer_type;
 	u64 mem_answer_phys;
 	s64 mem_answer_result;
 	u32 resizes;

@@ -510,7 +510,11 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 		atoll_cpu_init(e->apic_ids[i]);
 	registry_remove(e);
 	atoll_peers_disconnect(e);
-	/* Before its memory goes back: nobody may map it then. */
+	/*
+	 * Before its memory goes back: nobody may map it then. Its messages
+	 * stop first, so no handler queues work naming e after this.
+	 */
+	atoll_kmsg_link_exit(e);
 	atoll_xemem_enclave_gone(e);
 	req->phase_ns[ATOLL_DPHASE_STOP] = ktime_get_ns() - t;
 

@@ -18,6 +18,7 @@
 static void on_answer(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
 	spin_lock(&e->msg_lock);
+	e->mem_answer_type = m->type;
 	e->mem_answer_phys = atoll_kmsg_word(m, 0);
 	e->mem_answer_result = (s64)atoll_kmsg_word(m, 1);
 	/* The answer first: ask_lwk() takes mem_answered with an acquire. */
@@ -31,10 +32,12 @@ int atoll_resize_init(void)
 	       atoll_kmsg_register(ATOLL_KMSG_MEM_REMOVED, on_answer);
 }
 
-static bool answered(struct atoll_enclave *e, u64 phys)
+/* A late ADDED must not pass for the REMOVED awaited next, or the reverse. */
+static bool answered(struct atoll_enclave *e, u16 type, u64 phys)
 {
 	/* Pairs with the release in on_answer(). */
-	return smp_load_acquire(&e->mem_answered) && READ_ONCE(e->mem_answer_phys) == phys;
+	return smp_load_acquire(&e->mem_answered) && READ_ONCE(e->mem_answer_type) == type &&
+	       READ_ONCE(e->mem_answer_phys) == phys;
 }
 
 /* Sends MEM_ADD or MEM_REMOVE for the block at phys: the LWK's result, or -ETIMEDOUT. */
@@ -42,20 +45,27 @@ static int ask_lwk(struct atoll_enclave *e, u16 kind, u64 phys, u64 *lwk_ns)
 {
 	u64 words[2] = { phys, e->block_size }, t = ktime_get_ns();
 	unsigned long deadline = jiffies + msecs_to_jiffies(ATOLL_RESIZE_WAIT_MS);
+	u16 answer = kind == ATOLL_KMSG_MEM_ADD ? ATOLL_KMSG_MEM_ADDED : ATOLL_KMSG_MEM_REMOVED;
+	unsigned long flags;
 	int ret;
 
 	WRITE_ONCE(e->mem_answered, false);
 	ret = atoll_kmsg_send_wait(e, kind, words, sizeof(words));
-	while (!ret && !answered(e, phys)) {
+	while (!ret && !answered(e, answer, phys)) {
 		if (time_after(jiffies, deadline) || atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING)
 			ret = -ETIMEDOUT;
 		else
-			wait_event_timeout(e->wq, answered(e, phys),
+			wait_event_timeout(e->wq, answered(e, answer, phys),
 					   msecs_to_jiffies(ATOLL_RESIZE_POLL_MS));
 		atoll_lwk_poll(e);
 	}
 	*lwk_ns += ktime_get_ns() - t;
-	return ret ?: READ_ONCE(e->mem_answer_result);
+	if (!ret) {
+		spin_lock_irqsave(&e->msg_lock, flags);
+		ret = e->mem_answer_result;
+		spin_unlock_irqrestore(&e->msg_lock, flags);
+	}
+	return ret;
 }
 
 /*
@@ -110,7 +120,8 @@ static int add_memory(struct atoll_enclave *e, struct atoll_resize *req)
 
 static int remove_memory(struct atoll_enclave *e, struct atoll_resize *req)
 {
-	u32 n = req->bytes / e->block_size, had = e->block_count, i;
+	u64 n = req->bytes / e->block_size;
+	u32 had = e->block_count, i;
 	u64 t;
 	int ret = 0;
 
@@ -123,8 +134,10 @@ static int remove_memory(struct atoll_enclave *e, struct atoll_resize *req)
 	/* All from the LWK first: if one is in use, the others go back to it. */
 	for (i = had; i-- > had - n;) {
 		ret = ask_lwk(e, ATOLL_KMSG_MEM_REMOVE, atoll_block_phys(e, i), &req->lwk_ns);
-		if (ret)
+		/* -EINVAL: the LWK no longer has it (an earlier removal it answered late). */
+		if (ret && ret != -EINVAL)
 			break;
+		ret = 0;
 	}
 	if (ret) {
 		if (ret == -EBUSY)

@@ -119,50 +119,72 @@ static void free_seg(struct xemem_seg *s)
 	kfree(s);
 }
 
-s64 xemem_make(struct xemem_holder *h, struct atoll_xemem_io *io,
-	       const struct atoll_xemem_req *lwk)
+/*
+ * A new segment of h's memory: its frames found in the LWK's page tables
+ * or pinned on Linux; not registered yet. Needs no lock (a Linux range
+ * may fault slowly while it is pinned).
+ */
+static struct xemem_seg *seg_new(struct xemem_holder *h, struct atoll_xemem_io *io,
+				 const struct atoll_xemem_req *lwk, int *err)
 {
 	struct xemem_seg *s;
-	int ret;
 
+	*err = -ENAMETOOLONG;
 	if (strnlen(io->name, sizeof(io->name)) == sizeof(io->name))
-		return -ENAMETOOLONG;
+		return NULL;
+	*err = -EINVAL;
 	if (!io->size || !PAGE_ALIGNED(io->vaddr) || !PAGE_ALIGNED(io->size) ||
 	    io->size >> PAGE_SHIFT > U32_MAX || io->vaddr + io->size < io->vaddr ||
 	    io->mode & ~0777)
-		return -EINVAL;
-	if (io->name[0] && xemem_lookup(io->name) > 0)
-		return -EEXIST;
+		return NULL;
+	*err = -ENOMEM;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	*s = (struct xemem_seg){ .owner = *h, .mode = io->mode, .vaddr = io->vaddr,
 				 .size = io->size, .npages = io->size >> PAGE_SHIFT };
 	strscpy(s->name, io->name, sizeof(s->name));
 	s->phys = kvmalloc_array(s->npages, sizeof(*s->phys), GFP_KERNEL);
-	ret = -ENOMEM;
-	if (!s->phys)
-		goto fail;
-	if (lwk) {
+	if (s->phys && lwk) {
 		s->pin = lwk->pin;
-		ret = walk_lwk(s, h->e, lwk->root, lwk->runs_hash);
-	} else {
-		ret = pin_linux(s);
+		*err = walk_lwk(s, h->e, lwk->root, lwk->runs_hash);
+	} else if (s->phys) {
+		*err = pin_linux(s);
 	}
-	if (ret)
-		goto fail;
-	s->segid = next_segid++;
-	ret = xemem_event_open(s);
+	if (!*err)
+		return s;
+	free_seg(s);
+	return NULL;
+}
+
+/* Registers s (under xemem_lock): its segid, or -errno with s let go. */
+static s64 seg_register(struct xemem_seg *s)
+{
+	int ret = -EEXIST;
+
+	if (!s->name[0] || xemem_lookup(s->name) < 0) {
+		s->segid = next_segid++;
+		ret = xemem_event_open(s);
+	}
 	if (ret) {
 		if (s->pages)
 			unpin_user_pages(s->pages, s->npages);
-		goto fail;
+		free_seg(s);
+		return ret;
 	}
 	list_add_tail(&s->node, &segs);
 	return s->segid;
-fail:
-	free_seg(s);
-	return ret;
+}
+
+/* An LWK program's MAKE (its frames are pinned there already). */
+s64 xemem_make(struct xemem_holder *h, struct atoll_xemem_io *io,
+	       const struct atoll_xemem_req *lwk)
+{
+	struct xemem_seg *s;
+	int err;
+
+	s = seg_new(h, io, lwk, &err);
+	return s ? seg_register(s) : err;
 }
 
 /* Frees the frames once nothing may map them, the struct once nothing points here. */
@@ -188,7 +210,11 @@ static void seg_check(struct xemem_seg *s)
 	}
 }
 
-/* No CPU maps a's frames afterwards (or its LWK did not answer in time). */
+/*
+ * No CPU maps a's frames afterwards. An LWK that does not confirm in time
+ * may still map them: a then keeps counting as an attachment, so the
+ * frames stay pinned until that enclave is destroyed.
+ */
 static void revoke(struct xemem_att *a)
 {
 	struct atoll_enclave *e = a->holder.e;
@@ -207,8 +233,10 @@ static void revoke(struct xemem_att *a)
 		      !wait_event_timeout(xemem_revoke_wq, READ_ONCE(e->xemem_revoked) == a->id,
 					  msecs_to_jiffies(XEMEM_REVOKE_WAIT_MS))))) {
 			WRITE_ONCE(e->xemem_deaf, true);
-			pr_warn("atoll: enclave %s did not confirm it unmapped segment %lld\n",
+			a->unconfirmed = true;
+			pr_warn("atoll: enclave %s did not confirm it unmapped segment %lld: its frames stay pinned until the enclave is destroyed\n",
 				e->name, a->seg->segid);
+			return;
 		}
 	}
 	a->seg->attachments--;
@@ -219,7 +247,7 @@ void xemem_att_free(struct xemem_att *a)
 	struct xemem_seg *s = a->seg;
 
 	list_del(&a->node);
-	if (!a->revoked)
+	if (!a->revoked || a->unconfirmed)
 		s->attachments--;
 	s->holds--;
 	if (a->mm)
@@ -232,16 +260,22 @@ static void seg_remove(struct xemem_seg *s)
 {
 	struct xemem_att *a, *next;
 
+	/* Held here: freeing its last attachment must not free s under us. */
+	s->holds++;
 	s->removed = true;
 	xemem_event_close(s->segid);
 	list_for_each_entry_safe(a, next, &atts, node) {
 		if (a->seg != s || a->revoked)
 			continue;
 		revoke(a);
-		/* An LWK's attachment ends here; Linux's when its VMA closes. */
-		if (a->holder.e)
+		/*
+		 * An LWK's attachment ends here (or with its enclave, if it did
+		 * not confirm); Linux's when its VMA closes.
+		 */
+		if (a->holder.e && !a->unconfirmed)
 			xemem_att_free(a);
 	}
+	s->holds--;
 	seg_check(s);
 }
 
@@ -430,7 +464,9 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 				  .gid = current_egid() };
 	struct atoll_xemem_io io;
 	struct xemem_att *a = NULL;
+	struct xemem_seg *s;
 	long ret;
+	int err;
 
 	if (copy_from_user(&io, (void __user *)arg, sizeof(io)))
 		return -EFAULT;
@@ -449,7 +485,11 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 	mutex_lock(&xemem_lock);
 	switch (io.op) {
 	case ATOLL_XEMEM_MAKE:
-		ret = xemem_make(&h, &io, NULL);
+		/* Pinned outside the lock: the range may fault slowly. */
+		mutex_unlock(&xemem_lock);
+		s = seg_new(&h, &io, NULL, &err);
+		mutex_lock(&xemem_lock);
+		ret = s ? seg_register(s) : err;
 		io.segid = ret;
 		break;
 	case ATOLL_XEMEM_REMOVE:
@@ -475,10 +515,12 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 	}
 	mutex_unlock(&xemem_lock);
 	if (a && !IS_ERR(a)) {
+		bool owned;
+
 		/* Mapped without xemem_lock: the mmap lock comes first. */
-		ret = xemem_map_attach(a, io.vaddr);
+		ret = xemem_map_attach(a, io.vaddr, &owned);
 		io.vaddr = ret;
-		if (IS_ERR_VALUE(ret)) {
+		if (IS_ERR_VALUE(ret) && !owned) {
 			mutex_lock(&xemem_lock);
 			xemem_att_free(a);
 			mutex_unlock(&xemem_lock);

@@ -54,10 +54,13 @@ struct xemem_att {
 	u64 size;
 	bool writable;
 	bool revoked;			/* faults give SIGBUS (under the map lock) */
+	bool unconfirmed;		/* revocation unconfirmed: the frames stay pinned */
 	/* On Linux: the process's mapping. */
 	struct mm_struct *mm;		/* mmgrab'ed */
 	unsigned long start;
-	struct work_struct closed;	/* its VMA closed: forget it */
+	atomic_t vmas;			/* VMAs mapping it (an mremap copies one for a moment) */
+	bool mapped;			/* a VMA took it: its last close frees it */
+	struct work_struct closed;	/* its last VMA closed: forget it */
 };
 
 /* xemem.c: the registry; every call but atoll_xemem_fault under xemem_lock. */
@@ -77,7 +80,7 @@ void xemem_holder_gone(struct xemem_holder *h);
 void xemem_enclave_gone(struct atoll_enclave *e);
 
 /* xemem_map.c: attachments on Linux, mapped into the caller's process */
-long xemem_map_attach(struct xemem_att *a, u64 vaddr);
+long xemem_map_attach(struct xemem_att *a, u64 vaddr, bool *owned);
 void xemem_map_zap(struct xemem_att *a);
 int xemem_map_detach(u64 vaddr);
 

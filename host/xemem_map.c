@@ -30,12 +30,20 @@ static vm_fault_t xemem_fault(struct vm_fault *vmf)
 	return ret;
 }
 
+static void xemem_open(struct vm_area_struct *vma)
+{
+	struct xemem_att *a = vma->vm_private_data;
+
+	atomic_inc(&a->vmas);
+}
+
 static void xemem_close(struct vm_area_struct *vma)
 {
 	struct xemem_att *a = vma->vm_private_data;
 
 	/* Under the mmap lock, which the registry's lock must not nest in. */
-	queue_work(xemem_wq, &a->closed);
+	if (atomic_dec_and_test(&a->vmas))
+		queue_work(xemem_wq, &a->closed);
 }
 
 /* One attachment, one VMA: no splitting it, no moving it. */
@@ -50,6 +58,7 @@ static int xemem_mremap(struct vm_area_struct *vma)
 }
 
 static const struct vm_operations_struct xemem_vm_ops = {
+	.open = xemem_open,
 	.fault = xemem_fault,
 	.close = xemem_close,
 	.may_split = xemem_may_split,
@@ -72,6 +81,9 @@ static int xemem_file_mmap(struct file *file, struct vm_area_struct *vma)
 	vma->vm_ops = &xemem_vm_ops;
 	vma->vm_private_data = a;
 	WRITE_ONCE(a->start, vma->vm_start);
+	/* From here its VMA owns it: a later failure of the mmap closes the VMA. */
+	atomic_set(&a->vmas, 1);
+	WRITE_ONCE(a->mapped, true);
 	return 0;
 }
 
@@ -80,8 +92,12 @@ static const struct file_operations xemem_fops = {
 	.mmap = xemem_file_mmap,
 };
 
-/* Maps a into the calling process at vaddr (0: where it fits): the address, or -errno. */
-long xemem_map_attach(struct xemem_att *a, u64 vaddr)
+/*
+ * Maps a into the calling process at vaddr (0: where it fits): the
+ * address, or -errno. On failure *owned says whether a VMA took a (its
+ * close then frees it) or the caller must.
+ */
+long xemem_map_attach(struct xemem_att *a, u64 vaddr, bool *owned)
 {
 	unsigned long prot = PROT_READ | (a->writable ? PROT_WRITE : 0);
 	unsigned long flags = MAP_SHARED | (vaddr ? MAP_FIXED_NOREPLACE : 0);
@@ -93,6 +109,7 @@ long xemem_map_attach(struct xemem_att *a, u64 vaddr)
 		return PTR_ERR(file);
 	addr = vm_mmap(file, vaddr, a->size, prot, flags, 0);
 	fput(file);
+	*owned = READ_ONCE(a->mapped);
 	return addr;
 }
 

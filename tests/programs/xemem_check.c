@@ -24,6 +24,7 @@
  *       EIDRM once its owner is gone
  * Prints one line per step and exits 0 when everything held.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -171,6 +172,14 @@ static int run_attach(const char *name, size_t size, const char *dir)
 		if (check(half, size - off, off, 1) >= 0 || xpmem_detach(half))
 			die("second attachment");
 	}
+	/* An attachment cannot move (a regression: a refused move once freed it). */
+	void *spare = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, spare) != MAP_FAILED) {
+		printf("FAIL attach %s: the attachment moved\n", name);
+		return 1;
+	}
+	munmap(spare, size);
 	fill(p, size, 2);
 	if (xpmem_detach(p) || xpmem_release(apid))
 		die("xpmem_detach/release");
@@ -196,6 +205,9 @@ static int run_watch(const char *name, size_t size, const char *dir)
 
 	await(dir, name, "ready");
 	p = attach(name, size, &apid);
+	/* The grant may go while the attachment stays (its segment's last hold then). */
+	if (xpmem_release(apid))
+		die("xpmem_release");
 	signal(SIGSEGV, on_revoked);
 	signal(SIGBUS, on_revoked);
 	say(dir, name, "attached");
