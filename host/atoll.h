@@ -274,6 +274,7 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);
 void atoll_mirror_zap(struct atoll_program *p, bool start);
 void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
+void atoll_mirror_zap_all(void);
 int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
 			bool *writable, u64 **leaf);
 

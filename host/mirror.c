@@ -154,14 +154,37 @@ static const struct vm_operations_struct mirror_ops = {
 	.mremap = mirror_mremap,
 };
 
+/* The address space of /dev/atoll's files: every mirror VMA is in it. */
+static struct address_space *mirrors;
+
+/*
+ * Drops every mirror mapping of every program, for memory that leaves the
+ * enclaves (resize.c): mappings of pages the LWK still maps fault back in,
+ * the others (the LWK unmapped them; mirrors drop those only lazily) are
+ * gone before Linux reuses the memory.
+ */
+void atoll_mirror_zap_all(void)
+{
+	struct address_space *m = READ_ONCE(mirrors);
+
+	if (m)
+		unmap_mapping_range(m, 0, 0, 1);
+}
+
 int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
 {
+	struct address_space *m = vma->vm_file->f_mapping, *old;
+
 	/* Called under the mmap lock: p->lock (taken before it by START) is not taken here. */
 	if (!smp_load_acquire(&p->created))
 		return -ENXIO;
 	if (vma->vm_start != ATOLL_USER_START || vma->vm_end != ATOLL_USER_END ||
 	    vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) || (vma->vm_flags & VM_EXEC))
 		return -EINVAL;
+	/* One device node: its files share one address space. */
+	old = cmpxchg(&mirrors, NULL, m);
+	if (old && old != m)
+		return -EXDEV;
 	if (test_and_set_bit(0, &p->mirror_mapped))
 		return -EBUSY;
 	/* No fork copies, no core dumps of 64 TiB, no growing, no PROT_EXEC. */

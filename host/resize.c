@@ -153,6 +153,8 @@ static int remove_memory(struct atoll_enclave *e, struct atoll_resize *req)
 		return ret;
 	}
 	t = ktime_get_ns();
+	/* No `atoll run` may still map a page of these blocks when Linux reuses them. */
+	atoll_mirror_zap_all();
 	atoll_memory_give_back_to(e, had - n);
 	req->linux_ns = ktime_get_ns() - t;
 	return 0;
