@@ -275,6 +275,8 @@ void atoll_mirror_zap(struct atoll_program *p, bool start);
 void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
 void atoll_mirror_zap_all(void);
+int atoll_vma_no_split(struct vm_area_struct *vma, unsigned long addr);
+int atoll_vma_no_mremap(struct vm_area_struct *vma);
 int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
 			bool *writable, u64 **leaf);
 

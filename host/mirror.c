@@ -136,13 +136,16 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	return ret;
 }
 
-/* One mirror per program: no splitting it, no moving it. */
-static int mirror_may_split(struct vm_area_struct *vma, unsigned long addr)
+/*
+ * A VMA that stays whole and in place (one mirror per program, one per
+ * XEMEM attachment): no splitting it, no moving it.
+ */
+int atoll_vma_no_split(struct vm_area_struct *vma, unsigned long addr)
 {
 	return -EINVAL;
 }
 
-static int mirror_mremap(struct vm_area_struct *vma)
+int atoll_vma_no_mremap(struct vm_area_struct *vma)
 {
 	return -EINVAL;
 }
@@ -150,8 +153,8 @@ static int mirror_mremap(struct vm_area_struct *vma)
 static const struct vm_operations_struct mirror_ops = {
 	.fault = mirror_fault,
 	.pfn_mkwrite = mirror_pfn_mkwrite,
-	.may_split = mirror_may_split,
-	.mremap = mirror_mremap,
+	.may_split = atoll_vma_no_split,
+	.mremap = atoll_vma_no_mremap,
 };
 
 /* The address space of /dev/atoll's files: every mirror VMA is in it. */

@@ -464,7 +464,7 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 				  .gid = current_egid() };
 	struct atoll_xemem_io io;
 	struct xemem_att *a = NULL;
-	struct xemem_seg *s;
+	struct xemem_seg *s = NULL;
 	long ret;
 	int err;
 
@@ -482,14 +482,16 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 		return xemem_event_signal(io.segid, h.uid, h.gid);
 	if (io.op == ATOLL_XEMEM_WAIT)
 		return xemem_event_wait(io.segid, h.uid, h.gid, io.timeout_ms);
+	/* Pinned before the lock: the range may fault slowly. */
+	if (io.op == ATOLL_XEMEM_MAKE) {
+		s = seg_new(&h, &io, NULL, &err);
+		if (!s)
+			return err;
+	}
 	mutex_lock(&xemem_lock);
 	switch (io.op) {
 	case ATOLL_XEMEM_MAKE:
-		/* Pinned outside the lock: the range may fault slowly. */
-		mutex_unlock(&xemem_lock);
-		s = seg_new(&h, &io, NULL, &err);
-		mutex_lock(&xemem_lock);
-		ret = s ? seg_register(s) : err;
+		ret = seg_register(s);
 		io.segid = ret;
 		break;
 	case ATOLL_XEMEM_REMOVE:

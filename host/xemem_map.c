@@ -46,23 +46,12 @@ static void xemem_close(struct vm_area_struct *vma)
 		queue_work(xemem_wq, &a->closed);
 }
 
-/* One attachment, one VMA: no splitting it, no moving it. */
-static int xemem_may_split(struct vm_area_struct *vma, unsigned long addr)
-{
-	return -EINVAL;
-}
-
-static int xemem_mremap(struct vm_area_struct *vma)
-{
-	return -EINVAL;
-}
-
 static const struct vm_operations_struct xemem_vm_ops = {
 	.open = xemem_open,
 	.fault = xemem_fault,
 	.close = xemem_close,
-	.may_split = xemem_may_split,
-	.mremap = xemem_mremap,
+	.may_split = atoll_vma_no_split,	/* one attachment, one VMA */
+	.mremap = atoll_vma_no_mremap,
 };
 
 static int xemem_file_mmap(struct file *file, struct vm_area_struct *vma)

@@ -3,28 +3,24 @@
 //! host's commands arrive in the message interrupt and are carried out on
 //! a thread of their own, which may wait for every CPU's TLB flush.
 
-use alloc::collections::VecDeque;
 use atoll_abi::{KMSG_MEM_ADD, KMSG_MEM_ADDED, KMSG_MEM_REMOVE, KMSG_MEM_REMOVED};
 use hal::mem::{self, AddBlockError};
 use lwk_logic::errno::{Errno, EBUSY, EEXIST, EINVAL, ENOMEM};
 use lwk_logic::frames::RemoveError;
 
 use crate::kmsg::{self, Message, Peer};
-use crate::sync::{SpinLock, WaitQueue};
+use crate::sync::Queue;
 use crate::{println, sched, status, tlb};
 
-static COMMANDS: SpinLock<VecDeque<(u16, u64, u64)>> = SpinLock::new(VecDeque::new());
-static COMMANDED: WaitQueue = WaitQueue::new();
+static COMMANDS: Queue<(u16, u64, u64)> = Queue::new();
 
 pub fn init() {
     kmsg::register(KMSG_MEM_ADD, post);
     kmsg::register(KMSG_MEM_REMOVE, post);
     sched::spawn(0, "resize", || loop {
-        COMMANDED.wait_until(|| !COMMANDS.lock().is_empty());
-        let next = COMMANDS.lock().pop_front();
-        match next {
-            Some((KMSG_MEM_ADD, phys, len)) => answer(KMSG_MEM_ADDED, phys, add(phys, len)),
-            Some((KMSG_MEM_REMOVE, phys, len)) => answer(KMSG_MEM_REMOVED, phys, remove(phys, len)),
+        match COMMANDS.pop() {
+            (KMSG_MEM_ADD, phys, len) => answer(KMSG_MEM_ADDED, phys, add(phys, len)),
+            (KMSG_MEM_REMOVE, phys, len) => answer(KMSG_MEM_REMOVED, phys, remove(phys, len)),
             _ => {}
         }
     });
@@ -36,8 +32,7 @@ fn post(msg: &Message) {
         println!("resize: command {} from {:?} refused", msg.kind, msg.from);
         return;
     }
-    COMMANDS.lock().push_back((msg.kind, msg.word(0), msg.word(1)));
-    COMMANDED.wake_one(true);
+    COMMANDS.push((msg.kind, msg.word(0), msg.word(1)));
 }
 
 fn answer(kind: u16, phys: u64, result: Result<(), Errno>) {

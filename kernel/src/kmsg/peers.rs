@@ -7,7 +7,6 @@
 //! thread: mapping allocates and the flush waits for the other CPUs, which
 //! a message interrupt must not do.
 
-use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use atoll_abi::{kmsg_ring_bytes, KmsgGroup, KmsgPeer, LWK_VECTOR};
 use atoll_abi::{KMSG_GROUP_JOIN, KMSG_GROUP_JOINED, KMSG_GROUP_LEAVE, KMSG_GROUP_LEFT};
@@ -17,7 +16,7 @@ use super::inbox::Inbox;
 use super::link::Link;
 use super::ring::SharedRing;
 use super::{Message, Peer};
-use crate::sync::{SpinLock, WaitQueue};
+use crate::sync::{Queue, SpinLock};
 use crate::{println, sched, tlb};
 use hal::lent::{self, Lent};
 use hal::shared::SharedRegion;
@@ -74,8 +73,7 @@ impl Lending {
 type Table = [Option<Arc<Lending>>; MAX_LENT];
 
 static TABLE: SpinLock<Table> = SpinLock::new([const { None }; MAX_LENT]);
-static COMMANDS: SpinLock<VecDeque<Command>> = SpinLock::new(VecDeque::new());
-static ARRIVED: WaitQueue = WaitQueue::new();
+static COMMANDS: Queue<Command> = Queue::new();
 
 enum Command {
     Add(KmsgPeer),
@@ -88,16 +86,15 @@ pub fn init() {
         super::register(kind, post);
     }
     sched::spawn(0, "peers", || loop {
-        ARRIVED.wait_until(|| !COMMANDS.lock().is_empty());
-        let next = COMMANDS.lock().pop_front();
+        let next = COMMANDS.pop();
         let answer = |kind, id: u32, result: Result<(), Errno>| {
             let result = result.map_or_else(|e| e.to_return(), |()| 0);
             super::send_words_waiting(Peer::Host, kind, &[id.into(), result]);
         };
         match next {
-            Some(Command::Add(p)) => answer(KMSG_PEER_ADDED, p.peer_id, add(&p)),
-            Some(Command::Join(g)) => answer(KMSG_GROUP_JOINED, g.group, join(&g)),
-            Some(Command::Remove(key)) => {
+            Command::Add(p) => answer(KMSG_PEER_ADDED, p.peer_id, add(&p)),
+            Command::Join(g) => answer(KMSG_GROUP_JOINED, g.group, join(&g)),
+            Command::Remove(key) => {
                 remove(key);
                 let (kind, id) = match key {
                     Key::Peer(id) => (KMSG_PEER_REMOVED, id),
@@ -105,7 +102,6 @@ pub fn init() {
                 };
                 super::send_words_waiting(Peer::Host, kind, &[id.into()]);
             }
-            None => {}
         }
     });
 }
@@ -122,8 +118,7 @@ fn post(msg: &Message) {
         KMSG_PEER_REMOVE => Command::Remove(Key::Peer(id)),
         _ => Command::Remove(Key::Group(id)),
     };
-    COMMANDS.lock().push_back(command);
-    ARRIVED.wake_one(true);
+    COMMANDS.push(command);
 }
 
 /// Little-endian fields of a message, zero past its end.

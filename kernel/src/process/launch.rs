@@ -2,7 +2,6 @@
 //! naming a program area, carried out in order by one kernel thread, and
 //! each program's end.
 
-use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::*;
@@ -14,12 +13,11 @@ use super::{thread, vm::AddressSpace, Area, Process};
 use crate::kmsg::{self, Message, Peer};
 use crate::sched;
 use crate::status;
-use crate::sync::{SpinLock, WaitQueue};
+use crate::sync::{Queue, SpinLock};
 use hal::user;
 use lwk_logic::errno::*;
 
-static REQUESTS: SpinLock<VecDeque<(u16, Area, u64)>> = SpinLock::new(VecDeque::new());
-static ARRIVED: WaitQueue = WaitQueue::new();
+static REQUESTS: Queue<(u16, Area, u64)> = Queue::new();
 
 /// A program area's occupant, from create to free.
 struct Occupant {
@@ -44,11 +42,8 @@ pub fn init(shared_phys: u64) {
         kmsg::register(kind, post);
     }
     sched::spawn(0, "launcher", || loop {
-        ARRIVED.wait_until(|| !REQUESTS.lock().is_empty());
-        let next = REQUESTS.lock().pop_front();
-        if let Some((kind, area, arg)) = next {
-            handle(kind, area, arg);
-        }
+        let (kind, area, arg) = REQUESTS.pop();
+        handle(kind, area, arg);
     });
 }
 
@@ -60,8 +55,7 @@ fn post(msg: &Message) {
         crate::println!("program: message {} names area {}: dropped", msg.kind, msg.word(0));
         return;
     };
-    REQUESTS.lock().push_back((msg.kind, area, msg.word(1)));
-    ARRIVED.wake_one(true);
+    REQUESTS.push((msg.kind, area, msg.word(1)));
 }
 
 fn handle(kind: u16, area: Area, arg: u64) {

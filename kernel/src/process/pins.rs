@@ -32,7 +32,7 @@ pub fn pin(runs: impl IntoIterator<Item = (u64, u64)>) -> u64 {
 
 /// Frees `bytes` at `phys`, except the pieces a pin holds.
 pub fn free(phys: u64, bytes: u64) {
-    let mut pieces = alloc::vec![(phys, phys + bytes)];
+    let mut pieces = Vec::new();
     {
         let mut pins = PINS.lock();
         if pins.is_empty() {
@@ -40,26 +40,31 @@ pub fn free(phys: u64, bytes: u64) {
             mem::free_frames(phys, bytes / PAGE_SIZE);
             return;
         }
+        pieces.push((phys, phys + bytes));
         for pin in pins.iter_mut() {
             for &(s, e) in &pin.ranges {
-                pieces = pieces
-                    .into_iter()
-                    .flat_map(|(a, b)| {
-                        let (lo, hi) = (a.max(s), b.min(e));
-                        if lo >= hi {
-                            return [(a, b), (0, 0), (0, 0)];
-                        }
-                        pin.orphans.push((lo, hi));
-                        [(a, lo), (hi, b), (0, 0)]
-                    })
-                    .filter(|&(a, b)| a < b)
-                    .collect();
+                pieces = cut_out(pieces, s, e, &mut pin.orphans);
             }
         }
     }
     for (a, b) in pieces {
         mem::free_frames(a, (b - a) / PAGE_SIZE);
     }
+}
+
+/// `pieces` without [s, e): what falls in it goes to `held`.
+fn cut_out(pieces: Vec<(u64, u64)>, s: u64, e: u64, held: &mut Vec<(u64, u64)>) -> Vec<(u64, u64)> {
+    let mut kept = Vec::with_capacity(pieces.len() + 1);
+    for (a, b) in pieces {
+        let (lo, hi) = (a.max(s), b.min(e));
+        if lo >= hi {
+            kept.push((a, b));
+            continue;
+        }
+        held.push((lo, hi));
+        kept.extend([(a, lo), (hi, b)].into_iter().filter(|&(x, y)| x < y));
+    }
+    kept
 }
 
 /// Ends pin `id`: what its owner freed meanwhile is freed now.

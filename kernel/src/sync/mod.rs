@@ -7,8 +7,10 @@
 #![cfg_attr(not(feature = "testing"), allow(dead_code, unused_imports))]
 
 mod condvar;
+mod queue;
 mod waitqueue;
 
 pub use condvar::CondVar;
 pub use hal::{SpinLock, SpinLockGuard};
+pub use queue::Queue;
 pub use waitqueue::WaitQueue;

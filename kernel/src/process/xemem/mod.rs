@@ -8,7 +8,7 @@
 
 mod request;
 
-use alloc::collections::{BTreeSet, VecDeque};
+use alloc::collections::BTreeSet;
 use alloc::sync::Arc;
 use atoll_abi::*;
 use lwk_logic::errno::*;
@@ -16,12 +16,11 @@ use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
 use super::{launch, pins, Process};
 use crate::kmsg::{self, Message, Peer};
-use crate::sync::{SpinLock, WaitQueue};
+use crate::sync::{Queue, SpinLock};
 use crate::tlb;
 
 /// Host commands for the xemem thread: (type, first word, second word).
-static COMMANDS: SpinLock<VecDeque<(u16, u64, u64)>> = SpinLock::new(VecDeque::new());
-static COMMANDED: WaitQueue = WaitQueue::new();
+static COMMANDS: Queue<(u16, u64, u64)> = Queue::new();
 /// Held while an attachment is checked and mapped, or revoked: a
 /// revocation that comes before the mapping is remembered here.
 static REVOKED_EARLY: SpinLock<BTreeSet<u64>> = SpinLock::new(BTreeSet::new());
@@ -33,11 +32,9 @@ pub fn init() {
     kmsg::register(KMSG_XEMEM_REVOKE, post);
     kmsg::register(KMSG_XEMEM_UNPIN, post);
     crate::sched::spawn(0, "xemem", || loop {
-        COMMANDED.wait_until(|| !COMMANDS.lock().is_empty());
-        let next = COMMANDS.lock().pop_front();
-        match next {
-            Some((KMSG_XEMEM_REVOKE, area, id)) => revoke(area, id),
-            Some((KMSG_XEMEM_UNPIN, pin, _)) => pins::unpin(pin),
+        match COMMANDS.pop() {
+            (KMSG_XEMEM_REVOKE, area, id) => revoke(area, id),
+            (KMSG_XEMEM_UNPIN, pin, _) => pins::unpin(pin),
             _ => {}
         }
     });
@@ -49,8 +46,7 @@ fn post(msg: &Message) {
         crate::println!("xemem: command {} from {:?} refused", msg.kind, msg.from);
         return;
     }
-    COMMANDS.lock().push_back((msg.kind, msg.word(0), msg.word(1)));
-    COMMANDED.wake_one(true);
+    COMMANDS.push((msg.kind, msg.word(0), msg.word(1)));
 }
 
 fn revoke(area: u64, id: u64) {
