@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	8
+#define ATOLL_ABI_VERSION	9
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -678,14 +678,29 @@ struct atoll_create {
  * of its frames is in use (else -EBUSY, and it keeps it), unmaps it and
  * flushes every CPU's TLB before it answers; only then does Linux online
  * it. A missing or refused answer leaves the enclave and Linux as they were.
+ *
+ * CPUs: the host offlines a CPU as at create, picks the lowest free LWK CPU
+ * index for it and lends Linux's trampoline page (with page tables below
+ * 4 GiB that map it and the enclave's memory); CPU_ADD has the LWK start
+ * the CPU exactly as its boot CPU started the others. CPU_REMOVE asks the
+ * LWK to move every thread away from one of its CPUs (their affinity
+ * follows) and park it; only after CPU_REMOVED does the host INIT it and
+ * give it to Linux. The LWK's boot CPU (index 0) hears the host's
+ * messages and is never removed.
  */
 #define ATOLL_RESIZE_ADD_MEM	1
 #define ATOLL_RESIZE_REMOVE_MEM	2
+#define ATOLL_RESIZE_ADD_CPUS	3
+#define ATOLL_RESIZE_REMOVE_CPUS 4
 #define ATOLL_RESIZE_HISTORY	16	/* the last resizes atoll status shows */
 #define ATOLL_KMSG_MEM_ADD	47	/* host: u64 phys, u64 bytes: a block to use */
 #define ATOLL_KMSG_MEM_ADDED	48	/* LWK: u64 phys, s64 0 or -errno */
 #define ATOLL_KMSG_MEM_REMOVE	49	/* host: u64 phys, u64 bytes: give it back if unused */
 #define ATOLL_KMSG_MEM_REMOVED	50	/* LWK: u64 phys, s64 0 or -EBUSY; no CPU maps it now */
+#define ATOLL_KMSG_CPU_ADD	51	/* host: u64 LWK index, APIC id, trampoline page, its CR3 */
+#define ATOLL_KMSG_CPU_ADDED	52	/* LWK: u64 index, s64 0 or -errno: it runs (or never will) */
+#define ATOLL_KMSG_CPU_REMOVE	53	/* host: u64 LWK index: move its threads, park it */
+#define ATOLL_KMSG_CPU_REMOVED	54	/* LWK: u64 index, s64 0 or -errno: it is parked */
 
 /* ATOLL_IOC_RESIZE */
 struct atoll_resize {
@@ -693,6 +708,9 @@ struct atoll_resize {
 	__u32 id;
 	__u32 op;		/* ATOLL_RESIZE_* */
 	__u64 bytes;		/* memory to add or remove (whole blocks) */
+	__u64 cpus[ATOLL_HOST_CPU_WORDS];	/* Linux CPUs; empty: cpu_count of them; out: done */
+	__u32 cpu_count;
+	__u32 pad0;
 	__u64 linux_ns;		/* out: Linux's part (offlining or onlining) */
 	__u64 lwk_ns;		/* out: the LWK's part (until its answers came) */
 	char error[ATOLL_ERROR_LEN];
@@ -703,7 +721,7 @@ struct atoll_resize_event {
 	__u64 at_ns;		/* since the enclave was created */
 	__u32 op;
 	__s32 result;		/* 0 or -errno */
-	__u64 amount;		/* bytes */
+	__u64 amount;		/* bytes, or the Linux CPUs (a bit each, CPUs 0-63) */
 	__u64 linux_ns;
 	__u64 lwk_ns;
 };

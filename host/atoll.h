@@ -66,7 +66,9 @@ struct atoll_enclave {
 	char name[ATOLL_NAME_LEN];
 	cpumask_t cpus;			/* Linux CPU numbers taken */
 	u32 cpu_count;
-	u32 apic_ids[ATOLL_MAX_CPUS];	/* [0] boots first and hears the messages */
+	u64 lwk_cpus;			/* the LWK's CPU indices in use, a bit each */
+	u32 apic_ids[ATOLL_MAX_CPUS];	/* by LWK index; [0] boots first and hears the messages */
+	u32 linux_cpus[ATOLL_MAX_CPUS];	/* by LWK index: the Linux CPU number */
 	struct atoll_block blocks[ATOLL_MAX_MEM_RANGES];
 	u32 block_count;
 	u64 block_size;
@@ -99,12 +101,12 @@ struct atoll_enclave {
 	u64 group_left;			/* the last group whose ring it unmapped */
 
 	u64 xemem_revoked;		/* the last attachment it unmapped (xemem.c) */
-	/* Resizing (resize.c): the LWK's last answer about a block, and the history. */
+	/* Resizing (resize*.c): the LWK's last answer (about a block or a CPU), and the history. */
 	u32 boot_blocks;		/* blocks it was created with: never removed */
-	bool mem_answered;		/* release/acquire: mem_answer_* are set */
-	u16 mem_answer_type;
-	u64 mem_answer_phys;
-	s64 mem_answer_result;
+	bool resize_answered;		/* release/acquire: resize_answer_* are set */
+	u16 resize_answer_type;
+	u64 resize_answer_key;		/* the block's address or the CPU's index */
+	s64 resize_answer_result;
 	u32 resizes;
 	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* ring, by resizes */
 	bool xemem_deaf;		/* it let a revocation time out (cleared by the next) */
@@ -166,10 +168,11 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
  * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
- * lifecycle.c -> kmsg.c -> kmsg_ring.c; enclave.c -> resize.c -> memory.c
- * and kmsg.c; main.c, program.c and enclave.c
- * -> xemem_lwk.c or xemem.c; xemem_lwk.c -> xemem.c -> xemem_map.c; cpus.c, memory.c, mirror.c and
- * symbols.c are called, never call up. The LWK's messages reach the
+ * lifecycle.c -> kmsg.c -> kmsg_ring.c; enclave.c -> resize.c -> resize_mem.c
+ * and resize_cpus.c -> resize_ask.c (-> kmsg.c), memory.c, cpus.c and boot.c;
+ * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
+ * xemem.c -> xemem_map.c; cpus.c, memory.c, mirror.c and symbols.c are
+ * called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
 
@@ -191,17 +194,24 @@ void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */
-int atoll_cpus_pick(const struct atoll_create *req, cpumask_t *out, char *err);
+int atoll_cpus_pick(const u64 *list, u32 count, cpumask_t *out, char *err);
 int atoll_cpus_take(const cpumask_t *cpus, char *err);
 void atoll_cpus_give_back(const cpumask_t *cpus);
 void atoll_apic_send(u32 apic_id, u32 icr_low);
 void atoll_cpu_init(u32 apic_id);
 void atoll_cpu_sipi(u32 apic_id, unsigned long page_phys);
 
-/* resize.c: memory added to and taken back from a running enclave */
-int atoll_resize_init(void);
+/* resize.c: memory and CPUs added to and taken back from a running enclave */
 int atoll_resize(struct atoll_enclave *e, struct atoll_resize *req);
 void atoll_resize_history(struct atoll_enclave *e, struct atoll_enclave_info *out);
+/* resize_mem.c, resize_cpus.c: the two kinds, called by resize.c */
+int atoll_resize_add_memory(struct atoll_enclave *e, struct atoll_resize *req);
+int atoll_resize_remove_memory(struct atoll_enclave *e, struct atoll_resize *req);
+int atoll_resize_add_cpus(struct atoll_enclave *e, struct atoll_resize *req);
+int atoll_resize_remove_cpus(struct atoll_enclave *e, struct atoll_resize *req);
+/* resize_ask.c: one resize command to the LWK and its answer */
+int atoll_resize_init(void);
+int atoll_resize_ask(struct atoll_enclave *e, u16 kind, const u64 *words, u32 n, u64 *lwk_ns);
 
 /* memory.c: 128 MB blocks through Linux's memory-hotplug sysfs path */
 int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err);
@@ -210,8 +220,12 @@ void atoll_memory_give_back_to(struct atoll_enclave *e, u32 keep);
 u64 atoll_block_phys(const struct atoll_enclave *e, u32 i);
 void atoll_memory_ranges(const struct atoll_enclave *e, struct atoll_mem_range *out);
 
-/* boot.c: load the LWK, write its boot parameters, start it */
+/* boot.c: load the LWK, write its boot parameters, start it; lend a CPU added later the same way */
 int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err);
+struct atoll_cpu_loan;
+struct atoll_cpu_loan *atoll_cpu_loan_start(struct atoll_enclave *e, u64 *page, u64 *cr3,
+					    char *err);
+void atoll_cpu_loan_end(struct atoll_cpu_loan *loan);
 
 /* lifecycle.c: the enclave's life-cycle protocol and its state */
 int atoll_lifecycle_init(void);

@@ -105,8 +105,8 @@ struct borrowed_page {
 	unsigned long phys;
 };
 
-static int trampoline_borrow(struct borrowed_page *b, const void *code, size_t len,
-			     const struct atoll_trampoline_slots *slots, char *err)
+/* Saves the page's contents and maps it writable at b->va. */
+static int trampoline_borrow(struct borrowed_page *b, char *err)
 {
 	struct page *page;
 
@@ -126,8 +126,6 @@ static int trampoline_borrow(struct borrowed_page *b, const void *code, size_t l
 		return -ENOMEM;
 	}
 	memcpy(b->saved, b->va, PAGE_SIZE);
-	memcpy(b->va, code, len);
-	memcpy(b->va + ATOLL_TRAMPOLINE_SLOTS, slots, sizeof(*slots));
 	return 0;
 }
 
@@ -241,10 +239,11 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	slots.arg1 = ATOLL_BOOT_KIND_COKERNEL;
 	/* No CPU may come online through the page while it is lent. */
 	cpu_hotplug_disable();
-	ret = trampoline_borrow(&tramp, image + req->trampoline_offset,
-				req->trampoline_size, &slots, err);
+	ret = trampoline_borrow(&tramp, err);
 	if (ret)
 		goto out_hotplug;
+	memcpy(tramp.va, image + req->trampoline_offset, req->trampoline_size);
+	memcpy(tramp.va + ATOLL_TRAMPOLINE_SLOTS, &slots, sizeof(slots));
 
 	timeout_ms = req->boot_timeout_ms ?
 		     min(req->boot_timeout_ms, 600000u) : ATOLL_DEFAULT_BOOT_MS;
@@ -274,4 +273,52 @@ out_hotplug:
 	cpu_hotplug_enable();
 	tables_free(&bt);
 	return ret;
+}
+
+/*
+ * A CPU added to a running enclave starts as the LWK's secondaries did at
+ * boot: through Linux's trampoline page (the LWK writes its own code and
+ * slots into it) and page tables below 4 GiB that map the page and all of
+ * the enclave's memory. Lent until atoll_cpu_loan_end(); no CPU may come
+ * online in Linux through the page meanwhile.
+ */
+struct atoll_cpu_loan {
+	struct boot_tables bt;
+	struct borrowed_page page;
+};
+
+struct atoll_cpu_loan *atoll_cpu_loan_start(struct atoll_enclave *e, u64 *page, u64 *cr3,
+					    char *err)
+{
+	struct atoll_cpu_loan *loan = kzalloc(sizeof(*loan), GFP_KERNEL);
+	int ret;
+
+	if (!loan)
+		return ERR_PTR(-ENOMEM);
+	ret = tables_build(&loan->bt, e);
+	if (ret) {
+		atoll_err(err, "no memory below 4 GiB for the new CPU's page tables");
+		goto out_free;
+	}
+	cpu_hotplug_disable();
+	ret = trampoline_borrow(&loan->page, err);
+	if (ret) {
+		cpu_hotplug_enable();
+		tables_free(&loan->bt);
+		goto out_free;
+	}
+	*page = loan->page.phys;
+	*cr3 = __pa(loan->bt.pml4);
+	return loan;
+out_free:
+	kfree(loan);
+	return ERR_PTR(ret);
+}
+
+void atoll_cpu_loan_end(struct atoll_cpu_loan *loan)
+{
+	trampoline_restore(&loan->page);
+	cpu_hotplug_enable();
+	tables_free(&loan->bt);
+	kfree(loan);
 }

@@ -34,15 +34,15 @@ static int check_cpu(unsigned int cpu, char *err)
 	return 0;
 }
 
-/* Resolves the request's CPU list or count into *out. */
-int atoll_cpus_pick(const struct atoll_create *req, cpumask_t *out, char *err)
+/* Resolves a CPU list (ATOLL_HOST_CPU_WORDS words) or, if it is empty, a count into *out. */
+int atoll_cpus_pick(const u64 *list, u32 count, cpumask_t *out, char *err)
 {
 	unsigned int cpu, want, i;
 	int ret;
 
 	cpumask_clear(out);
 	for (i = 0; i < ATOLL_HOST_CPU_WORDS * 64; i++) {
-		if (!(req->cpus[i / 64] & (1ULL << (i % 64))))
+		if (!(list[i / 64] & (1ULL << (i % 64))))
 			continue;
 		ret = check_cpu(i, err);
 		if (ret)
@@ -51,7 +51,7 @@ int atoll_cpus_pick(const struct atoll_create *req, cpumask_t *out, char *err)
 	}
 	want = cpumask_weight(out);
 	if (!want) {
-		want = req->cpu_count;
+		want = count;
 		/* The highest-numbered free CPUs: Linux keeps its low ones. */
 		for (cpu = nr_cpu_ids; cpu-- > 1 && cpumask_weight(out) < want;)
 			if (cpu_online(cpu) && !cpumask_test_cpu(cpu, &enclave_cpus))

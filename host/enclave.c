@@ -120,9 +120,9 @@ int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, 
 		atoll_err(err, "the program asks for %u CPUs, but enclave %s has %u",
 			  cpus, e->name, e->cpu_count);
 		ret = -EINVAL;
-	} else if (e->cpu_count < 64 && cpu_mask >> e->cpu_count) {
-		atoll_err(err, "the program asks for LWK CPU %u, but enclave %s has CPUs 0-%u",
-			  (u32)__fls(cpu_mask), e->name, e->cpu_count - 1);
+	} else if (cpu_mask & ~e->lwk_cpus) {
+		atoll_err(err, "the program asks for LWK CPU %u, but enclave %s has LWK CPUs %*pbl",
+			  (u32)__ffs64(cpu_mask & ~e->lwk_cpus), e->name, 64, &e->lwk_cpus);
 		ret = -EINVAL;
 	}
 	if (ret)
@@ -423,11 +423,14 @@ int atoll_enclave_create(struct atoll_create *req)
 	e->id = next_id;
 	ret = take_name(e, req, err);
 	if (!ret)
-		ret = atoll_cpus_pick(req, &e->cpus, err);
+		ret = atoll_cpus_pick(req->cpus, req->cpu_count, &e->cpus, err);
 	if (ret)
 		goto out_free;
-	for_each_cpu(cpu, &e->cpus)
+	for_each_cpu(cpu, &e->cpus) {
+		e->linux_cpus[e->cpu_count] = cpu;
 		e->apic_ids[e->cpu_count++] = cpu_physical_id(cpu);
+	}
+	e->lwk_cpus = e->cpu_count == 64 ? ~0ULL : BIT_ULL(e->cpu_count) - 1;
 
 	t = ktime_get_ns();
 	ret = atoll_cpus_take(&e->cpus, err);
@@ -506,8 +509,9 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 			return ret;
 	}
 	/* INIT parks each CPU whatever it runs; Linux then boots it afresh. */
-	for (i = 0; i < e->cpu_count; i++)
-		atoll_cpu_init(e->apic_ids[i]);
+	for (i = 0; i < ATOLL_MAX_CPUS; i++)
+		if (e->lwk_cpus & BIT_ULL(i))
+			atoll_cpu_init(e->apic_ids[i]);
 	registry_remove(e);
 	atoll_peers_disconnect(e);
 	/*

@@ -659,11 +659,17 @@ static int call_done(struct atoll_program *p, s32 i, s64 result)
 	 */
 	if (cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_DONE) != ATOLL_SLOT_CLAIMED)
 		return 0;
-	if (cpu >= e->cpu_count) {
-		pr_warn_ratelimited("atoll: enclave %s: delegated call in slot %d names CPU %u of %u\n",
-				    e->name, i, cpu, e->cpu_count);
+	if (cpu >= ATOLL_MAX_CPUS) {
+		pr_warn_ratelimited("atoll: enclave %s: delegated call in slot %d names CPU %u\n",
+				    e->name, i, cpu);
 		return 0;
 	}
+	/*
+	 * A CPU the enclave let go of (or is letting go of): its boot CPU
+	 * took over its waiters. Read after DONE (the cmpxchg orders it).
+	 */
+	if (!(READ_ONCE(e->lwk_cpus) & BIT_ULL(cpu)))
+		cpu = 0;
 	if (!READ_ONCE(e->crashed))
 		atoll_apic_send(e->apic_ids[cpu], APIC_DM_FIXED | ATOLL_DONE_VECTOR);
 	return 0;

@@ -41,6 +41,7 @@ case $what in tests|all)
     cc cputime -pthread "$T/cputime.c"
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc openmp $OMP "$T/openmp.c"
+    cc omp_resize $OMP "$T/omp_resize.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"
     # XEMEM's library as a user builds against it: static, and shared beside the program.
     "$ROOT/scripts/build-xemem.sh" "$ROOT/build"

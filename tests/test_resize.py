@@ -2,8 +2,102 @@
 used by a program, refused back while the program holds it, then taken
 back with `atoll remove`; the LWK's free memory and Linux's MemTotal come
 back to the byte, and `atoll status` shows the history
-(tests/programs/memhog.c)."""
+(tests/programs/memhog.c). CPUs added and removed while a 3-thread OpenMP
+program computes (tests/programs/omp_resize.c): its sums stay right, its
+threads spread onto new CPUs and leave removed ones, and
+sched_getaffinity follows each change."""
 import re
+
+
+def test_cpus_added_and_removed_under_openmp(vm, programs):
+    # 1 -> 2 -> 3 -> 2 -> 1 CPUs while the team of 3 computes; at the end of
+    # round 1 its last thread pins itself to the highest CPU it may use
+    # (LWK CPU 1), which the last removal takes away.
+    res = vm(r'''
+mkdir -p /tmp/r
+online_before=$(cat /sys/devices/system/cpu/online)
+atoll create --cpus 1 --mem 256M --name e > /dev/null || exit 9
+atoll run e -- /extra/omp_resize /tmp/r 5 > /tmp/omp.out 2>&1 & prog=$!
+step() {  # resize, then let round $1 end and show the enclave's CPUs
+    shift; "$@"; echo "STATUS $?"
+    atoll status e | grep '^cpus:'
+    touch /tmp/r/go.$round
+    n=0; while [ ! -e /tmp/r/round.$round ] && [ $n -lt 300 ]; do sleep 0.1; n=$((n + 1)); done
+    [ -e /tmp/r/round.$round ] || { echo "ROUND $round DID NOT END"; cat /tmp/omp.out; exit 3; }
+    round=$((round + 1))
+}
+round=0
+step 0 true
+step 1 atoll add e --cpus 1
+step 2 atoll add e --cpus 1
+echo "LINUX HAS $(cat /sys/devices/system/cpu/online)"
+step 3 atoll remove e --cpus 1
+step 4 atoll remove e --cpus 2-2
+wait $prog; echo "PROG: $?"
+cat /tmp/omp.out
+atoll remove e --cpus 3-3; echo "REMOVE BOOT CPU: $?"
+atoll remove e --cpus 1; echo "REMOVE LAST: $?"
+atoll add e --cpus 0-0; echo "ADD CPU 0: $?"
+atoll status e | sed -n '/^resized:/,/^programs/p'
+atoll destroy e > /dev/null || exit 10
+[ "$online_before" = "$(cat /sys/devices/system/cpu/online)" ] && echo CPUS_BACK
+''', extra_dir=str(programs), timeout=300)
+    assert res.status == 0, res.output
+    out = res.output
+    rounds = re.findall(r"round (\d): team=3 affinity=(\d),(\d),(\d) cpus=(\d+),(\d+),(\d+) "
+                        r"pinned=(-?\d+) chunks=\d+ wrong=0", out)
+    assert len(rounds) == 5, out
+    counts = [tuple(int(x) for x in r[1:4]) for r in rounds]
+    cpus = [tuple(int(x) for x in r[4:7]) for r in rounds]
+    # Unpinned threads see every CPU; the pinned one its one CPU.
+    assert counts == [(1, 1, 1), (2, 2, 2), (3, 3, 1), (2, 2, 1), (1, 1, 1)], out
+    assert cpus[0] == (0, 0, 0) and cpus[4] == (0, 0, 0), out
+    assert len(set(cpus[2])) == 3, out  # three CPUs, a thread on each
+    assert rounds[2][7] == "1" and cpus[2][2] == 1, out  # pinned to LWK CPU 1 ...
+    assert rounds[4][7] == "0", out  # ... which left: pinned to the CPU it went to
+    assert "omp_resize: ok" in out and "PROG: 0" in out, out
+    assert re.search(r"added CPU 2 to enclave e: it has CPUs 2-3 now", out), out
+    assert "added CPU 1 to enclave e: it has CPUs 1-3 now" in out and "LINUX HAS 0\n" in out, out
+    assert "removed CPU 1 from enclave e: it has CPUs 2-3 now" in out, out
+    assert "removed CPU 2 from enclave e: it has CPUs 3 now" in out, out
+    for line in ["cpus: 3 (1 CPUs)", "cpus: 2-3 (2 CPUs)", "cpus: 1-3 (3 CPUs)"]:
+        assert line in out, out
+    assert "CPU 3 is enclave e's boot CPU" in out and "REMOVE BOOT CPU: 1" in out, out
+    assert "at most 0 can be removed" in out and "REMOVE LAST: 1" in out, out
+    assert "CPU 0 cannot go to an enclave" in out and "ADD CPU 0: 1" in out, out
+    assert len(re.findall(r"\+CPU \d at [\d.]+ s: done", out)) == 2, out
+    assert re.search(r"-CPU 1 at [\d.]+ s: done", out) and re.search(r"-CPU 2 at [\d.]+ s: done", out), out
+    assert "+CPU 0 at" in out and "refused (Operation not permitted)" in out, out
+    assert "CPUS_BACK" in out, out
+
+
+def test_refused_or_unanswered_cpu_add_loses_nothing(vm, programs):
+    # The LWK refuses the second of two CPUs: the first goes back too and
+    # Linux has both again; an LWK that does not answer (hangtest): the CPU
+    # stays offline until destroy --force gives everything back.
+    res = vm(r'''
+online_before=$(cat /sys/devices/system/cpu/online)
+atoll create --cpus 1 --mem 128M --name r --kernel /lib/atoll/atoll-kernel-test --cmdline refuse_cpu=2 > /dev/null || exit 9
+online_created=$(cat /sys/devices/system/cpu/online)
+atoll add r --cpus 2; echo "ADD REFUSED: $?"
+[ "$online_created" = "$(cat /sys/devices/system/cpu/online)" ] && echo LINUX_HAS_THEM_BACK
+atoll status r | grep '^cpus:'
+atoll add r --cpus 1; echo "ADD AFTER: $?"
+atoll run r -- /extra/hello > /dev/null; echo "RUN AFTER: $?"
+atoll destroy r > /dev/null || exit 10
+atoll create --cpus 1 --mem 128M --name h --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest > /dev/null || exit 11
+atoll add h --cpus 1; echo "ADD UNANSWERED: $?"
+atoll destroy h --force > /dev/null || exit 12
+[ "$online_before" = "$(cat /sys/devices/system/cpu/online)" ] && echo CPUS_BACK
+''', extra_dir=str(programs), timeout=300)
+    assert res.status == 0, res.output
+    out = res.output
+    assert re.search(r"did not take CPU \d \(refused\): it is Linux's again", out), out
+    assert "ADD REFUSED: 1" in out and "LINUX_HAS_THEM_BACK" in out, out
+    assert "cpus: 3 (1 CPUs)" in out, out
+    assert "ADD AFTER: 0" in out and "RUN AFTER: 0" in out, out
+    assert "does not answer about it: it stays offline until the enclave is destroyed" in out, out
+    assert "ADD UNANSWERED: 1" in out and "CPUS_BACK" in out, out
 
 
 def test_memory_added_used_and_taken_back(vm, programs):

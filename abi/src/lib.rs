@@ -8,7 +8,7 @@ pub mod syscalls;
 mod xemem_bytes;
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 8;
+pub const ABI_VERSION: u32 = 9;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -674,11 +674,17 @@ pub struct EnclaveInfo {
 
 pub const RESIZE_ADD_MEM: u32 = 1;
 pub const RESIZE_REMOVE_MEM: u32 = 2;
+pub const RESIZE_ADD_CPUS: u32 = 3;
+pub const RESIZE_REMOVE_CPUS: u32 = 4;
 pub const RESIZE_HISTORY: usize = 16;
 pub const KMSG_MEM_ADD: u16 = 47;
 pub const KMSG_MEM_ADDED: u16 = 48;
 pub const KMSG_MEM_REMOVE: u16 = 49;
 pub const KMSG_MEM_REMOVED: u16 = 50;
+pub const KMSG_CPU_ADD: u16 = 51;
+pub const KMSG_CPU_ADDED: u16 = 52;
+pub const KMSG_CPU_REMOVE: u16 = 53;
+pub const KMSG_CPU_REMOVED: u16 = 54;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -687,6 +693,9 @@ pub struct Resize {
     pub id: u32,
     pub op: u32,
     pub bytes: u64,
+    pub cpus: [u64; HOST_CPU_WORDS],
+    pub cpu_count: u32,
+    pub pad0: u32,
     pub linux_ns: u64,
     pub lwk_ns: u64,
     pub error: [u8; ERROR_LEN],

@@ -93,8 +93,8 @@ fn expectations() -> Vec<(String, u64)> {
     });
     layout!("atoll_xemem_run", XememRun { "phys": phys, "len": len });
     layout!("atoll_resize", Resize {
-        "hdr": hdr, "id": id, "op": op, "bytes": bytes, "linux_ns": linux_ns, "lwk_ns": lwk_ns,
-        "error": error,
+        "hdr": hdr, "id": id, "op": op, "bytes": bytes, "cpus": cpus, "cpu_count": cpu_count,
+        "pad0": pad0, "linux_ns": linux_ns, "lwk_ns": lwk_ns, "error": error,
     });
     layout!("atoll_resize_event", ResizeEvent {
         "at_ns": at_ns, "op": op, "result": result, "amount": amount, "linux_ns": linux_ns,

@@ -85,31 +85,57 @@ impl Enclave {
     }
 }
 
+fn is_cpu_op(op: u32) -> bool {
+    op == atoll_abi::RESIZE_ADD_CPUS || op == atoll_abi::RESIZE_REMOVE_CPUS
+}
+
+/// A CPU resize's Linux CPUs (the event keeps CPUs 0-63, a bit each).
+fn event_cpus(r: &ResizeEvent) -> Vec<u32> {
+    (0..64).filter(|c| r.amount & (1 << c) != 0).collect()
+}
+
 fn resize_json(r: &ResizeEvent) -> Value {
-    json!({
-        "at_ns": r.at_ns, "op": resize_op(r.op), "bytes": r.amount, "result": r.result,
+    let mut v = json!({
+        "at_ns": r.at_ns, "op": resize_op(r.op), "result": r.result,
         "linux_ns": r.linux_ns, "lwk_ns": r.lwk_ns,
-    })
+    });
+    if is_cpu_op(r.op) {
+        v["cpus"] = json!(event_cpus(r));
+    } else {
+        v["bytes"] = json!(r.amount);
+    }
+    v
 }
 
 pub fn resize_op(op: u32) -> &'static str {
     match op {
         atoll_abi::RESIZE_ADD_MEM => "add memory",
         atoll_abi::RESIZE_REMOVE_MEM => "remove memory",
+        atoll_abi::RESIZE_ADD_CPUS => "add cpus",
+        atoll_abi::RESIZE_REMOVE_CPUS => "remove cpus",
         _ => "unknown",
     }
 }
 
-/// "+384 MiB at 12.3 s: done (Linux 95.1 ms, LWK 3.2 ms)".
+/// "+384 MiB memory at 12.3 s: done (Linux 95.1 ms, LWK 3.2 ms)", or
+/// "-CPU 3 at ...".
 pub fn resize_text(r: &ResizeEvent) -> String {
-    let sign = if r.op == atoll_abi::RESIZE_REMOVE_MEM { "-" } else { "+" };
+    let removes = r.op == atoll_abi::RESIZE_REMOVE_MEM || r.op == atoll_abi::RESIZE_REMOVE_CPUS;
+    let sign = if removes { "-" } else { "+" };
     let outcome = match r.result {
         0 => "done".to_string(),
         e => format!("refused ({})", crate::error::os_error(&std::io::Error::from_raw_os_error(-e))),
     };
+    let what = if is_cpu_op(r.op) {
+        match event_cpus(r).as_slice() {
+            [] => "CPUs".to_string(),
+            cpus => format!("CPU {}", format::cpu_list(cpus)),
+        }
+    } else {
+        format!("{} MiB memory", format::mib(r.amount))
+    };
     format!(
-        "{sign}{} MiB memory at {} s: {outcome} (Linux {} ms, LWK {} ms)",
-        format::mib(r.amount),
+        "{sign}{what} at {} s: {outcome} (Linux {} ms, LWK {} ms)",
         format::secs(r.at_ns),
         format::ms(r.linux_ns),
         format::ms(r.lwk_ns)

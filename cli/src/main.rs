@@ -91,22 +91,32 @@ enum Command {
         follow: bool,
     },
 
-    /// Give a running enclave more memory (whole 128 MiB blocks, taken from Linux as at create)
+    /// Give a running enclave more CPUs or memory (taken from Linux as at create), also while programs run
+    #[command(group(clap::ArgGroup::new("what").required(true).args(["cpus", "mem"])))]
     Add {
         enclave: String,
 
-        /// Memory to add (e.g. 256M, 1G)
+        /// Linux CPUs to add (e.g. 3 CPUs: `3`; these: `2,5-6`); programs started on the whole enclave spread onto them
+        #[arg(long, value_name = "LIST|COUNT", value_parser = parse::cpus)]
+        cpus: Option<parse::CpuSpec>,
+
+        /// Memory to add (whole 128 MiB blocks, e.g. 256M, 1G)
         #[arg(long, value_name = "SIZE", value_parser = parse::mem)]
-        mem: u64,
+        mem: Option<u64>,
     },
 
-    /// Take memory added with `atoll add` back from a running enclave (refused while its programs use it)
+    /// Take CPUs or memory back from a running enclave: CPUs once their threads moved, memory its programs do not use
+    #[command(group(clap::ArgGroup::new("what").required(true).args(["cpus", "mem"])))]
     Remove {
         enclave: String,
 
-        /// Memory to give back to Linux (e.g. 256M)
+        /// Linux CPUs to take back (a count takes the last added; the enclave keeps its boot CPU)
+        #[arg(long, value_name = "LIST|COUNT", value_parser = parse::cpus)]
+        cpus: Option<parse::CpuSpec>,
+
+        /// Memory added with `atoll add` to give back to Linux (e.g. 256M)
         #[arg(long, value_name = "SIZE", value_parser = parse::mem)]
-        mem: u64,
+        mem: Option<u64>,
     },
 
     /// Stop an enclave and give its CPUs and memory back to Linux
@@ -241,8 +251,8 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
-        Command::Add { enclave, mem } => resize::run(&enclave, true, mem, json),
-        Command::Remove { enclave, mem } => resize::run(&enclave, false, mem, json),
+        Command::Add { enclave, cpus, mem } => resize::run(&enclave, true, resize::what(cpus, mem), json),
+        Command::Remove { enclave, cpus, mem } => resize::run(&enclave, false, resize::what(cpus, mem), json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
         Command::KmsgBench { enclave, from, rounds, stream_size } => {
             kmsg_bench::run(&enclave, from.as_deref(), rounds, stream_size, json)

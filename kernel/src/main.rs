@@ -95,6 +95,7 @@ fn kmain(info: BootInfo) -> ! {
 /// A secondary CPU, its hardware set up: join the scheduler and idle.
 fn secondary_main(index: usize) -> ! {
     sched::init_cpu(index, true);
+    tlb::cpu_starting(index);
     hal::smp::mark_online(index);
     sched::idle_loop()
 }

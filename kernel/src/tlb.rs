@@ -31,7 +31,8 @@ pub fn init() {
 pub fn shootdown(ran_on: u64) {
     paging::flush_user_tlb();
     let me = percpu::cpu_index();
-    let others = ran_on & !(1u64 << me);
+    let online = hal::smp::online_cpus().fold(0u64, |mask, c| mask | 1 << c);
+    let others = ran_on & online & !(1u64 << me);
     if others == 0 {
         return;
     }
@@ -41,10 +42,17 @@ pub fn shootdown(ran_on: u64) {
         hal::irq::send(c, SHOOTDOWN_VECTOR);
     }
     for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
-        while DONE[c].load(Ordering::Acquire) < tickets[c] {
+        // A CPU that parks meanwhile never answers; its successor at this
+        // index starts with fresh tables.
+        while DONE[c].load(Ordering::Acquire) < tickets[c] && hal::smp::is_online(c) {
             cpu::relax();
         }
     }
+}
+
+/// A CPU starting at `cpu` owes no flush asked of the one before it.
+pub fn cpu_starting(cpu: usize) {
+    DONE[cpu].fetch_max(REQUESTED[cpu].load(Ordering::Acquire), Ordering::AcqRel);
 }
 
 /// Flushes every online core, and waits (after unmapping lent memory).

@@ -25,22 +25,47 @@ pub const USER_CODE: u16 = 0x20;
 
 static TSS: [AtomicPtr<TaskStateSegment>; super::percpu::MAX_CPUS] =
     [const { AtomicPtr::new(core::ptr::null_mut()) }; super::percpu::MAX_CPUS];
+static GDT: [AtomicPtr<GlobalDescriptorTable>; super::percpu::MAX_CPUS] =
+    [const { AtomicPtr::new(core::ptr::null_mut()) }; super::percpu::MAX_CPUS];
 
-/// Builds and loads this CPU's GDT and TSS. Called once per CPU; both tables
-/// live for ever.
-pub fn init_this_cpu() {
-    let mut tss = Box::new(TaskStateSegment::new());
-    for ist in [IST_DOUBLE_FAULT, IST_NMI, IST_MACHINE_CHECK, IST_PAGE_FAULT] {
-        let stack: &'static mut [u8] =
-            Box::leak(alloc::vec![0u8; IST_STACK_SIZE].into_boxed_slice());
-        let top = VirtAddr::from_ptr(stack.as_ptr()) + IST_STACK_SIZE as u64;
-        tss.interrupt_stack_table[(ist - 1) as usize] = top.align_down(16u64);
+/// This CPU index's TSS, made the first time a CPU starts at the index and
+/// used again by a CPU added there later (its interrupt stacks too).
+fn this_cpu_tss() -> &'static TaskStateSegment {
+    let slot = &TSS[super::percpu::cpu_index()];
+    if slot.load(Ordering::Acquire).is_null() {
+        let mut tss = Box::new(TaskStateSegment::new());
+        for ist in [IST_DOUBLE_FAULT, IST_NMI, IST_MACHINE_CHECK, IST_PAGE_FAULT] {
+            let stack: &'static mut [u8] =
+                Box::leak(alloc::vec![0u8; IST_STACK_SIZE].into_boxed_slice());
+            let top = VirtAddr::from_ptr(stack.as_ptr()) + IST_STACK_SIZE as u64;
+            tss.interrupt_stack_table[(ist - 1) as usize] = top.align_down(16u64);
+        }
+        slot.store(Box::leak(tss) as *mut TaskStateSegment, Ordering::Release);
     }
-    let tss: &'static mut TaskStateSegment = Box::leak(tss);
-    TSS[super::percpu::cpu_index()].store(tss as *mut TaskStateSegment, Ordering::Release);
-    let tss: &'static TaskStateSegment = tss;
+    // SAFETY: leaked above (never freed); only this CPU index uses it, and
+    // only RSP0 is written afterwards (set_ring0_stack).
+    unsafe { &*slot.load(Ordering::Acquire) }
+}
 
-    let gdt: &'static mut GlobalDescriptorTable = Box::leak(Box::new(GlobalDescriptorTable::new()));
+/// This CPU index's GDT, written afresh: a CPU added at an index used
+/// before must not load a TSS descriptor its predecessor marked busy.
+fn this_cpu_gdt() -> &'static mut GlobalDescriptorTable {
+    let slot = &GDT[super::percpu::cpu_index()];
+    if slot.load(Ordering::Acquire).is_null() {
+        let gdt = Box::leak(Box::new(GlobalDescriptorTable::new()));
+        slot.store(gdt as *mut GlobalDescriptorTable, Ordering::Release);
+    }
+    // SAFETY: leaked above, never freed; only the CPU starting at this index
+    // touches it, before loading it (the CPU that used it before is parked).
+    let gdt = unsafe { &mut *slot.load(Ordering::Acquire) };
+    *gdt = GlobalDescriptorTable::new();
+    gdt
+}
+
+/// Builds and loads this CPU's GDT and TSS, once each time a CPU starts.
+pub fn init_this_cpu() {
+    let tss = this_cpu_tss();
+    let gdt = this_cpu_gdt();
     let code = gdt.append(Descriptor::kernel_code_segment());
     let data = gdt.append(Descriptor::kernel_data_segment());
     let user_data = gdt.append(Descriptor::user_data_segment());

@@ -49,8 +49,12 @@ pub(crate) fn dispatch(vector: u8) -> bool {
     }
 }
 
+/// Interrupts `cpu` with `vector`; nothing for a CPU that is not online
+/// (a removed one may be Linux's again).
 pub fn send(cpu: usize, vector: u8) {
-    apic::send_ipi(smp::apic_id_of(cpu), vector);
+    if smp::is_online(cpu) {
+        apic::send_ipi(smp::apic_id_of(cpu), vector);
+    }
 }
 
 /// Sends `vector` to every other online CPU. As a co-kernel the APIC's

@@ -3,7 +3,7 @@
 //! through the entry hook given to `start_secondaries`.
 
 use alloc::vec;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use lwk_logic::acpi::{self, MadtCpu};
 use spin::Once;
 
@@ -79,23 +79,55 @@ pub fn mark_online(cpu: usize) {
 /// The kernel's code for a secondary CPU, once its tables are set up.
 static SECONDARY_ENTRY: Once<fn(usize) -> !> = Once::new();
 
+/// Each CPU index's boot stack (its idle context), made once and used
+/// again when a CPU starts at that index after another was parked there.
+static AP_STACK_TOPS: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+
 /// Starts every secondary CPU, one at a time (they share the trampoline).
 /// Each enters `entry(index)` with its GDT, IDT, APIC, kernel page tables
 /// and SYSCALL set up, interrupts off; it calls `mark_online` when ready.
 pub fn start_secondaries(trampoline: crate::boot::Trampoline, entry: fn(usize) -> !) {
     SECONDARY_ENTRY.call_once(|| entry);
     for i in 1..count() {
-        let stack = alloc::boxed::Box::leak(vec![0u8; AP_STACK_SIZE].into_boxed_slice());
-        let top = (stack.as_ptr() as u64 + AP_STACK_SIZE as u64) & !15;
-        smpboot::start_cpu(trampoline, apic_id_of(i), i, top);
-        let deadline = cpu::rdtsc() + tsc::ns_to_cycles(2_000_000_000);
-        while !is_online(i) && cpu::rdtsc() < deadline {
-            cpu::relax();
-        }
-        if !is_online(i) {
+        if !start_one(trampoline, i) {
             crate::println!("smp: CPU {} (APIC id {}) did not come up", i, apic_id_of(i));
         }
     }
+}
+
+/// A CPU added while the kernel runs (the host lent the trampoline page):
+/// started at `index` as the boot CPU started the others. False if it did
+/// not come up within 2 s.
+pub fn start_cpu(trampoline: crate::boot::Trampoline, index: usize, apic_id: u32) -> bool {
+    assert!(index > 0 && index < MAX_CPUS && !is_online(index), "CPU index {index} is taken");
+    APIC_IDS[index].store(apic_id, Ordering::Relaxed);
+    COUNT.fetch_max(index + 1, Ordering::AcqRel);
+    start_one(trampoline, index)
+}
+
+fn start_one(trampoline: crate::boot::Trampoline, i: usize) -> bool {
+    let mut top = AP_STACK_TOPS[i].load(Ordering::Acquire);
+    if top == 0 {
+        let stack = alloc::boxed::Box::leak(vec![0u8; AP_STACK_SIZE].into_boxed_slice());
+        top = (stack.as_ptr() as u64 + AP_STACK_SIZE as u64) & !15;
+        AP_STACK_TOPS[i].store(top, Ordering::Release);
+    }
+    smpboot::start_cpu(trampoline, apic_id_of(i), i, top);
+    let deadline = cpu::rdtsc() + tsc::ns_to_cycles(2_000_000_000);
+    while !is_online(i) && cpu::rdtsc() < deadline {
+        cpu::relax();
+    }
+    is_online(i)
+}
+
+/// Takes this CPU out of service for good: no timer, offline, halted with
+/// interrupts off until the host parks it (INIT) and gives it to Linux.
+/// The kernel has moved all its work away first.
+pub fn park_this_cpu() -> ! {
+    cpu::disable_interrupts();
+    apic::cancel_timer();
+    ONLINE[percpu::cpu_index()].store(false, Ordering::Release);
+    cpu::halt_forever()
 }
 
 /// Loads this CPU's GDT, TSS and IDT (the secondaries do it in `ap_main`).

@@ -178,6 +178,25 @@ impl<T: Task> Switcher<T> {
         cpu::restore_interrupts(irqs);
     }
 
+    /// Lets go of this CPU's running task before the CPU leaves service
+    /// (it keeps running this code, but no longer as a task). Interrupts
+    /// must be off; the task must have no stack of its own (a CPU's boot
+    /// context), as this code still runs on it.
+    pub fn release_this_cpu(&self) -> Option<Arc<T>> {
+        assert!(!cpu::interrupts_enabled(), "releasing a CPU with interrupts on");
+        let slot = percpu::this_slot();
+        let task = slot.running.swap(core::ptr::null_mut(), Ordering::AcqRel) as *const T;
+        if task.is_null() {
+            return None;
+        }
+        // SAFETY: `running` held the reference adopt/switch_to put there;
+        // taking it out once hands its ownership to this Arc.
+        let task = unsafe { Arc::from_raw(task) };
+        assert!(task.context().stack.is_none(), "a CPU leaves only from its boot context");
+        task.context().on_cpu.store(false, Ordering::Release);
+        Some(task)
+    }
+
     /// Runs `f` with the task this code runs in, without a lock or a
     /// reference count (the system-call fast path).
     pub fn with_running<R>(&self, f: impl FnOnce(&T) -> R) -> R {

@@ -94,6 +94,11 @@ impl Area {
         a.write(offset_of!(Proc, cpus), cpus);
     }
 
+    /// Its cores, when the enclave's resizing changed them.
+    pub fn set_cpus(self, cpus: u64) {
+        self.region().write(offset_of!(Proc, cpus), cpus);
+    }
+
     /// The figures `atoll status` shows: threads alive, memory mapped.
     pub fn set_usage(self, threads: u32, mem_bytes: u64) {
         let a = self.region();

@@ -41,26 +41,49 @@ fn area_and_slot(g: usize) -> (Area, usize) {
 /// saves the sleep and the wake-up on this core.
 const SPIN_NS: u64 = 50_000;
 
+fn mark_waiting(cpu: usize, g: usize) {
+    WAITING[cpu][g / 64].fetch_or(1u64 << (g % 64), Ordering::AcqRel);
+    SUMMARY[cpu][g / 64 / 64].fetch_or(1 << (g / 64 % 64), Ordering::AcqRel);
+}
+
 pub fn init() {
-    hal::irq::register(DONE_VECTOR, |_| {
-        let me = percpu::cpu_index();
-        for (s, summary) in SUMMARY[me].iter().enumerate() {
-            let mut words = summary.load(Ordering::Acquire);
-            while words != 0 {
-                let w = s * 64 + words.trailing_zeros() as usize;
-                words &= words - 1;
-                let mut bits = WAITING[me][w].load(Ordering::Acquire);
-                while bits != 0 {
-                    let g = w * 64 + bits.trailing_zeros() as usize;
-                    bits &= bits - 1;
-                    let (area, i) = area_and_slot(g);
-                    if area.slot_state(i).load(Ordering::Acquire) == SLOT_DONE {
-                        WAITERS[g].wake_all(true);
-                    }
+    hal::irq::register(DONE_VECTOR, |_| wake_answered(percpu::cpu_index()));
+}
+
+/// CPU `from` has left: the boot CPU hears the answers for the calls that
+/// were posted there (the host sends there once it knows), and wakes the
+/// callers whose answers came meanwhile.
+pub fn adopt_waiters(from: usize) {
+    for (w, word) in WAITING[from].iter().enumerate() {
+        let mut bits = word.swap(0, Ordering::AcqRel);
+        while bits != 0 {
+            mark_waiting(0, w * 64 + bits.trailing_zeros() as usize);
+            bits &= bits - 1;
+        }
+    }
+    let irqs = cpu::save_and_disable_interrupts();
+    wake_answered(0);
+    cpu::restore_interrupts(irqs);
+}
+
+/// Wakes the callers waiting on `me` whose answer has come.
+fn wake_answered(me: usize) {
+    for (s, summary) in SUMMARY[me].iter().enumerate() {
+        let mut words = summary.load(Ordering::Acquire);
+        while words != 0 {
+            let w = s * 64 + words.trailing_zeros() as usize;
+            words &= words - 1;
+            let mut bits = WAITING[me][w].load(Ordering::Acquire);
+            while bits != 0 {
+                let g = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let (area, i) = area_and_slot(g);
+                if area.slot_state(i).load(Ordering::Acquire) == SLOT_DONE {
+                    WAITERS[g].wake_all(true);
                 }
             }
         }
-    });
+    }
 }
 
 /// A delegated call's raw result, and whether a signal cut it short (the
@@ -90,18 +113,23 @@ pub fn call_interruptible(
 ) -> Result<Answer, Errno> {
     let (area, i) = (u.process.area, u.slot);
     let g = area.index() * MAX_SLOTS + i;
-    // Threads stay on their CPU while they wait, so the bits stay right.
+    // The host interrupts the CPU the slot names; its bits say who waits
+    // there. The thread may move while it waits: the CPU it started on
+    // still hears the answer, unless it leaves, and then the boot CPU
+    // takes its bits (adopt_waiters) and the host sends there. Interrupts
+    // stay off until the slot is posted so that CPU is this one.
     // The summary bit stays set: clearing it could race with another slot.
+    let irqs = cpu::save_and_disable_interrupts();
     let me = percpu::cpu_index();
     let (word, bit) = (&WAITING[me][g / 64], 1u64 << (g % 64));
-    word.fetch_or(bit, Ordering::AcqRel);
-    SUMMARY[me][g / 64 / 64].fetch_or(1 << (g / 64 % 64), Ordering::AcqRel);
+    mark_waiting(me, g);
     area.fill_slot(
         i,
         Slot { state: SLOT_IDLE, cpu: me as u32, kind, tid: u.tid, nr, args, ret: 0, pad0: [0; 6] },
     );
     let state = area.slot_state(i);
     state.store(SLOT_REQUEST, Ordering::Release);
+    cpu::restore_interrupts(irqs);
     kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
 
     let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
@@ -130,6 +158,9 @@ pub fn call_interruptible(
         }
     }
     word.fetch_and(!bit, Ordering::AcqRel);
+    // Slot g is this thread's alone: a bit for it on the boot CPU can only
+    // be its own, taken over from a CPU that left.
+    WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
     if !done() {
         return Err(EINTR);
     }

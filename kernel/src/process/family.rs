@@ -109,7 +109,7 @@ pub fn fork(
             return Err(e);
         }
     };
-    let child = Process::new(area, vm, parent.cpus.clone(), Some(parent));
+    let child = Process::new(area, vm, parent.cpus.inherit(), Some(parent));
     // Its `atoll run` sets it again when it adopts the child.
     area.set_nodename(parent.area.nodename());
     child

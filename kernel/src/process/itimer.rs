@@ -130,7 +130,7 @@ pub fn set(p: &Arc<Process>, t: &Arc<Timer>, deadline: u64, interval_ns: u64) ->
     };
     if start {
         let (process, timer) = (p.clone(), t.clone());
-        drop(sched::spawn(p.cpus[0], "timer", move || run(process, timer)));
+        drop(sched::spawn(p.cpus.first(), "timer", move || run(process, timer)));
     }
     t.changed.wake_all(true);
     old

@@ -144,7 +144,7 @@ fn create(area: Area) -> Result<u32, Errno> {
         return Err(EBUSY);
     }
     let req = area.create_request();
-    let online: Vec<usize> = hal::smp::online_cpus().collect();
+    let online: Vec<usize> = sched::hotplug::active_cpus().collect();
     let cpus = if req.cpu_mask != 0 {
         // These cores, each of which must be online.
         let chosen: Vec<usize> =
@@ -160,8 +160,9 @@ fn create(area: Area) -> Result<u32, Errno> {
         }
         spread(&online, want)
     };
+    let whole_enclave = req.cpu_mask == 0 && req.cpu_count == 0;
     let vm = build(area)?;
-    let p = Process::new(area, vm, cpus, None);
+    let p = Process::new(area, vm, super::cpus::Cpus::new(&cpus, whole_enclave), None);
     area.set_created(p.pid, p.root(), p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);
@@ -176,8 +177,9 @@ fn create(area: Area) -> Result<u32, Errno> {
 fn spread(online: &[usize], want: usize) -> Vec<usize> {
     let mut load = [0usize; hal::MAX_CPUS];
     for o in PROGRAMS.lock().iter().flatten() {
-        for &c in &o.process.cpus {
-            load[c] += 1;
+        let mask = o.process.cpu_mask();
+        for (c, l) in load.iter_mut().enumerate() {
+            *l += (mask >> c & 1) as usize;
         }
     }
     let mut cpus = online.to_vec();
@@ -185,6 +187,11 @@ fn spread(online: &[usize], want: usize) -> Vec<usize> {
     cpus.truncate(want);
     cpus.sort_unstable();
     cpus
+}
+
+/// Every program of the enclave, as they are now.
+pub fn all_processes() -> Vec<Arc<Process>> {
+    PROGRAMS.lock().iter().flatten().map(|o| o.process.clone()).collect()
 }
 
 /// A child the LWK forked into its own (claimed) area: LOADED, waiting

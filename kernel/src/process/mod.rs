@@ -4,6 +4,7 @@
 //! Arrive from the host in `launch`.
 
 mod area;
+pub mod cpus;
 pub mod cputime;
 pub mod delegate;
 pub mod exec;
@@ -22,10 +23,11 @@ pub mod xemem;
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 use crate::sched::Thread;
 use crate::sync::SpinLock;
+pub use cpus::{cpu_joined, cpu_leaving, home_for};
 use hal::user::UserCpuState;
 pub use thread::{exit_current_thread, new_tid, return_to_user, spawn_user_thread, user_fault};
 
@@ -39,9 +41,8 @@ pub struct Process {
     /// Page-table root; a new one only at execve.
     root: AtomicU64,
     pub vm: SpinLock<vm::AddressSpace>,
-    /// LWK cores its threads go to, in order.
-    pub cpus: Vec<usize>,
-    next_cpu: AtomicUsize,
+    /// LWK cores its threads go to.
+    pub cpus: cpus::Cpus,
     /// Live threads; the process ends when the last one does.
     threads: SpinLock<Vec<Arc<Thread>>>,
     /// Set once: the process is ending; threads leave at their next chance.
@@ -81,6 +82,8 @@ pub struct UserThread {
     pub clear_child_tid: AtomicU64,
     pub robust_list: AtomicU64,
     pub signal_mask: AtomicU64,
+    /// sched_setaffinity's cores (a mask); 0: all of the program's.
+    pub affinity: AtomicU64,
     /// Signals sent to this thread.
     pub pending: signal::Pending,
     /// The mask to restore once a handler runs (sigsuspend).
@@ -102,7 +105,7 @@ impl Process {
     pub fn new(
         area: Area,
         vm: vm::AddressSpace,
-        cpus: Vec<usize>,
+        cpus: cpus::Cpus,
         parent: Option<&Arc<Process>>,
     ) -> Arc<Process> {
         let p = Arc::new(Process {
@@ -111,7 +114,6 @@ impl Process {
             root: AtomicU64::new(vm.root()),
             vm: SpinLock::new(vm),
             cpus,
-            next_cpu: AtomicUsize::new(0),
             threads: SpinLock::new(Vec::new()),
             exiting: AtomicBool::new(false),
             wait_status: AtomicU32::new(0),
@@ -166,7 +168,12 @@ impl Process {
 
     /// Core for the next thread: round robin over the program's cores.
     fn pick_cpu(&self) -> usize {
-        self.cpus[self.next_cpu.fetch_add(1, Ordering::Relaxed) % self.cpus.len()]
+        self.cpus.pick()
+    }
+
+    /// Its live threads, as they are now.
+    pub fn threads_now(&self) -> Vec<Arc<Thread>> {
+        self.threads.lock().clone()
     }
 
     /// True the first time `nr` is reported.
@@ -235,7 +242,7 @@ impl Process {
 
     /// Its cores as a bit mask.
     pub fn cpu_mask(&self) -> u64 {
-        self.cpus.iter().fold(0, |m, &c| m | 1 << c)
+        self.cpus.mask()
     }
 
     /// CLOCK_MONOTONIC in ns: the TSC since the LWK booted.

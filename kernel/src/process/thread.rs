@@ -52,6 +52,7 @@ pub fn spawn_user_thread(
             clear_child_tid: AtomicU64::new(clear_child_tid),
             robust_list: AtomicU64::new(0),
             signal_mask: AtomicU64::new(signal_mask),
+            affinity: AtomicU64::new(0),
             pending: super::signal::Pending::new(),
             saved_mask: SpinLock::new(None),
             altstack: SpinLock::new(altstack),

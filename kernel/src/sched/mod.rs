@@ -1,18 +1,20 @@
 //! Per-core scheduling. Every core has its own run queue and idle thread;
-//! threads never migrate. Cross-core wake-ups put the thread on its core's
-//! queue and (by default) kick that core with an IPI.
+//! a thread stays on its core unless it is moved (`move_thread`: its core
+//! leaves, or a new core takes some of the work). Cross-core wake-ups put
+//! the thread on its core's queue and (by default) kick that core.
 
 // Fork/join, sleeping and condition variables are kernel services that only
 // the self-tests and benchmarks use so far; the production image drops them.
 #![cfg_attr(not(feature = "testing"), allow(dead_code, unused_imports))]
 
+pub mod hotplug;
 mod thread;
 pub mod timer;
 
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use hal::task::Switcher;
 use hal::{cpu, MAX_CPUS};
 use spin::Once;
@@ -23,25 +25,38 @@ pub use thread::{State, Thread, ThreadId};
 /// Asks the target core's scheduler to look at its run queue now.
 pub const RESCHED_VECTOR: u8 = 0xf1;
 
+struct RunQueue {
+    threads: VecDeque<Arc<Thread>>,
+    /// The core has left: threads queued for it go elsewhere.
+    gone: bool,
+}
+
 pub struct CpuSched {
-    ready: SpinLock<VecDeque<Arc<Thread>>>,
-    idle: Once<Arc<Thread>>,
+    ready: SpinLock<RunQueue>,
+    idle: SpinLock<Option<Arc<Thread>>>,
     need_resched: AtomicBool,
+    /// hotplug::ACTIVE, LEAVING or PARKING.
+    presence: AtomicU8,
     pub context_switches: AtomicU64,
 }
 
 impl CpuSched {
     const fn new() -> Self {
         CpuSched {
-            ready: SpinLock::new(VecDeque::new()),
-            idle: Once::new(),
+            ready: SpinLock::new(RunQueue { threads: VecDeque::new(), gone: false }),
+            idle: SpinLock::new(None),
             need_resched: AtomicBool::new(false),
+            presence: AtomicU8::new(hotplug::ACTIVE),
             context_switches: AtomicU64::new(0),
         }
     }
 
     pub fn ready_len(&self) -> usize {
-        self.ready.lock().len()
+        self.ready.lock().threads.len()
+    }
+
+    fn idle(&self) -> Arc<Thread> {
+        self.idle.lock().clone().expect("idle thread")
     }
 }
 
@@ -51,6 +66,11 @@ static SWITCHER: Once<Switcher<Thread>> = Once::new();
 
 fn switcher() -> &'static Switcher<Thread> {
     SWITCHER.call_once(Switcher::claim)
+}
+
+/// Threads waiting to run on `cpu`: how busy it is, for placing work.
+pub fn load_of(cpu: usize) -> usize {
+    CPUS[cpu].ready_len()
 }
 
 pub fn this_cpu() -> &'static CpuSched {
@@ -69,21 +89,27 @@ pub fn init() {
 /// context itself becomes the idle thread.
 pub fn init_cpu(index: usize, boot_context_is_idle: bool) {
     let me = &CPUS[index];
-    if boot_context_is_idle {
+    hotplug::reset(index);
+    let idle = if boot_context_is_idle {
         let idle = Thread::adopt_running("idle", index, true);
-        me.idle.call_once(|| idle.clone());
-        switcher().adopt(idle);
+        switcher().adopt(idle.clone());
+        idle
     } else {
         switcher().adopt(Thread::adopt_running("main", index, false));
-        me.idle.call_once(|| Thread::new("idle", index, false, Box::new(|| idle_loop())));
-    }
+        Thread::new("idle", index, false, Box::new(|| idle_loop()))
+    };
+    *me.idle.lock() = Some(idle);
 }
 
-/// The idle thread: run whatever is ready, else halt until an interrupt.
+/// The idle thread: run whatever is ready, else halt until an interrupt;
+/// park the core once it is asked to leave.
 pub fn idle_loop() -> ! {
     loop {
         cpu::disable_interrupts();
-        if this_cpu().ready.lock().is_empty() {
+        if hotplug::park_requested() {
+            hotplug::park();
+        }
+        if this_cpu().ready.lock().threads.is_empty() {
             cpu::enable_interrupts_and_halt();
         } else {
             cpu::enable_interrupts();
@@ -124,14 +150,19 @@ pub fn schedule() {
     let me = this_cpu();
     me.need_resched.store(false, Ordering::Relaxed);
     let prev = current();
-    let next = me.ready.lock().pop_front();
+    let leaving = hotplug::is_leaving(hal::cpu_index());
+    if leaving && !prev.is_idle && prev.cpu() == hal::cpu_index() {
+        // Queued on its new core once off this one (Thread::left_cpu).
+        prev.set_cpu(hotplug::new_home(&prev));
+    }
+    let next = if leaving { None } else { pop_mine(me) };
     let next = match next {
         Some(t) => t,
         None if prev.state() == State::Running && prev.cpu() == hal::cpu_index() => {
             cpu::restore_interrupts(irqs);
             return;
         }
-        None => me.idle.get().expect("idle thread").clone(),
+        None => me.idle(),
     };
     if Arc::ptr_eq(&prev, &next) {
         next.set_state(State::Running);
@@ -142,8 +173,11 @@ pub fn schedule() {
     // (Thread::left_cpu); a dead one is freed then.
     if prev.state() == State::Running {
         prev.set_state(State::Ready);
-        if prev.cpu() == hal::cpu_index() && !prev.is_idle {
-            me.ready.lock().push_back(prev.clone());
+        if prev.cpu() == hal::cpu_index()
+            && !prev.is_idle
+            && !prev.queued.swap(true, Ordering::AcqRel)
+        {
+            me.ready.lock().threads.push_back(prev.clone());
         }
     }
     next.set_state(State::Running);
@@ -155,21 +189,64 @@ pub fn schedule() {
     cpu::restore_interrupts(irqs);
 }
 
-/// Moves the running thread to `cpu`; returns running there.
+/// The next ready thread of this core; one moved to another core while
+/// queued here goes there instead.
+fn pop_mine(me: &CpuSched) -> Option<Arc<Thread>> {
+    loop {
+        let t = me.ready.lock().threads.pop_front()?;
+        t.queued.store(false, Ordering::Release);
+        if t.cpu() == hal::cpu_index() {
+            return Some(t);
+        }
+        enqueue(&t, true);
+    }
+}
+
+/// Moves the running thread to `cpu`; returns running there. A core that
+/// is leaving (or gone) takes nothing: the thread stays where it is.
 pub fn migrate_current(cpu: usize) {
     let me = current();
-    if me.cpu() == cpu || me.is_idle {
+    if me.cpu() == cpu || me.is_idle || !hotplug::active_cpus().any(|c| c == cpu) {
         return;
     }
-    assert!(hal::smp::is_online(cpu), "CPU {} is not online", cpu);
     me.set_cpu(cpu);
     drop(me);
     schedule();
 }
 
+/// Moves thread `t` to core `to`, whatever it is doing: queued elsewhere,
+/// its old core hands it on; running, it is switched out there and queued
+/// on `to`; blocked, its waker queues it on `to`.
+pub fn move_thread(t: &Arc<Thread>, to: usize) {
+    let from = t.cpu();
+    if from == to || t.is_idle {
+        return;
+    }
+    t.set_cpu(to);
+    if from == hal::cpu_index() {
+        request_resched();
+    } else {
+        hal::irq::send(from, RESCHED_VECTOR);
+    }
+}
+
+/// Queues `t` on its core; a core that has left hands it to a new home.
+/// A thread is on one queue at most: one already queued (perhaps on the
+/// core it was moved away from, which hands it on) stays where it is.
 fn enqueue(t: &Arc<Thread>, kick: bool) {
-    let cpu = t.cpu();
-    CPUS[cpu].ready.lock().push_back(t.clone());
+    if t.queued.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    let cpu = loop {
+        let cpu = t.cpu();
+        let mut q = CPUS[cpu].ready.lock();
+        if !q.gone {
+            q.threads.push_back(t.clone());
+            break cpu;
+        }
+        drop(q);
+        t.set_cpu(hotplug::new_home(t));
+    };
     if cpu == hal::cpu_index() {
         timer::rearm();
     } else if kick {
@@ -283,12 +360,19 @@ impl<'a> Spawn<'a> {
         T: Send + 'static,
         F: FnOnce() -> T + Send + 'static,
     {
-        assert!(hal::smp::is_online(self.cpu), "CPU {} is not online", self.cpu);
+        assert!(self.cpu < hal::MAX_CPUS, "no CPU {}", self.cpu);
+        // A core that left meanwhile hands the thread on (enqueue); one that
+        // never came up would never run it: the boot core does.
+        let cpu = if hal::smp::is_online(self.cpu) || hotplug::is_leaving(self.cpu) {
+            self.cpu
+        } else {
+            0
+        };
         let result = Arc::new(SpinLock::new(None));
         let slot = result.clone();
         let thread = Thread::new(
             self.name,
-            self.cpu,
+            cpu,
             self.preemptive,
             Box::new(move || {
                 let v = f();

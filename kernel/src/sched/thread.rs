@@ -11,6 +11,7 @@ use crate::sync::{SpinLock, WaitQueue};
 
 pub type ThreadId = u64;
 const STACK_SIZE: usize = 64 * 1024;
+pub const NO_TIMER: usize = usize::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
@@ -26,12 +27,17 @@ type Entry = Box<dyn FnOnce() + Send>;
 pub struct Thread {
     pub id: ThreadId,
     pub name: String,
-    /// The core whose run queue holds it; changes only by `migrate_current`.
+    /// The core whose run queue holds it (migrate_current, move_thread, or
+    /// a new home when its core leaves).
     cpu: AtomicUsize,
     /// Preemptive threads are switched out by the timer when others wait;
     /// cooperative ones (the default) run until they yield or block.
     pub preemptive: bool,
     pub(super) is_idle: bool,
+    /// The core whose timer list holds its wake-up, or NO_TIMER.
+    pub(super) timer_cpu: AtomicUsize,
+    /// On a run queue (set by whoever queues it, cleared when taken off).
+    pub(super) queued: AtomicBool,
     state: AtomicU8,
     context: Context,
     entry: SpinLock<Option<Entry>>,
@@ -73,6 +79,8 @@ impl Thread {
             cpu: AtomicUsize::new(cpu),
             preemptive,
             is_idle: false,
+            timer_cpu: AtomicUsize::new(NO_TIMER),
+            queued: AtomicBool::new(false),
             state: AtomicU8::new(State::Ready as u8),
             context,
             entry: SpinLock::new(Some(entry)),
@@ -90,6 +98,8 @@ impl Thread {
             cpu: AtomicUsize::new(cpu),
             preemptive: false,
             is_idle,
+            timer_cpu: AtomicUsize::new(NO_TIMER),
+            queued: AtomicBool::new(false),
             state: AtomicU8::new(State::Running as u8),
             context: Context::running(),
             entry: SpinLock::new(None),

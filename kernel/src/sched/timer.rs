@@ -9,6 +9,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use hal::{apic, cpu, tsc, MAX_CPUS};
 
+pub(super) use super::thread::NO_TIMER;
 use super::{current, this_cpu, wake, with_current, State, Thread};
 use crate::sync::SpinLock;
 
@@ -45,6 +46,45 @@ pub fn interrupts_on(cpu: usize) -> u64 {
     TIMERS[cpu].interrupts.load(Ordering::Relaxed)
 }
 
+/// A core (re)starting: its timer is not armed.
+pub(super) fn reset(cpu: usize) {
+    TIMERS[cpu].armed_at.store(0, Ordering::Relaxed);
+}
+
+/// A leaving core's sleepers move to core `to`, which rearms for them.
+pub(super) fn hand_over(from: usize, to: usize) {
+    let mut moved = TIMERS[from].sleepers.lock();
+    if moved.is_empty() {
+        return;
+    }
+    let mut dest = TIMERS[to].sleepers.lock();
+    for (deadline, t) in moved.drain(..) {
+        t.timer_cpu.store(to, Ordering::Release);
+        let pos = dest.partition_point(|(d, _)| *d <= deadline);
+        dest.insert(pos, (deadline, t));
+    }
+    drop(dest);
+    drop(moved);
+    hal::irq::send(to, apic::TIMER_VECTOR);
+}
+
+/// Takes `me`'s timer entry back, from whichever core's list holds it
+/// (a leaving core hands its list on).
+fn cancel(me: &Arc<Thread>) {
+    loop {
+        let cpu = me.timer_cpu.load(Ordering::Acquire);
+        if cpu == NO_TIMER {
+            return;
+        }
+        let mut s = TIMERS[cpu].sleepers.lock();
+        if me.timer_cpu.load(Ordering::Acquire) == cpu {
+            s.retain(|(_, t)| !Arc::ptr_eq(t, me));
+            me.timer_cpu.store(NO_TIMER, Ordering::Release);
+            return;
+        }
+    }
+}
+
 pub fn sleep_until(deadline: u64) {
     current().mark_blocked();
     block_until(Some(deadline));
@@ -60,6 +100,7 @@ pub fn block_until(deadline: Option<u64>) -> bool {
         let mut s = mine().sleepers.lock();
         let pos = s.partition_point(|(t, _)| *t <= d);
         s.insert(pos, (d, me.clone()));
+        me.timer_cpu.store(hal::cpu_index(), Ordering::Release);
         drop(s);
         rearm();
     }
@@ -67,7 +108,7 @@ pub fn block_until(deadline: Option<u64>) -> bool {
     cpu::restore_interrupts(irqs);
     let Some(d) = deadline else { return false };
     // Woken early: take the timer entry back so it cannot wake a later block.
-    mine().sleepers.lock().retain(|(_, t)| !Arc::ptr_eq(t, &me));
+    cancel(&me);
     cpu::rdtsc() >= d
 }
 

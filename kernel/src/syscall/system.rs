@@ -113,7 +113,7 @@ pub fn sched_yield(_c: &mut Call) -> SysResult {
 
 /// The program's cores as a CPU mask.
 fn program_mask(c: &Call) -> u64 {
-    c.process.cpus.iter().fold(0, |m, &cpu| m | 1 << cpu)
+    c.process.cpu_mask()
 }
 
 fn targets_this_program(c: &Call, pid: u64) -> bool {
@@ -128,11 +128,17 @@ pub fn sched_getaffinity(c: &mut Call) -> SysResult {
     if len < 8 || len % 8 != 0 {
         return Err(EINVAL);
     }
-    uaccess::write_u64(c.process, mask, program_mask(c)).map(|()| 8)
+    let cores = if pid == 0 || pid as u32 == c.user.tid {
+        crate::process::cpus::allowed(c.user)
+    } else {
+        program_mask(c)
+    };
+    uaccess::write_u64(c.process, mask, cores).map(|()| 8)
 }
 
-/// Moves the calling thread to the first of its program's cores in the
-/// mask (threads of other tids keep their core).
+/// The calling thread's cores: kept as its affinity (which follows the
+/// enclave's resizes), and it moves to the first of them if its core is
+/// not one (threads of other tids keep theirs).
 pub fn sched_setaffinity(c: &mut Call) -> SysResult {
     let [pid, len, mask, ..] = c.args;
     if !targets_this_program(c, pid) {
@@ -146,8 +152,11 @@ pub fn sched_setaffinity(c: &mut Call) -> SysResult {
         return Err(EINVAL);
     }
     let here = c.thread.cpu();
-    if (pid == 0 || pid as u32 == c.user.tid) && want & (1 << here) == 0 {
-        sched::migrate_current(want.trailing_zeros() as usize);
+    if pid == 0 || pid as u32 == c.user.tid {
+        c.user.affinity.store(want, core::sync::atomic::Ordering::Release);
+        if want & (1 << here) == 0 {
+            sched::migrate_current(want.trailing_zeros() as usize);
+        }
     }
     Ok(0)
 }
