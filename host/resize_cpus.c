@@ -37,9 +37,14 @@ static int take_back(struct atoll_enclave *e, u32 i, struct atoll_resize *req)
 	smp_mb();	/* before the LWK hears of it: see program.c, call_done() */
 	ret = atoll_resize_ask(e, ATOLL_KMSG_CPU_REMOVE, &word, 1, &req->lwk_ns);
 	if (ret && ret != -EINVAL) {
-		/* It stays: answers sent to the boot CPU meanwhile are looked at there. */
+		/*
+		 * It stays, with its waiters: answers that went to the boot
+		 * CPU meanwhile are looked at on it again.
+		 */
 		WRITE_ONCE(e->lwk_cpus, e->lwk_cpus | BIT_ULL(i));
 		rescan_waiters(e);
+		if (!READ_ONCE(e->crashed))
+			atoll_apic_send(e->apic_ids[i], APIC_DM_FIXED | ATOLL_DONE_VECTOR);
 		return ret;
 	}
 	/* -EINVAL: the LWK never had it (it did not come up). */

@@ -172,48 +172,71 @@ atoll destroy h --force > /dev/null || exit 12
     assert "ADD UNANSWERED: 1" in out and "MEMTOTAL_BACK" in out, out
 
 
-def test_random_add_remove_cycles_while_a_program_runs(vm, programs):
-    # 200 random steps of one 128 MiB block in or out while mmap_churn maps,
-    # writes, checks and unmaps memory on both enclave CPUs: the program's
-    # every byte is right, removals it blocks are refused, and at the end
-    # everything added goes back: the LWK's memory and Linux's MemTotal as
-    # before, to the byte.
+def test_random_add_remove_cycles_while_programs_run(vm, programs):
+    # 200 random steps, each one 128 MiB block or one CPU in or out, while
+    # mmap_churn maps, writes, checks and unmaps memory on its threads and
+    # OpenMP teams (as large as the enclave at their start) sum known
+    # series: every byte and sum is right, memory removals they block are
+    # refused, and at the end everything added goes back: the LWK's memory
+    # (after a first CPU cycle made each CPU index's stacks), Linux's
+    # MemTotal and online CPUs as before.
     res = vm(r'''
-atoll create --cpus 2 --mem 128M --name c > /dev/null || exit 9
+atoll create --cpus 1 --mem 128M --name c > /dev/null || exit 9
+atoll add c --cpus 2 > /dev/null && atoll remove c --cpus 2 > /dev/null || exit 11
 total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
+online_created=$(cat /sys/devices/system/cpu/online)
 lwk_before=$(atoll status c | grep '^lwk memory')
-# The program runs again and again until the cycles are over.
+# The programs run again and again until the cycles are over.
 ( while [ ! -e /tmp/stop ]; do
     atoll run c -- /extra/mmap_churn 300 >> /tmp/churn.out 2>&1 || echo CHURN_FAILED >> /tmp/churn.out
 done ) & churn=$!
-added=0 adds=0 removes=0 refused=0
+( while [ ! -e /tmp/stop ]; do
+    atoll run c -- /extra/openmp >> /tmp/omp.out 2>&1 || echo OMP_FAILED >> /tmp/omp.out
+done ) & omp=$!
+blocks=0 cpus=0 adds=0 removes=0 refused=0
 for i in $(seq 200); do
     r=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
-    if [ $added -eq 0 ] || { [ $added -lt 3 ] && [ $((r % 2)) -eq 0 ]; }; then
-        atoll add c --mem 128M > /dev/null || { echo "ADD FAILED at $i"; break; }
-        added=$((added + 1)) adds=$((adds + 1))
-    elif atoll remove c --mem 128M > /dev/null 2>/tmp/remove.err; then
-        added=$((added - 1)) removes=$((removes + 1))
+    if [ $((r % 2)) -eq 0 ]; then
+        if [ $cpus -lt 2 ] && { [ $cpus -eq 0 ] || [ $((r % 4)) -eq 0 ]; }; then
+            atoll add c --cpus 1 > /dev/null 2>/tmp/step.err || { echo "CPU ADD FAILED at $i"; cat /tmp/step.err; break; }
+            cpus=$((cpus + 1)) adds=$((adds + 1))
+        else
+            atoll remove c --cpus 1 > /dev/null 2>/tmp/step.err || { echo "CPU REMOVE FAILED at $i"; cat /tmp/step.err; break; }
+            cpus=$((cpus - 1)) removes=$((removes + 1))
+        fi
+    elif [ $blocks -eq 0 ] || { [ $blocks -lt 3 ] && [ $((r % 4)) -eq 1 ]; }; then
+        atoll add c --mem 128M > /dev/null 2>/tmp/step.err || { echo "ADD FAILED at $i"; cat /tmp/step.err; break; }
+        blocks=$((blocks + 1)) adds=$((adds + 1))
+    elif atoll remove c --mem 128M > /dev/null 2>/tmp/step.err; then
+        blocks=$((blocks - 1)) removes=$((removes + 1))
     else
-        grep -q "nothing removed" /tmp/remove.err || { echo "REMOVE FAILED at $i"; cat /tmp/remove.err; break; }
+        grep -q "nothing removed" /tmp/step.err || { echo "REMOVE FAILED at $i"; cat /tmp/step.err; break; }
         refused=$((refused + 1))
     fi
 done
-echo "STEPS adds=$adds removes=$removes refused=$refused left=$added"
-touch /tmp/stop; wait $churn
-echo "CHURN RUNS: $(grep -c '^mmap_churn: threads=2 iterations=300' /tmp/churn.out)"
+echo "STEPS adds=$adds removes=$removes refused=$refused left=$blocks,$cpus"
+touch /tmp/stop; wait $churn $omp
+echo "CHURN RUNS: $(grep -c '^mmap_churn: threads=' /tmp/churn.out)"
+echo "OMP RUNS: $(grep -c '^openmp: ok' /tmp/omp.out)"
+echo "OMP TEAMS: $(grep -o '^team=[0-9]*' /tmp/omp.out | sort | uniq -c | tr -s ' \n' ' ')"
 grep -c CHURN_FAILED /tmp/churn.out | sed 's/^/CHURN FAILURES: /'
-[ $added -gt 0 ] && atoll remove c --mem $((added * 128))M > /dev/null && echo "REST REMOVED"
+grep -c OMP_FAILED /tmp/omp.out | sed 's/^/OMP FAILURES: /'
+[ $blocks -gt 0 ] && atoll remove c --mem $((blocks * 128))M > /dev/null && echo "REST REMOVED"
+[ $cpus -gt 0 ] && atoll remove c --cpus $cpus > /dev/null && echo "CPUS REMOVED"
 [ "$lwk_before" = "$(atoll status c | grep '^lwk memory')" ] && echo LWK_MEMORY_BACK
 [ "$total_created" = "$(grep MemTotal /proc/meminfo | tr -s ' ')" ] && echo MEMTOTAL_BACK
+[ "$online_created" = "$(cat /sys/devices/system/cpu/online)" ] && echo CPUS_BACK
 atoll destroy c > /dev/null || exit 10
 ''', extra_dir=str(programs), timeout=900)
     assert res.status == 0, res.output
     out = res.output
     assert "FAILED at" not in out, out
-    steps = re.search(r"STEPS adds=(\d+) removes=(\d+) refused=(\d+) left=(\d+)", out)
+    steps = re.search(r"STEPS adds=(\d+) removes=(\d+) refused=(\d+) left=(\d+),(\d+)", out)
     assert steps and sum(int(x) for x in steps.groups()[:3]) == 200, out
     assert int(steps[1]) > 0 and int(steps[2]) > 0, out
-    assert "CHURN FAILURES: 0" in out, out
+    assert "CHURN FAILURES: 0" in out and "OMP FAILURES: 0" in out, out
     assert int(re.search(r"CHURN RUNS: (\d+)", out)[1]) >= 2, out
-    assert "LWK_MEMORY_BACK" in out and "MEMTOTAL_BACK" in out, out
+    assert int(re.search(r"OMP RUNS: (\d+)", out)[1]) >= 2, out
+    # Teams of more than one thread: the programs ran on added CPUs too.
+    assert re.search(r"team=[23]", out), out
+    assert "LWK_MEMORY_BACK" in out and "MEMTOTAL_BACK" in out and "CPUS_BACK" in out, out

@@ -16,6 +16,8 @@ pub const SHOOTDOWN_VECTOR: u8 = 0xf5;
 /// Per core: flush requests taken (a ticket counter) and completed.
 static REQUESTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 static DONE: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+/// Per core index: CPUs started there so far (a new one owes no old flush).
+static STARTS: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 
 pub fn init() {
     hal::irq::register(SHOOTDOWN_VECTOR, |_| {
@@ -27,24 +29,39 @@ pub fn init() {
 }
 
 /// Flushes this core and every other core that ran a program (`ran_on`, a
-/// bit per core), and waits.
-pub fn shootdown(ran_on: u64) {
+/// bit per core, which a core sets with a locked instruction before it
+/// runs the program), and waits.
+pub fn shootdown(ran_on: &AtomicU64) {
+    // The page-table changes before the read of ran_on (a store may
+    // otherwise pass the load): a core not in it yet walks the new tables.
+    core::sync::atomic::fence(Ordering::SeqCst);
+    flush_cores(ran_on.load(Ordering::Acquire));
+}
+
+fn flush_cores(cores: u64) {
+    // The thread stays on this core: the one it flushes itself.
+    let _stay = crate::sched::no_preempt();
     paging::flush_user_tlb();
     let me = percpu::cpu_index();
     let online = hal::smp::online_cpus().fold(0u64, |mask, c| mask | 1 << c);
-    let others = ran_on & online & !(1u64 << me);
+    let others = cores & online & !(1u64 << me);
     if others == 0 {
         return;
     }
-    let mut tickets = [0u64; MAX_CPUS];
+    let mut tickets = [(0u64, 0u64); MAX_CPUS];
     for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
-        tickets[c] = REQUESTED[c].fetch_add(1, Ordering::AcqRel) + 1;
+        let start = STARTS[c].load(Ordering::Acquire);
+        tickets[c] = (REQUESTED[c].fetch_add(1, Ordering::AcqRel) + 1, start);
         hal::irq::send(c, SHOOTDOWN_VECTOR);
     }
     for c in (0..MAX_CPUS).filter(|c| others & (1 << c) != 0) {
-        // A CPU that parks meanwhile never answers; its successor at this
-        // index starts with fresh tables.
-        while DONE[c].load(Ordering::Acquire) < tickets[c] && hal::smp::is_online(c) {
+        // A CPU that parks meanwhile never answers; one started at its
+        // index since then began with fresh tables.
+        let (ticket, start) = tickets[c];
+        while DONE[c].load(Ordering::Acquire) < ticket
+            && hal::smp::is_online(c)
+            && STARTS[c].load(Ordering::Acquire) == start
+        {
             cpu::relax();
         }
     }
@@ -52,10 +69,11 @@ pub fn shootdown(ran_on: u64) {
 
 /// A CPU starting at `cpu` owes no flush asked of the one before it.
 pub fn cpu_starting(cpu: usize) {
+    STARTS[cpu].fetch_add(1, Ordering::AcqRel);
     DONE[cpu].fetch_max(REQUESTED[cpu].load(Ordering::Acquire), Ordering::AcqRel);
 }
 
 /// Flushes every online core, and waits (after unmapping lent memory).
 pub fn flush_everywhere() {
-    shootdown(hal::smp::online_cpus().fold(0, |mask, c| mask | 1 << c));
+    flush_cores(hal::smp::online_cpus().fold(0, |mask, c| mask | 1 << c));
 }

@@ -2,7 +2,7 @@
 //! to the handler the kernel registered; unicast and broadcast sends go
 //! through the local APIC.
 
-use crate::{apic, percpu, smp, SpinLock};
+use crate::{apic, cpu, percpu, smp, SpinLock};
 
 pub type Handler = fn(vector: u8);
 
@@ -52,9 +52,13 @@ pub(crate) fn dispatch(vector: u8) -> bool {
 /// Interrupts `cpu` with `vector`; nothing for a CPU that is not online
 /// (a removed one may be Linux's again).
 pub fn send(cpu: usize, vector: u8) {
+    // Not preempted between the check and the send (a CPU cannot be parked
+    // and handed to Linux meanwhile).
+    let irqs = cpu::save_and_disable_interrupts();
     if smp::is_online(cpu) {
         apic::send_ipi(smp::apic_id_of(cpu), vector);
     }
+    cpu::restore_interrupts(irqs);
 }
 
 /// Sends `vector` to every other online CPU. As a co-kernel the APIC's

@@ -3,7 +3,7 @@
 //! through the entry hook given to `start_secondaries`.
 
 use alloc::vec;
-use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use lwk_logic::acpi::{self, MadtCpu};
 use spin::Once;
 
@@ -83,6 +83,15 @@ static SECONDARY_ENTRY: Once<fn(usize) -> !> = Once::new();
 /// again when a CPU starts at that index after another was parked there.
 static AP_STACK_TOPS: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 
+/// A start's outcome, decided once: the CPU claims it as it arrives, or the
+/// starter gives up on it first; a CPU that arrives late then halts (the
+/// host parks it) instead of joining as a CPU nobody waits for.
+static START: [AtomicU8; MAX_CPUS] = [const { AtomicU8::new(IDLE) }; MAX_CPUS];
+const IDLE: u8 = 0;
+const STARTING: u8 = 1;
+const CLAIMED: u8 = 2;
+const ABANDONED: u8 = 3;
+
 /// Starts every secondary CPU, one at a time (they share the trampoline).
 /// Each enters `entry(index)` with its GDT, IDT, APIC, kernel page tables
 /// and SYSCALL set up, interrupts off; it calls `mark_online` when ready.
@@ -112,12 +121,24 @@ fn start_one(trampoline: crate::boot::Trampoline, i: usize) -> bool {
         top = (stack.as_ptr() as u64 + AP_STACK_SIZE as u64) & !15;
         AP_STACK_TOPS[i].store(top, Ordering::Release);
     }
+    START[i].store(STARTING, Ordering::Release);
     smpboot::start_cpu(trampoline, apic_id_of(i), i, top);
     let deadline = cpu::rdtsc() + tsc::ns_to_cycles(2_000_000_000);
     while !is_online(i) && cpu::rdtsc() < deadline {
         cpu::relax();
     }
-    is_online(i)
+    if !is_online(i)
+        && START[i]
+            .compare_exchange(STARTING, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    {
+        return false;
+    }
+    // Claimed: it is on its way (tables set up, joining the scheduler).
+    while !is_online(i) {
+        cpu::relax();
+    }
+    true
 }
 
 /// Takes this CPU out of service for good: no timer, offline, halted with
@@ -147,6 +168,12 @@ pub(crate) fn init_this_cpu_interrupts() {
 #[no_mangle]
 extern "C" fn ap_main(index: u64) -> ! {
     let index = index as usize;
+    if START[index]
+        .compare_exchange(STARTING, CLAIMED, Ordering::AcqRel, Ordering::Acquire)
+        .is_err()
+    {
+        cpu::halt_forever(); // too late: the starter gave up on it
+    }
     percpu::init_cpu(index);
     paging::activate_kernel_tables();
     init_this_cpu_tables();

@@ -236,6 +236,14 @@ impl<T: Task> Switcher<T> {
         }
     }
 
+    /// Waits until no CPU runs `task` any more (the one that switches it
+    /// out may still be on its way out of the switch).
+    pub fn wait_off_cpu(&self, task: &T) {
+        while task.context().on_cpu.load(Ordering::Acquire) {
+            cpu::relax();
+        }
+    }
+
     /// Switches this CPU from the running task to `next`; returns when the
     /// calling task runs again. Interrupts must be off. If `next` is still
     /// on another CPU, waits until that CPU has left it.

@@ -96,7 +96,7 @@ impl FutexTable {
         }
         // A signal sent before the thread was marked blocked woke nothing.
         if interrupted(&me) {
-            sched::wake(&me, false);
+            sched::wake(&me, true);
         }
         loop {
             let timed_out = timer::block_until(deadline);

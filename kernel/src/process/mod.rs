@@ -50,6 +50,8 @@ pub struct Process {
     wait_status: AtomicU32,
     /// Cores that ran its threads (TLB shootdowns go there).
     pub ran_on: AtomicU64,
+    /// vm's `removals` that every core has dropped (syscall/memory.rs).
+    pub flushed_removals: AtomicU64,
     pub futexes: futex::FutexTable,
     /// System-call numbers already reported as unsupported (512 bits).
     reported: SpinLock<[u64; 8]>,
@@ -118,6 +120,7 @@ impl Process {
             exiting: AtomicBool::new(false),
             wait_status: AtomicU32::new(0),
             ran_on: AtomicU64::new(0),
+            flushed_removals: AtomicU64::new(0),
             futexes: futex::FutexTable::new(),
             reported: SpinLock::new([0; 8]),
             realtime_offset_ns: AtomicI64::new(0),

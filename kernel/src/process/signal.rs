@@ -247,7 +247,7 @@ pub fn sleep_while(deadline: Option<u64>, waiting: impl Fn() -> bool) {
         let me = sched::current();
         me.mark_blocked();
         if !waiting() {
-            sched::wake(&me, false);
+            sched::wake(&me, true);
             drop(me);
             sched::schedule();
             break;

@@ -66,6 +66,10 @@ pub struct AddressSpace {
     deferred: Freed,
     /// XEMEM attachments, start -> Attached.
     attached: BTreeMap<u64, Attached>,
+    /// Changes that took translations away or narrowed them, so far: a core
+    /// may keep the old ones until the shootdown that follows each
+    /// (memory.rs: a new mapping over such addresses waits for it).
+    removals: u64,
 }
 
 /// [its start, end) maps frames of XEMEM attachment `id`.
@@ -121,6 +125,7 @@ impl AddressSpace {
             shared: BTreeMap::new(),
             deferred: Freed::new(),
             attached: BTreeMap::new(),
+            removals: 0,
         })
     }
 
@@ -296,7 +301,12 @@ impl AddressSpace {
     }
 
     /// munmap: frames go to `freed`, to be released after the shootdown.
+    pub fn removals(&self) -> u64 {
+        self.removals
+    }
+
     pub fn unmap(&mut self, start: u64, len: u64, freed: &mut Freed) {
+        self.removals += 1;
         let end = start.saturating_add(page_up(len)).min(USER_END);
         self.unshare(start, end, freed);
         self.unattach(start, end);
@@ -345,6 +355,7 @@ impl AddressSpace {
             .collect::<Option<_>>()
             .ok_or(EFAULT)?;
         let file = shared_file::open(key);
+        self.removals += 1;
         self.shared.insert(at, SharedRange { end: at + len, file: file.clone(), first_page });
         for ((i, va), mine) in pages.enumerate().zip(mine) {
             let frame = file.hold(first_page + i as u64, mine);
@@ -426,6 +437,7 @@ impl AddressSpace {
 
     /// mprotect: memory that becomes accessible is populated first.
     pub fn protect(&mut self, start: u64, len: u64, access: Access) -> Result<(), Errno> {
+        self.removals += 1;
         let end = start.checked_add(page_up(len)).ok_or(ENOMEM)?;
         if !start.is_multiple_of(PAGE_SIZE) || !in_user_range(start, end - start) {
             return Err(EINVAL);
@@ -703,6 +715,7 @@ impl AddressSpace {
     /// Unmaps every piece of attachment `id` (revoked by the host); false
     /// if it has none here.
     pub fn revoke(&mut self, id: u64) -> bool {
+        self.removals += 1;
         let mine: Vec<(u64, u64)> =
             self.attached.iter().filter(|(_, a)| a.id == id).map(|(&s, a)| (s, a.end)).collect();
         for &(s, e) in &mine {

@@ -169,17 +169,23 @@ pub fn schedule() {
         cpu::restore_interrupts(irqs);
         return;
     }
-    // A thread moving to another core is queued there once off this one
-    // (Thread::left_cpu); a dead one is freed then.
-    if prev.state() == State::Running {
+    // A preempted thread is queued here, or, if it moves to another core,
+    // there once off this one (Thread::left_cpu); a dead one is freed then.
+    // A thread a waker made ready is the waker's to queue.
+    if prev.state() == State::Running && !prev.is_idle {
         prev.set_state(State::Ready);
-        if prev.cpu() == hal::cpu_index()
-            && !prev.is_idle
-            && !prev.queued.swap(true, Ordering::AcqRel)
-        {
+        if prev.cpu() != hal::cpu_index() {
+            prev.hand_over.store(true, Ordering::Release);
+        } else if !prev.queued.swap(true, Ordering::AcqRel) {
             me.ready.lock().threads.push_back(prev.clone());
         }
+    } else if prev.state() == State::Running {
+        prev.set_state(State::Ready);
     }
+    // A thread woken while its old core was still switching it out: that
+    // core decides about it (hand over or not) from its state, so it
+    // becomes Running only once it is off that core.
+    switcher().wait_off_cpu(&next);
     next.set_state(State::Running);
     me.context_switches.fetch_add(1, Ordering::Relaxed);
     timer::rearm_for(&next);
@@ -314,9 +320,34 @@ pub fn preempt_point() {
     }
     // A thread that has marked itself blocked is on its way into schedule()
     // and may not be registered with its waker (or timer) yet: leave it be.
-    let allowed = with_current(|t| t.is_idle || (t.preemptive && t.state() == State::Running));
+    let allowed = with_current(|t| {
+        t.is_idle
+            || (t.preemptive
+                && t.state() == State::Running
+                && t.no_preempt.load(Ordering::Relaxed) == 0)
+    });
     if allowed {
         schedule();
+    }
+}
+
+/// While it lives, the current thread is not preempted, so it stays on
+/// its core (it must not block): for code that works on "this core"
+/// with interrupts on. A reschedule asked for meanwhile happens at its end.
+pub struct NoPreempt(());
+
+pub fn no_preempt() -> NoPreempt {
+    with_current(|t| t.no_preempt.fetch_add(1, Ordering::Relaxed));
+    NoPreempt(())
+}
+
+impl Drop for NoPreempt {
+    fn drop(&mut self) {
+        let irqs = cpu::save_and_disable_interrupts();
+        if with_current(|t| t.no_preempt.fetch_sub(1, Ordering::Relaxed)) == 1 {
+            preempt_point();
+        }
+        cpu::restore_interrupts(irqs);
     }
 }
 

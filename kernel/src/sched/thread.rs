@@ -3,7 +3,7 @@
 use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use hal::task::Context;
 
@@ -38,6 +38,11 @@ pub struct Thread {
     pub(super) timer_cpu: AtomicUsize,
     /// On a run queue (set by whoever queues it, cleared when taken off).
     pub(super) queued: AtomicBool,
+    /// Sections that must stay on one core (`sched::no_preempt`).
+    pub(super) no_preempt: AtomicU32,
+    /// Switched out while moving to another core: to queue there once off
+    /// this one.
+    pub(super) hand_over: AtomicBool,
     state: AtomicU8,
     context: Context,
     entry: SpinLock<Option<Entry>>,
@@ -81,6 +86,8 @@ impl Thread {
             is_idle: false,
             timer_cpu: AtomicUsize::new(NO_TIMER),
             queued: AtomicBool::new(false),
+            no_preempt: AtomicU32::new(0),
+            hand_over: AtomicBool::new(false),
             state: AtomicU8::new(State::Ready as u8),
             context,
             entry: SpinLock::new(Some(entry)),
@@ -100,6 +107,8 @@ impl Thread {
             is_idle,
             timer_cpu: AtomicUsize::new(NO_TIMER),
             queued: AtomicBool::new(false),
+            no_preempt: AtomicU32::new(0),
+            hand_over: AtomicBool::new(false),
             state: AtomicU8::new(State::Running as u8),
             context: Context::running(),
             entry: SpinLock::new(None),
@@ -166,7 +175,7 @@ impl hal::task::Task for Thread {
 
     /// A thread that moved to another core is queued there once off this one.
     fn left_cpu(thread: &Arc<Thread>) {
-        if thread.state() == State::Ready && thread.cpu() != hal::cpu_index() {
+        if thread.hand_over.swap(false, Ordering::AcqRel) {
             super::enqueue(thread, true);
         }
     }

@@ -157,7 +157,7 @@ pub fn on_interrupt() {
         s.drain(..n).map(|(_, th)| th).collect()
     };
     for th in &expired {
-        wake(th, false);
+        wake(th, true); // a sleeper moved elsewhere needs its core woken
     }
     super::request_resched();
     rearm();

@@ -5,10 +5,11 @@ use lwk_logic::user_pages::Access;
 
 use lwk_logic::errno::*;
 
+use core::sync::atomic::Ordering;
+
 use super::Call;
 use crate::process::{uaccess, vm};
 use crate::tlb;
-use core::sync::atomic::Ordering;
 
 const PROT_READ: u64 = 1;
 pub const PROT_WRITE: u64 = 2;
@@ -33,32 +34,42 @@ pub fn access(prot: u64) -> Access {
 /// After mappings shrank: no core may still see them (TLB), the host's
 /// mirror drops them, then the frames are free.
 pub fn retire(c: &Call, freed: vm::Freed) {
-    tlb::shootdown(c.process.ran_on.load(Ordering::Acquire));
+    shootdown(c);
     c.process.note_unmapped();
     vm::free_all(freed);
     crate::status::report_memory();
     c.process.report_usage();
 }
 
+/// Every core drops the translations taken away so far.
+fn shootdown(c: &Call) {
+    let upto = c.process.vm.lock().removals();
+    tlb::shootdown(&c.process.ran_on);
+    c.process.flushed_removals.fetch_max(upto, Ordering::AcqRel);
+}
+
 /// After a mapping was made: if it replaced pages, they go as `retire`
-/// lets them; if nothing went, no core or mirror has anything to drop.
+/// lets them. It may reuse addresses another thread unmapped a moment ago
+/// whose shootdown has not finished: a core could still translate them to
+/// the old frames, so that shootdown is done here before the program sees
+/// the new mapping.
 pub fn settle(c: &Call, freed: vm::Freed) {
-    if freed.is_empty() {
-        crate::status::report_memory();
-        c.process.report_usage();
-    } else {
-        retire(c, freed);
+    if !freed.is_empty() {
+        return retire(c, freed);
     }
+    let behind =
+        c.process.vm.lock().removals() > c.process.flushed_removals.load(Ordering::Acquire);
+    if behind {
+        shootdown(c);
+    }
+    crate::status::report_memory();
+    c.process.report_usage();
 }
 
 pub fn brk(c: &mut Call) -> SysResult {
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().brk(c.args[0], &mut freed);
-    if freed.is_empty() {
-        c.process.report_usage();
-    } else {
-        retire(c, freed);
-    }
+    settle(c, freed);
     Ok(r)
 }
 

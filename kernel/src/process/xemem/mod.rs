@@ -62,7 +62,7 @@ fn revoke(area: u64, id: u64) {
         }
     };
     if let Some(p) = unmapped {
-        tlb::shootdown(p.ran_on.load(core::sync::atomic::Ordering::Acquire));
+        tlb::shootdown(&p.ran_on);
         p.note_unmapped();
     }
     kmsg::send_words_waiting(Peer::Host, KMSG_XEMEM_REVOKED, &[id]);
