@@ -20,6 +20,9 @@
 #                            CG with Linux busy, start-up)
 #   make bench-insitu        the in-situ workflow over XEMEM (a simulation in an
 #                            enclave, analytics on Linux), 1 GiB attach vs copy
+#   make bench-resize        resizing a running enclave: Pisces Table 5 rows (a CPU
+#                            and a block in and out vs Linux's own step) and IRS
+#                            (a job losing a CPU mid-run vs the ideal), with a plot
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
@@ -46,7 +49,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi bench-insitu demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
 
 all: kernel module cli xemem
 
@@ -136,6 +139,9 @@ bench-mpi: deps kernel module cli
 
 bench-insitu: deps kernel module cli
 	python3 bench/insitu_bench.py
+
+bench-resize: deps kernel module cli
+	python3 bench/resize_bench.py
 
 # The README's first command: the OS-noise comparison, then the test VM:
 # create an enclave that runs the self-tests, show its console, and end by

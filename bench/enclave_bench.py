@@ -2,7 +2,8 @@
 """Enclave benchmarks in one test-VM run, each next to Linux doing the same
 work in the same run:
   - create/destroy (taking CPUs, memory, loading, booting) vs Linux
-    offlining and onlining the same CPU and memory block (Pisces Table 5);
+    offlining and onlining the same CPU and memory block (Pisces Table 5;
+    resizing a running enclave is bench/resize_bench.py's);
   - message round trip (`atoll ping`, kmsg) vs a pipe round trip between two Linux CPUs;
   - OS noise, selfish-detour style, on the same vCPU as a Linux CPU and as an
     enclave CPU, with Linux's cores idle and busy.
@@ -123,9 +124,6 @@ def parse(output):
         destroys = [json.loads(b) for b in s["destroy"]]
         cpu = [kv(b) for b in s["linux_cpu"]]
         mem = [kv(b) for b in s["linux_mem"]]
-        adds = [json.loads(b) for b in s["add"]]
-        removes = [json.loads(b) for b in s["remove"]]
-        added = [kv(b) for b in s["linux_mem_added"]]
         res["table5_ms"] = {
             "enclave_take_cpu": med([c["phase_ns"]["cpus"] for c in creates]),
             "enclave_take_memory": med([c["phase_ns"]["memory"] for c in creates]),
@@ -139,14 +137,6 @@ def parse(output):
             "linux_online_cpu": med([c["online_ns"] for c in cpu]),
             "linux_offline_block": med([m["offline_ns"] for m in mem]),
             "linux_online_block": med([m["online_ns"] for m in mem]),
-            "add_block_linux": med([a["linux_ns"] for a in adds]),
-            "add_block_lwk": med([a["lwk_ns"] for a in adds]),
-            "add_block_total": med([a["linux_ns"] + a["lwk_ns"] for a in adds]),
-            "remove_block_linux": med([r["linux_ns"] for r in removes]),
-            "remove_block_lwk": med([r["lwk_ns"] for r in removes]),
-            "remove_block_total": med([r["linux_ns"] + r["lwk_ns"] for r in removes]),
-            "linux_offline_added_block": med([m["offline_ns"] for m in added]),
-            "linux_online_added_block": med([m["online_ns"] for m in added]),
             "rounds": len(creates),
         }
         rtts = json.loads(s["ping"][0])["rtt_ns"]
@@ -193,19 +183,7 @@ def table(res):
                 f"| give the CPU back | {t['enclave_give_back_cpu']:.1f} ms | |",
                 f"| give the memory back | {t['enclave_give_back_memory']:.1f} ms | online the block: {t['linux_online_block']:.1f} ms |",
                 f"| destroy, total | {t['enclave_destroy_total']:.1f} ms | |", "",
-                f"LWK boot / Linux onlining one CPU: {t['enclave_boot']/t['linux_online_cpu']:.2f}x", "",
-                "Resizing the running enclave by one 128 MiB block (`atoll add` / `atoll remove --mem 128M`): "
-                "Linux's own hotplug step for the block (offline or online through sysfs, timed inside "
-                "the resize), the LWK's part, and the total against Linux's step; last, the same block "
-                "offlined and onlined again by Linux alone afterwards (empty then, so faster):", "",
-                "| step | Linux's step | the LWK's part | Atoll total | total / Linux's step | Linux alone, later |",
-                "|---|---|---|---|---|---|",
-                f"| add a block | offline: {t['add_block_linux']:.1f} ms | {t['add_block_lwk']:.1f} ms "
-                f"| {t['add_block_total']:.1f} ms | {t['add_block_total'] / t['add_block_linux']:.3f}x "
-                f"| offline: {t['linux_offline_added_block']:.1f} ms |",
-                f"| remove it | online: {t['remove_block_linux']:.1f} ms | {t['remove_block_lwk']:.1f} ms "
-                f"| {t['remove_block_total']:.1f} ms | {t['remove_block_total'] / t['remove_block_linux']:.3f}x "
-                f"| online: {t['linux_online_added_block']:.1f} ms |", ""]
+                f"LWK boot / Linux onlining one CPU: {t['enclave_boot']/t['linux_online_cpu']:.2f}x", ""]
         r = res["rtt_us"]
         out += ["| round trip | median | min |", "|---|---|---|",
                 f"| message round trip, `atoll ping` (Linux <-> LWK) | {r['channel_median']:.1f} µs | {r['channel_min']:.1f} µs |",

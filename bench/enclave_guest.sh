@@ -11,21 +11,12 @@ if [ "$PARTS" != noise ]; then
         section create
         atoll --json create --cpus 3-3 --mem 128M --name t5
         start=$(atoll --json status t5 | sed -n 's/.*"start":\([0-9]*\).*/\1/p')
-        # Resizing: one more block while it runs, then back (the greedy
-        # sed takes the last range's start: the added block).
-        section add
-        atoll --json add t5 --mem 128M
-        added=$(atoll --json status t5 | sed -n 's/.*"start":\([0-9]*\).*/\1/p')
-        section remove
-        atoll --json remove t5 --mem 128M
         section destroy
         atoll --json destroy t5
         section linux_cpu
         /extra/hotplug cpu 3
         section linux_mem
         /extra/hotplug mem $((start / BLOCK_BYTES))
-        section linux_mem_added
-        /extra/hotplug mem $((added / BLOCK_BYTES))
     done
 
     # Same topology for both: a Linux process on CPU 1 and whatever runs CPU 3.

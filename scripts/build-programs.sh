@@ -76,6 +76,8 @@ case $what in bench|all)
     cc stream $OMP "$B/stream.c"
     cc cg $OMP "$B/cg.c" -lm
     cc pipe_rtt "$ROOT/bench/pipe_rtt.c"
+    cc hotplug "$ROOT/bench/hotplug.c"
+    cc irs_loop -pthread "$B/irs_loop.c"
     # The in-situ workflow (bench/insitu_bench.py), with XEMEM's library;
     # its sources too, which the guest's compile load builds.
     "$ROOT/scripts/build-xemem.sh" "$ROOT/build"

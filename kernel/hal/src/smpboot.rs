@@ -42,7 +42,9 @@ pub(crate) fn start_cpu(t: Trampoline, apic_id: u32, cpu: usize, stack_top: u64)
     put(t.phys, offset_of!(TrampolineSlots, entry), ap_entry64 as *const () as u64);
     put(t.phys, offset_of!(TrampolineSlots, arg0), cpu as u64);
     apic::send_init(apic_id);
-    tsc::delay_us(10_000);
+    // The MP spec's 10 ms wait after INIT is for CPUs older than the
+    // Pentium 4 era; Linux skips it on modern ones, and so does this.
+    tsc::delay_us(10);
     let page = (t.phys >> 12) as u8;
     apic::send_startup(apic_id, page);
     tsc::delay_us(200);
