@@ -163,19 +163,28 @@ static int add_cpus(struct atoll_enclave *e, struct atoll_resize *req,
 	return 0;
 }
 
-int atoll_resize_add_cpus(struct atoll_enclave *e, struct atoll_resize *req)
+typedef int (*cpus_step)(struct atoll_enclave *e, struct atoll_resize *req,
+			 struct cpumask *which, struct cpumask *done);
+
+/* Runs step with two empty CPU masks (too large for the stack with NR_CPUS 8192). */
+static int with_masks(struct atoll_enclave *e, struct atoll_resize *req, cpus_step step)
 {
-	cpumask_var_t want, added;
+	cpumask_var_t which, done;
 	int ret = -ENOMEM;
 
-	if (!zalloc_cpumask_var(&want, GFP_KERNEL))
+	if (!zalloc_cpumask_var(&which, GFP_KERNEL))
 		return ret;
-	if (zalloc_cpumask_var(&added, GFP_KERNEL)) {
-		ret = add_cpus(e, req, want, added);
-		free_cpumask_var(added);
+	if (zalloc_cpumask_var(&done, GFP_KERNEL)) {
+		ret = step(e, req, which, done);
+		free_cpumask_var(done);
 	}
-	free_cpumask_var(want);
+	free_cpumask_var(which);
 	return ret;
+}
+
+int atoll_resize_add_cpus(struct atoll_enclave *e, struct atoll_resize *req)
+{
+	return with_masks(e, req, add_cpus);
 }
 
 /* The CPUs to take: the request's list (each the enclave's, not its boot CPU) or its last ones. */
@@ -249,15 +258,5 @@ static int remove_cpus(struct atoll_enclave *e, struct atoll_resize *req,
 
 int atoll_resize_remove_cpus(struct atoll_enclave *e, struct atoll_resize *req)
 {
-	cpumask_var_t which, removed;
-	int ret = -ENOMEM;
-
-	if (!zalloc_cpumask_var(&which, GFP_KERNEL))
-		return ret;
-	if (zalloc_cpumask_var(&removed, GFP_KERNEL)) {
-		ret = remove_cpus(e, req, which, removed);
-		free_cpumask_var(removed);
-	}
-	free_cpumask_var(which);
-	return ret;
+	return with_masks(e, req, remove_cpus);
 }
