@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	9
+#define ATOLL_ABI_VERSION	10
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -31,6 +31,7 @@
 #define ATOLL_MAGIC_XEMEM	0x4d585441	/* "ATXM" shared-memory segment request */
 #define ATOLL_MAGIC_XLIST	0x4c585441	/* "ATXL" list of segments */
 #define ATOLL_MAGIC_RESIZE	0x5a525441	/* "ATRZ" resize request */
+#define ATOLL_MAGIC_NOISE	0x5a4e5441	/* "ATNZ" noise probe */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
@@ -744,6 +745,64 @@ struct atoll_enclave_info {
 	__u32 programs;		/* programs bound to it */
 	__u32 resizes;		/* resizes so far; the last ATOLL_RESIZE_HISTORY are in resize[] */
 	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* oldest first */
+	__u64 lwk_cpus;		/* the LWK's CPU indices in use, a bit each */
+};
+
+/*
+ * OS noise probes (atoll noise). Selfish detour: the LWK spins on one of
+ * its CPUs reading the TSC for duration_ns and records every gap longer
+ * than threshold_ns (a detour) with the interrupts that CPU took during
+ * it. A detour with none is not the LWK's doing: the hardware or the
+ * hypervisor took the CPU. The probe holds the CPU for its duration.
+ */
+#define ATOLL_NOISE_SELFISH	1
+#define ATOLL_NOISE_MAX_LISTED	2000	/* detours listed one by one; all are counted */
+#define ATOLL_KMSG_NOISE_RUN	55	/* host: struct atoll_noise_run */
+#define ATOLL_KMSG_NOISE_DONE	56	/* LWK: struct atoll_noise_result, its listed detours */
+
+struct atoll_noise_run {
+	__u64 cookie;
+	__u32 cpu;		/* LWK CPU index */
+	__u32 probe;		/* ATOLL_NOISE_* */
+	__u64 duration_ns;
+	__u64 threshold_ns;
+};
+
+struct atoll_noise_detour {
+	__u64 at_ns;		/* since the probe began */
+	__u64 len_ns;
+	__u64 irqs;		/* interrupts the CPU took meanwhile */
+};
+
+struct atoll_noise_result {
+	__u64 cookie;
+	__s32 error;		/* 0 or -errno */
+	__u32 cpu;
+	__u64 duration_ns;
+	__u64 loops;
+	__u64 detours;
+	__u64 total_ns;
+	__u64 max_ns;
+	__u64 irqs;		/* interrupts the CPU took during the probe */
+	__u64 kernel_detours;	/* detours during which it took one */
+	__u64 kernel_ns;
+	__u64 kernel_max_ns;
+	__u32 listed;		/* detours that follow, the first ones */
+	__u32 pad0;
+};
+
+/* ATOLL_IOC_NOISE: runs a probe on one of an enclave's CPUs and waits for it. */
+struct atoll_noise_req {
+	struct atoll_header hdr;
+	__u32 id;
+	__u32 cpu;		/* LWK CPU index */
+	__u32 probe;
+	__u32 pad0;
+	__u64 duration_ns;
+	__u64 threshold_ns;
+	__u64 detours_ptr;	/* room for ATOLL_NOISE_MAX_LISTED struct atoll_noise_detour */
+	struct atoll_noise_result result;	/* out */
+	char error[ATOLL_ERROR_LEN];
 };
 
 struct atoll_console_read {
@@ -975,5 +1034,6 @@ struct atoll_kill {
 #define ATOLL_IOC_XEMEM		_IOWR(ATOLL_IOC_MAGIC, 18, struct atoll_xemem_io)
 #define ATOLL_IOC_XEMEM_LIST	_IOWR(ATOLL_IOC_MAGIC, 19, struct atoll_xemem_list)
 #define ATOLL_IOC_RESIZE	_IOWR(ATOLL_IOC_MAGIC, 20, struct atoll_resize)
+#define ATOLL_IOC_NOISE		_IOWR(ATOLL_IOC_MAGIC, 21, struct atoll_noise_req)
 
 #endif /* ATOLL_ABI_H */

@@ -109,6 +109,7 @@ struct atoll_enclave {
 	s64 resize_answer_result;
 	u32 resizes;
 	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* ring, by resizes */
+	struct atoll_noise_wait *noise_wait;	/* a probe's waiter (noise.c), under msg_lock */
 	bool xemem_deaf;		/* it let a revocation time out (cleared by the next) */
 
 	/*
@@ -170,6 +171,7 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
  * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
  * lifecycle.c -> kmsg.c -> kmsg_ring.c; enclave.c -> resize.c -> resize_mem.c
  * and resize_cpus.c -> resize_ask.c (-> kmsg.c), memory.c, cpus.c and boot.c;
+ * enclave.c -> noise.c -> kmsg.c;
  * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
  * xemem.c -> xemem_map.c; cpus.c, memory.c, mirror.c and symbols.c are
  * called, never call up. The LWK's messages reach the
@@ -188,6 +190,7 @@ int atoll_enclave_msg_send(struct atoll_msg_io *io);
 int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
 int atoll_enclave_resize(struct atoll_resize *req);
+int atoll_enclave_noise(struct atoll_noise_req *req);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
 void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
@@ -209,6 +212,11 @@ int atoll_resize_add_memory(struct atoll_enclave *e, struct atoll_resize *req);
 int atoll_resize_remove_memory(struct atoll_enclave *e, struct atoll_resize *req);
 int atoll_resize_add_cpus(struct atoll_enclave *e, struct atoll_resize *req);
 int atoll_resize_remove_cpus(struct atoll_enclave *e, struct atoll_resize *req);
+/* noise.c: OS noise probes on an enclave's CPUs */
+struct atoll_noise_wait;
+int atoll_noise_init(void);
+int atoll_noise(struct atoll_enclave *e, struct atoll_noise_req *req);
+
 /* resize_ask.c: one resize command to the LWK and its answer */
 int atoll_resize_init(void);
 int atoll_resize_ask(struct atoll_enclave *e, u16 kind, const u64 *words, u32 n, u64 *lwk_ns);

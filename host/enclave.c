@@ -560,6 +560,7 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	req->lwk_total_bytes = READ_ONCE(e->status->total_bytes);
 	req->programs = programs_bound(e);
 	atoll_resize_history(e, req);
+	req->lwk_cpus = e->lwk_cpus;
 	return 0;
 }
 
@@ -577,6 +578,22 @@ int atoll_enclave_resize(struct atoll_resize *req)
 		return -EHOSTDOWN;
 	}
 	return atoll_resize(e, req);
+}
+
+/* ATOLL_IOC_NOISE: a noise probe on one of a running enclave's CPUs. */
+int atoll_enclave_noise(struct atoll_noise_req *req)
+{
+	struct atoll_enclave *e = find(req->id);
+
+	if (!e) {
+		atoll_err(req->error, "there is no enclave with id %u", req->id);
+		return -ENOENT;
+	}
+	if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING) {
+		atoll_err(req->error, "enclave %s is not running", e->name);
+		return -EHOSTDOWN;
+	}
+	return atoll_noise(e, req);
 }
 
 int atoll_enclave_console(struct atoll_console_read *req)

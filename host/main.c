@@ -85,6 +85,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_RESIZE:
 		return run_op(arg, sizeof(struct atoll_resize), ATOLL_MAGIC_RESIZE,
 			      (atoll_op)atoll_enclave_resize);
+	case ATOLL_IOC_NOISE:
+		return run_op(arg, sizeof(struct atoll_noise_req), ATOLL_MAGIC_NOISE,
+			      (atoll_op)atoll_enclave_noise);
 	case ATOLL_IOC_XEMEM_LIST:
 		return run_op(arg, sizeof(struct atoll_xemem_list), ATOLL_MAGIC_XLIST,
 			      (atoll_op)atoll_xemem_list);
@@ -146,7 +149,7 @@ static int __init atoll_init(void)
 		return ret;
 	ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
 	      atoll_peers_init() ?: atoll_kmsg_check_init() ?:
-	      atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?:
+	      atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?: atoll_noise_init() ?:
 	      atoll_usermsg_init() ?: atoll_xemem_lwk_init() ?: atoll_resize_init();
 	if (ret)
 		goto fail;

@@ -4,11 +4,14 @@
 
 #![no_std]
 
+mod bytes;
+mod noise_bytes;
 pub mod syscalls;
 mod xemem_bytes;
+pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 9;
+pub const ABI_VERSION: u32 = 10;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -40,6 +43,7 @@ pub const MAGIC_ADOPT: u32 = 0x4441_5441;
 pub const MAGIC_XEMEM: u32 = 0x4d58_5441;
 pub const MAGIC_XLIST: u32 = 0x4c58_5441;
 pub const MAGIC_RESIZE: u32 = 0x5a52_5441;
+pub const MAGIC_NOISE: u32 = 0x5a4e_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -670,6 +674,7 @@ pub struct EnclaveInfo {
     pub programs: u32,
     pub resizes: u32,
     pub resize: [ResizeEvent; RESIZE_HISTORY],
+    pub lwk_cpus: u64,
 }
 
 pub const RESIZE_ADD_MEM: u32 = 1;
@@ -710,6 +715,63 @@ pub struct ResizeEvent {
     pub amount: u64,
     pub linux_ns: u64,
     pub lwk_ns: u64,
+}
+
+pub const NOISE_SELFISH: u32 = 1;
+pub const NOISE_MAX_LISTED: usize = 2000;
+pub const KMSG_NOISE_RUN: u16 = 55;
+pub const KMSG_NOISE_DONE: u16 = 56;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoiseRun {
+    pub cookie: u64,
+    pub cpu: u32,
+    pub probe: u32,
+    pub duration_ns: u64,
+    pub threshold_ns: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoiseDetour {
+    pub at_ns: u64,
+    pub len_ns: u64,
+    pub irqs: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NoiseResult {
+    pub cookie: u64,
+    pub error: i32,
+    pub cpu: u32,
+    pub duration_ns: u64,
+    pub loops: u64,
+    pub detours: u64,
+    pub total_ns: u64,
+    pub max_ns: u64,
+    pub irqs: u64,
+    pub kernel_detours: u64,
+    pub kernel_ns: u64,
+    pub kernel_max_ns: u64,
+    pub listed: u32,
+    pub pad0: u32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct NoiseReq {
+    pub hdr: Header,
+    pub id: u32,
+    pub cpu: u32,
+    pub probe: u32,
+    pub pad0: u32,
+    pub duration_ns: u64,
+    pub threshold_ns: u64,
+    pub detours_ptr: u64,
+    pub result: NoiseResult,
+    pub error: [u8; ERROR_LEN],
 }
 
 #[repr(C)]
@@ -876,7 +938,7 @@ zeroed_with_header!(
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
     KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS, Adopt => MAGIC_ADOPT,
     KmsgMcastReq => MAGIC_MCAST, XememIo => MAGIC_XEMEM, XememList => MAGIC_XLIST,
-    Resize => MAGIC_RESIZE,
+    Resize => MAGIC_RESIZE, NoiseReq => MAGIC_NOISE,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -906,6 +968,7 @@ pub const IOC_EXEC: u32 = iowr::<Run>(17);
 pub const IOC_XEMEM: u32 = iowr::<XememIo>(18);
 pub const IOC_XEMEM_LIST: u32 = iowr::<XememList>(19);
 pub const IOC_RESIZE: u32 = iowr::<Resize>(20);
+pub const IOC_NOISE: u32 = iowr::<NoiseReq>(21);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

@@ -2,44 +2,8 @@
 //! memory), written and read field by field in their C layout, so neither
 //! side needs `unsafe` to send or receive them.
 
+use crate::bytes::{Reader, Writer};
 use crate::{Header, XememIo, XememReply, XememReq, XememRun, XEMEM_NAME_LEN};
-
-/// Appends fields in order, little-endian, as the C layout places them.
-struct Writer<'a> {
-    out: &'a mut [u8],
-    at: usize,
-}
-
-impl Writer<'_> {
-    fn put(&mut self, bytes: &[u8]) {
-        self.out[self.at..self.at + bytes.len()].copy_from_slice(bytes);
-        self.at += bytes.len();
-    }
-}
-
-/// Takes fields in order, little-endian.
-struct Reader<'a> {
-    bytes: &'a [u8],
-    at: usize,
-}
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> [u8; N] {
-        let mut v = [0u8; N];
-        v.copy_from_slice(&self.bytes[self.at..self.at + N]);
-        self.at += N;
-        v
-    }
-    fn u32(&mut self) -> u32 {
-        u32::from_le_bytes(self.take())
-    }
-    fn u64(&mut self) -> u64 {
-        u64::from_le_bytes(self.take())
-    }
-    fn i64(&mut self) -> i64 {
-        i64::from_le_bytes(self.take())
-    }
-}
 
 pub const XEMEM_IO_BYTES: usize = core::mem::size_of::<XememIo>();
 pub const XEMEM_REQ_BYTES: usize = core::mem::size_of::<XememReq>();

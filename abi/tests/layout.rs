@@ -60,7 +60,7 @@ fn expectations() -> Vec<(String, u64)> {
         "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
         "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
         "lwk_total_bytes": lwk_total_bytes, "programs": programs, "resizes": resizes,
-        "resize": resize,
+        "resize": resize, "lwk_cpus": lwk_cpus,
     });
     layout!("atoll_console_read", ConsoleRead {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
@@ -95,6 +95,20 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_resize", Resize {
         "hdr": hdr, "id": id, "op": op, "bytes": bytes, "cpus": cpus, "cpu_count": cpu_count,
         "pad0": pad0, "linux_ns": linux_ns, "lwk_ns": lwk_ns, "error": error,
+    });
+    layout!("atoll_noise_run", NoiseRun {
+        "cookie": cookie, "cpu": cpu, "probe": probe, "duration_ns": duration_ns, "threshold_ns": threshold_ns,
+    });
+    layout!("atoll_noise_detour", NoiseDetour { "at_ns": at_ns, "len_ns": len_ns, "irqs": irqs });
+    layout!("atoll_noise_result", NoiseResult {
+        "cookie": cookie, "error": error, "cpu": cpu, "duration_ns": duration_ns, "loops": loops,
+        "detours": detours, "total_ns": total_ns, "max_ns": max_ns, "irqs": irqs,
+        "kernel_detours": kernel_detours, "kernel_ns": kernel_ns, "kernel_max_ns": kernel_max_ns,
+        "listed": listed, "pad0": pad0,
+    });
+    layout!("atoll_noise_req", NoiseReq {
+        "hdr": hdr, "id": id, "cpu": cpu, "probe": probe, "pad0": pad0, "duration_ns": duration_ns,
+        "threshold_ns": threshold_ns, "detours_ptr": detours_ptr, "result": result, "error": error,
     });
     layout!("atoll_resize_event", ResizeEvent {
         "at_ns": at_ns, "op": op, "result": result, "amount": amount, "linux_ns": linux_ns,

@@ -6,10 +6,10 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, Ping,
-    Programs, Resize, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC,
-    IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN,
-    IOC_START, IOC_XEMEM_LIST,
+    Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq,
+    NoiseDetour, NoiseReq, Ping, Programs, Resize, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE,
+    IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_NOISE, IOC_PING,
+    IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM_LIST, NOISE_MAX_LISTED,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -121,6 +121,18 @@ impl Device {
         // SAFETY: `req` is a live, exclusively borrowed `Resize`, the type
         // whose size IOC_RESIZE encodes; it holds no pointers.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_RESIZE as _, req as *mut Resize) })
+    }
+
+    /// IOC_NOISE: a noise probe on one of an enclave's CPUs; the listed
+    /// detours go into `detours`, which has room for NOISE_MAX_LISTED.
+    pub fn noise(&self, req: &mut NoiseReq, detours: &mut [NoiseDetour]) -> io::Result<()> {
+        assert!(detours.len() >= NOISE_MAX_LISTED, "room for every listed detour");
+        req.detours_ptr = detours.as_mut_ptr() as u64;
+        // SAFETY: `req` is a live, exclusively borrowed `NoiseReq`, the type
+        // whose size IOC_NOISE encodes; its one pointer is to `detours`,
+        // exclusively borrowed, with room for the NOISE_MAX_LISTED plain
+        // structs the module may write there before the call returns.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_NOISE as _, req as *mut NoiseReq) })
     }
 
     /// IOC_XEMEM_LIST: the node's XEMEM segments and attachments.

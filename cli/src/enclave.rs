@@ -30,6 +30,8 @@ pub struct Enclave {
     pub programs: Vec<Program>,
     /// Its last resizes, oldest first.
     pub resizes: Vec<ResizeEvent>,
+    /// The LWK's CPU indices, in order.
+    pub lwk_cpus: Vec<u32>,
 }
 
 impl Enclave {
@@ -47,6 +49,7 @@ impl Enclave {
             lwk_total_bytes: info.lwk_total_bytes,
             programs: Vec::new(),
             resizes: info.resize[..(info.resizes as usize).min(RESIZE_HISTORY)].to_vec(),
+            lwk_cpus: (0..64).filter(|c| info.lwk_cpus & (1 << c) != 0).collect(),
         }
     }
 

@@ -20,7 +20,7 @@ mod sys;
 
 use clap::{Parser, Subcommand};
 use commands::{
-    console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, ping, resize, run, status, syscalls,
+    console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, noise, ping, resize, run, status, syscalls,
 };
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -117,6 +117,25 @@ enum Command {
         /// Memory added with `atoll add` to give back to Linux (e.g. 256M)
         #[arg(long, value_name = "SIZE", value_parser = parse::mem)]
         mem: Option<u64>,
+    },
+
+    /// Measure OS noise on an enclave's CPUs (selfish detour): availability, detours, who caused them
+    Noise {
+        /// The enclave whose CPUs to probe
+        #[arg(long, value_name = "NAME|ID")]
+        enclave: String,
+
+        /// LWK CPUs to probe, one after the other (e.g. 0 or 0-1); default: every one
+        #[arg(long, value_name = "LIST", value_parser = parse::cpu_list)]
+        cpus: Option<parse::CpuList>,
+
+        /// How long each probe runs
+        #[arg(long, value_name = "S", default_value = "10", value_parser = parse::seconds)]
+        seconds: f64,
+
+        /// Gaps between two TSC reads longer than this count as detours
+        #[arg(long, value_name = "NS", default_value_t = 2000)]
+        threshold_ns: u64,
     },
 
     /// Stop an enclave and give its CPUs and memory back to Linux
@@ -251,6 +270,10 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
+        Command::Noise { enclave, cpus, seconds, threshold_ns } => noise::run(
+            noise::Options { enclave, cpus: cpus.map(|c| c.0).unwrap_or_default(), seconds, threshold_ns },
+            json,
+        ),
         Command::Add { enclave, cpus, mem } => resize::run(&enclave, true, resize::what(cpus, mem), json),
         Command::Remove { enclave, cpus, mem } => resize::run(&enclave, false, resize::what(cpus, mem), json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
@@ -294,6 +317,21 @@ mod tests {
         assert_eq!(name.as_deref(), Some("web"));
         assert_eq!((kernel, cmdline.as_str(), timeout), (None, "", 30));
         assert!(cli.json);
+    }
+
+    #[test]
+    fn parses_noise_and_resize() {
+        let cli =
+            Cli::try_parse_from(["atoll", "noise", "--enclave", "sim", "--cpus", "0,2", "--seconds", "0.5"]).unwrap();
+        let Command::Noise { enclave, cpus, seconds, threshold_ns } = cli.command else { panic!("not noise") };
+        assert_eq!(
+            (enclave.as_str(), cpus, seconds, threshold_ns),
+            ("sim", Some(parse::CpuList(vec![0, 2])), 0.5, 2000)
+        );
+        let cli = Cli::try_parse_from(["atoll", "add", "sim", "--cpus", "2"]).unwrap();
+        let Command::Add { cpus, mem, .. } = cli.command else { panic!("not add") };
+        assert_eq!((cpus, mem), (Some(parse::CpuSpec::Count(2)), None));
+        assert!(Cli::try_parse_from(["atoll", "remove", "sim"]).is_err(), "--cpus or --mem is required");
     }
 
     fn parse_run(args: &[&str]) -> (String, Option<u32>, bool, Vec<OsString>) {

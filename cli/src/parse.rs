@@ -60,6 +60,31 @@ pub fn cpus(text: &str) -> Result<CpuSpec, String> {
     Ok(CpuSpec::List(list))
 }
 
+/// CPU numbers, in order (one clap value, not one per CPU).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CpuList(pub Vec<u32>);
+
+/// A list of CPU numbers where a lone number is one CPU, not a count
+/// (`atoll noise --cpus 0`).
+pub fn cpu_list(text: &str) -> Result<CpuList, String> {
+    let text = text.trim();
+    if is_number(text) {
+        return Ok(CpuList(vec![cpu_number(text, text)?]));
+    }
+    match cpus(text)? {
+        CpuSpec::List(list) => Ok(CpuList(list)),
+        CpuSpec::Count(_) => unreachable!("a count is a lone number"),
+    }
+}
+
+/// `--seconds`: a positive number of seconds, at most an hour.
+pub fn seconds(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 3600.0 => Ok(s),
+        _ => Err(format!("'{text}' is not a duration in seconds from above 0 to 3600 (like 10 or 0.5)")),
+    }
+}
+
 fn is_number(s: &str) -> bool {
     !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit())
 }
@@ -149,6 +174,11 @@ mod tests {
     #[test]
     fn cpu_counts() {
         assert_eq!(cpus("1"), Ok(CpuSpec::Count(1)));
+        assert_eq!(cpu_list("1"), Ok(CpuList(vec![1])));
+        assert_eq!(cpu_list("0,2-3"), Ok(CpuList(vec![0, 2, 3])));
+        assert!(cpu_list("x").is_err());
+        assert_eq!(seconds("0.5"), Ok(0.5));
+        assert!(seconds("0").is_err() && seconds("-1").is_err() && seconds("a").is_err());
         assert_eq!(cpus("4"), Ok(CpuSpec::Count(4)));
         assert_eq!(cpus(" 64 "), Ok(CpuSpec::Count(64)));
         assert!(cpus("0").unwrap_err().contains("at least 1 CPU"));

@@ -18,6 +18,7 @@ mod bench;
 mod boot;
 mod kmsg;
 mod lifecycle;
+mod noise;
 mod process;
 mod resize;
 mod sched;
@@ -81,6 +82,7 @@ fn kmain(info: BootInfo) -> ! {
         process::launch::init(e.shared.0);
         process::xemem::init();
         resize::init();
+        noise::init();
         #[cfg(feature = "testing")]
         {
             selftest::kmsg::init();

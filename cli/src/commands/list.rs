@@ -73,6 +73,7 @@ mod tests {
             lwk_total_bytes: if reported { (mib - 8) << 20 } else { 0 },
             programs: vec![],
             resizes: vec![],
+            lwk_cpus: vec![],
         }
     }
 

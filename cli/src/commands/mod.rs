@@ -10,6 +10,7 @@ pub mod kmsg_bench;
 pub mod kmsg_check;
 pub mod kmsg_mcast;
 pub mod list;
+pub mod noise;
 pub mod ping;
 pub mod resize;
 pub mod run;

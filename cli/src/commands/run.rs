@@ -290,6 +290,7 @@ mod tests {
             lwk_total_bytes: 0,
             programs: vec![],
             resizes: vec![],
+            lwk_cpus: vec![],
         }
     }
 

@@ -94,6 +94,7 @@ mod tests {
                 mem_bytes: 10 << 20,
                 command: "spin".into(),
             }],
+            lwk_cpus: vec![0],
             resizes: vec![
                 ResizeEvent {
                     at_ns: 1_500_000_000,

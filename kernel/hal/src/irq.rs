@@ -2,7 +2,9 @@
 //! to the handler the kernel registered; unicast and broadcast sends go
 //! through the local APIC.
 
-use crate::{apic, cpu, percpu, smp, SpinLock};
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use crate::{apic, cpu, percpu, smp, SpinLock, MAX_CPUS};
 
 pub type Handler = fn(vector: u8);
 
@@ -35,6 +37,18 @@ pub fn allocate(handler: Handler) -> Option<u8> {
 
 pub fn release(vector: u8) {
     TABLE.lock()[vector as usize] = None;
+}
+
+/// Interrupts each CPU has taken (for attributing OS noise).
+static TAKEN: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
+
+pub fn taken_on(cpu: usize) -> u64 {
+    TAKEN[cpu].load(Ordering::Relaxed)
+}
+
+/// An interrupt (any vector from 32 on, spurious ones too) arrived here.
+pub(crate) fn note_taken() {
+    TAKEN[percpu::cpu_index()].fetch_add(1, Ordering::Relaxed);
 }
 
 /// Runs the handler of `vector`; false if none is registered.

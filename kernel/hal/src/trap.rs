@@ -47,6 +47,7 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
         }
         return;
     }
+    crate::irq::note_taken();
     if vector == apic::SPURIOUS_VECTOR {
         return;
     }

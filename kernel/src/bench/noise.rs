@@ -1,51 +1,26 @@
-//! OS noise, selfish-detour style: spin reading the TSC and record every gap
-//! between two reads longer than a threshold. Whatever took the CPU away
-//! (interrupts, the scheduler, the host) shows up as a detour. The output
-//! format is shared with bench/selfish.c, its Linux twin.
-
-use alloc::vec::Vec;
+//! OS noise at boot (`noise=<seconds>`, test image): the selfish-detour
+//! probe (crate::noise) on the boot CPU, printed in the format
+//! bench/selfish.c, its Linux twin, shares.
 
 use crate::println;
-use hal::{cpu, tsc};
-
-/// Detours listed one by one (all are counted).
-const MAX_LISTED: usize = 4000;
 
 pub fn selfish_detour(seconds: u64, threshold_ns: u64) {
-    let threshold = tsc::ns_to_cycles(threshold_ns);
-    let mut listed: Vec<(u64, u64)> = Vec::with_capacity(MAX_LISTED);
-    let (mut count, mut total, mut max, mut loops) = (0u64, 0u64, 0u64, 0u64);
-    let start = cpu::rdtsc();
-    let end = start + tsc::ns_to_cycles(seconds * 1_000_000_000);
-    let mut last = start;
-    while last < end {
-        let now = cpu::rdtsc();
-        let gap = now - last;
-        if gap > threshold {
-            count += 1;
-            total += gap;
-            max = max.max(gap);
-            if listed.len() < MAX_LISTED {
-                listed.push((last - start, gap));
-            }
-        }
-        last = now;
-        loops += 1;
-    }
-    let ns = tsc::cycles_to_ns;
+    let (r, listed) = crate::noise::selfish(seconds * 1_000_000_000, threshold_ns);
     println!(
         "noise: os=lwk cpu={} duration_ns={} threshold_ns={} loops={} detours={} \
-         total_ns={} max_ns={}",
-        hal::cpu_index(),
-        ns(last - start),
+         total_ns={} max_ns={} irqs={} kernel_detours={}",
+        r.cpu,
+        r.duration_ns,
         threshold_ns,
-        loops,
-        count,
-        ns(total),
-        ns(max)
+        r.loops,
+        r.detours,
+        r.total_ns,
+        r.max_ns,
+        r.irqs,
+        r.kernel_detours
     );
-    for (at, gap) in listed {
-        println!("detour {} {}", ns(at), ns(gap));
+    for d in listed {
+        println!("detour {} {}", d.at_ns, d.len_ns);
     }
     println!("noise: end");
 }

@@ -1,0 +1,195 @@
+//! `atoll noise --enclave <name> [--cpus <LWK CPUs>] --seconds <s>`: the
+//! selfish-detour probe on an enclave's CPUs, one after the other, as a
+//! table per CPU in the shape of Linux's `rtla osnoise`: availability,
+//! detours per second, the largest, percentiles, and how many the LWK
+//! caused (it took an interrupt during them) against the rest (the
+//! hardware or the hypervisor took the CPU).
+
+use super::print_json;
+use crate::device::Device;
+use crate::enclave;
+use crate::error::{module_error, Result};
+use crate::format;
+use atoll_abi::{NoiseDetour, NoiseReq, NoiseResult, NOISE_MAX_LISTED, NOISE_SELFISH};
+use serde_json::{json, Value};
+
+pub struct Options {
+    pub enclave: String,
+    /// LWK CPU indices; empty: every CPU of the enclave.
+    pub cpus: Vec<u32>,
+    pub seconds: f64,
+    pub threshold_ns: u64,
+}
+
+/// One CPU's probe: what the LWK counted and the detours it listed.
+pub struct CpuNoise {
+    pub result: NoiseResult,
+    pub detours: Vec<NoiseDetour>,
+}
+
+impl CpuNoise {
+    pub fn per_second(&self) -> f64 {
+        self.result.detours as f64 / (self.result.duration_ns.max(1) as f64 / 1e9)
+    }
+
+    /// The share of the time the probe ran (it did not while detoured).
+    pub fn availability(&self) -> f64 {
+        1.0 - self.result.total_ns as f64 / self.result.duration_ns.max(1) as f64
+    }
+
+    /// The p-th percentile (0..=100) of the listed detours' lengths.
+    pub fn percentile_ns(&self, p: f64) -> u64 {
+        let mut lens: Vec<u64> = self.detours.iter().map(|d| d.len_ns).collect();
+        lens.sort_unstable();
+        percentile(&lens, p)
+    }
+}
+
+/// Nearest-rank percentile of sorted values; 0 for none.
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    // In tenths of a percent, so that 99.9% of 1000 is the 999th, exactly.
+    let tenths = (p * 10.0).round() as usize;
+    let rank = (tenths * sorted.len()).div_ceil(1000).max(1);
+    sorted[rank.min(sorted.len()) - 1]
+}
+
+pub fn run(opts: Options, json: bool) -> Result<()> {
+    let dev = Device::open()?;
+    let e = enclave::find(&dev, &opts.enclave)?;
+    let cpus = if opts.cpus.is_empty() { e.lwk_cpus.clone() } else { opts.cpus.clone() };
+    let mut probes = Vec::new();
+    for &cpu in &cpus {
+        eprintln!("atoll noise: {} s on enclave {}'s LWK CPU {cpu}", opts.seconds, e.name);
+        let mut req = NoiseReq::new();
+        req.id = e.id;
+        req.cpu = cpu;
+        req.probe = NOISE_SELFISH;
+        req.duration_ns = (opts.seconds * 1e9) as u64;
+        req.threshold_ns = opts.threshold_ns;
+        let mut detours = vec![NoiseDetour::default(); NOISE_MAX_LISTED];
+        dev.noise(&mut req, &mut detours).map_err(|err| module_error("noise", &req.error, &err))?;
+        detours.truncate(req.result.listed as usize);
+        probes.push(CpuNoise { result: req.result, detours });
+    }
+    if json {
+        print_json(&to_json(&e.name, opts.threshold_ns, &probes));
+    } else {
+        print!("{}", text(&e.name, opts.threshold_ns, &probes));
+    }
+    Ok(())
+}
+
+fn to_json(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> Value {
+    let cpus: Vec<Value> = probes
+        .iter()
+        .map(|p| {
+            let r = &p.result;
+            json!({
+                "kernel": "lwk", "enclave": name, "cpu": r.cpu, "probe": "selfish",
+                "duration_ns": r.duration_ns, "loops": r.loops, "detours": r.detours,
+                "per_second": p.per_second(), "availability": p.availability(),
+                "total_ns": r.total_ns, "max_ns": r.max_ns,
+                "p50_ns": p.percentile_ns(50.0), "p99_ns": p.percentile_ns(99.0),
+                "p999_ns": p.percentile_ns(99.9),
+                "interrupts": r.irqs, "kernel_detours": r.kernel_detours, "kernel_ns": r.kernel_ns,
+                "kernel_max_ns": r.kernel_max_ns, "other_detours": r.detours - r.kernel_detours,
+                "listed": p.detours.iter().map(|d| [d.at_ns, d.len_ns, d.irqs]).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    json!({ "probe": "selfish", "threshold_ns": threshold_ns, "cpus": cpus })
+}
+
+fn text(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> String {
+    let mut rows = vec![vec![
+        "CPU".to_string(),
+        "seconds".into(),
+        "available".into(),
+        "detours/s".into(),
+        "max".into(),
+        "p50".into(),
+        "p99".into(),
+        "p99.9".into(),
+        "by the LWK".into(),
+        "by others".into(),
+        "interrupts".into(),
+    ]];
+    for p in probes {
+        let r = &p.result;
+        rows.push(vec![
+            format!("{name}/{}", r.cpu),
+            format!("{:.1}", r.duration_ns as f64 / 1e9),
+            format!("{:.4}%", 100.0 * p.availability()),
+            format!("{:.1}", p.per_second()),
+            format!("{} us", format::us(r.max_ns)),
+            format!("{} us", format::us(p.percentile_ns(50.0))),
+            format!("{} us", format::us(p.percentile_ns(99.0))),
+            format!("{} us", format::us(p.percentile_ns(99.9))),
+            r.kernel_detours.to_string(),
+            (r.detours - r.kernel_detours).to_string(),
+            r.irqs.to_string(),
+        ]);
+    }
+    format!(
+        "{}selfish detour, threshold {} us; \"by the LWK\": detours during which the CPU took an \
+         interrupt; \"by others\": none (the hardware or the hypervisor)\n",
+        format::table(&rows),
+        format::us(threshold_ns)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn probe(detours: &[u64], kernel: u64) -> CpuNoise {
+        let result = NoiseResult {
+            cpu: 1,
+            duration_ns: 2_000_000_000,
+            loops: 1000,
+            detours: detours.len() as u64,
+            total_ns: detours.iter().sum(),
+            max_ns: detours.iter().copied().max().unwrap_or(0),
+            irqs: kernel,
+            kernel_detours: kernel,
+            listed: detours.len() as u32,
+            ..Default::default()
+        };
+        let detours = detours.iter().map(|&len_ns| NoiseDetour { at_ns: 0, len_ns, irqs: 0 }).collect();
+        CpuNoise { result, detours }
+    }
+
+    #[test]
+    fn percentiles_are_nearest_rank() {
+        assert_eq!(percentile(&[], 99.0), 0);
+        let v: Vec<u64> = (1..=1000).collect();
+        assert_eq!((percentile(&v, 50.0), percentile(&v, 99.0), percentile(&v, 99.9)), (500, 990, 999));
+        assert_eq!(percentile(&[7], 99.9), 7);
+    }
+
+    #[test]
+    fn rates_and_availability() {
+        let p = probe(&[10_000, 30_000, 20_000, 40_000], 1);
+        assert_eq!(p.per_second(), 2.0);
+        assert!((p.availability() - (1.0 - 100_000.0 / 2e9)).abs() < 1e-12);
+        assert_eq!(p.percentile_ns(50.0), 20_000);
+    }
+
+    #[test]
+    fn table_and_json() {
+        let p = probe(&[10_000, 30_000], 1);
+        let t = text("sim", 2_000, std::slice::from_ref(&p));
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("CPU") && lines[0].contains("by the LWK"), "{t}");
+        let cells: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(cells[..5], ["sim/1", "2.0", "99.9980%", "1.0", "30.0"], "{t}");
+        assert_eq!(cells[cells.len() - 3..], ["1", "1", "1"], "{t}");
+        let v = to_json("sim", 2_000, &[p]);
+        assert_eq!(v["cpus"][0]["kernel_detours"], 1);
+        assert_eq!(v["cpus"][0]["other_detours"], 1);
+        assert_eq!(v["cpus"][0]["listed"][1], json!([0, 30_000, 0]));
+    }
+}

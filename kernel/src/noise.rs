@@ -1,0 +1,121 @@
+//! OS noise probes (`atoll noise`; atoll_abi.h, "OS noise probes").
+//! Selfish detour: spin reading the TSC and record every gap between two
+//! reads longer than a threshold, with the interrupts this CPU took during
+//! it, so each detour is the kernel's (an interrupt) or not (the hardware
+//! or the hypervisor took the CPU). The host's requests arrive in the
+//! message interrupt; the probe runs in a kernel thread on the asked CPU,
+//! which it holds for the probe's duration.
+
+use alloc::vec::Vec;
+use atoll_abi::{
+    NoiseDetour, NoiseResult, NoiseRun, KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES,
+    NOISE_MAX_LISTED, NOISE_RESULT_BYTES, NOISE_SELFISH,
+};
+use hal::{cpu, tsc};
+use lwk_logic::errno::EINVAL;
+
+use crate::kmsg::{self, Message, Peer, SendError};
+use crate::sched::{self, hotplug};
+use crate::sync::Queue;
+
+/// Longest probe the host may ask for.
+const MAX_DURATION_NS: u64 = 600 * 1_000_000_000;
+
+static REQUESTS: Queue<NoiseRun> = Queue::new();
+
+pub fn init() {
+    kmsg::register(KMSG_NOISE_RUN, post);
+    sched::spawn(0, "noise", || loop {
+        let run = REQUESTS.pop();
+        report(&run, serve(&run));
+    });
+}
+
+fn post(msg: &Message) {
+    match NoiseRun::from_bytes(msg.data) {
+        Some(run) if msg.from == Peer::Host => REQUESTS.push(run),
+        _ => crate::println!("noise: malformed request from {:?} refused", msg.from),
+    }
+}
+
+/// Runs the probe on its CPU and waits for it.
+fn serve(run: &NoiseRun) -> Result<(NoiseResult, Vec<NoiseDetour>), i32> {
+    let cpu = run.cpu as usize;
+    let valid = run.probe == NOISE_SELFISH
+        && cpu < hal::MAX_CPUS
+        && hotplug::active_cpus().any(|c| c == cpu)
+        && run.duration_ns > 0
+        && run.duration_ns <= MAX_DURATION_NS;
+    if !valid {
+        return Err(EINVAL.to_return() as i32);
+    }
+    let (duration, threshold) = (run.duration_ns, run.threshold_ns);
+    Ok(sched::spawn(cpu, "noise probe", move || selfish(duration, threshold)).join())
+}
+
+/// The selfish-detour loop on this CPU.
+pub fn selfish(duration_ns: u64, threshold_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
+    let me = hal::cpu_index();
+    let threshold = tsc::ns_to_cycles(threshold_ns);
+    let mut listed: Vec<NoiseDetour> = Vec::with_capacity(NOISE_MAX_LISTED);
+    let mut r = NoiseResult { cpu: me as u32, ..Default::default() };
+    let (mut total, mut max, mut kernel, mut kernel_max) = (0u64, 0u64, 0u64, 0u64);
+    let irqs_at_start = hal::irq::taken_on(me);
+    let start = cpu::rdtsc();
+    let end = start + tsc::ns_to_cycles(duration_ns);
+    let (mut last, mut irqs) = (start, irqs_at_start);
+    while last < end {
+        let now = cpu::rdtsc();
+        let taken = hal::irq::taken_on(me);
+        let gap = now - last;
+        if gap > threshold {
+            r.detours += 1;
+            total += gap;
+            max = max.max(gap);
+            if taken != irqs {
+                r.kernel_detours += 1;
+                kernel += gap;
+                kernel_max = kernel_max.max(gap);
+            }
+            if listed.len() < NOISE_MAX_LISTED {
+                let ns = tsc::cycles_to_ns;
+                listed.push(NoiseDetour {
+                    at_ns: ns(last - start),
+                    len_ns: ns(gap),
+                    irqs: taken - irqs,
+                });
+            }
+        }
+        (last, irqs) = (now, taken);
+        r.loops += 1;
+    }
+    let ns = tsc::cycles_to_ns;
+    r.duration_ns = ns(last - start);
+    r.total_ns = ns(total);
+    r.max_ns = ns(max);
+    r.kernel_ns = ns(kernel);
+    r.kernel_max_ns = ns(kernel_max);
+    r.irqs = hal::irq::taken_on(me) - irqs_at_start;
+    r.listed = listed.len() as u32;
+    (r, listed)
+}
+
+/// NOISE_DONE: the result, then its listed detours.
+fn report(run: &NoiseRun, outcome: Result<(NoiseResult, Vec<NoiseDetour>), i32>) {
+    let (mut r, listed) =
+        outcome.unwrap_or_else(|error| (NoiseResult { error, ..Default::default() }, Vec::new()));
+    r.cookie = run.cookie;
+    let mut bytes = Vec::with_capacity(NOISE_RESULT_BYTES + listed.len() * NOISE_DETOUR_BYTES);
+    bytes.extend_from_slice(&r.to_bytes());
+    for d in &listed {
+        bytes.extend_from_slice(&d.to_bytes());
+    }
+    let deadline = cpu::rdtsc() + tsc::ns_to_cycles(1_000_000_000);
+    loop {
+        match kmsg::send(Peer::Host, KMSG_NOISE_DONE, &bytes) {
+            Err(SendError::Full) if cpu::rdtsc() < deadline => sched::sleep_ns(100_000),
+            Ok(()) => return,
+            Err(e) => return crate::println!("noise: result not sent: {e:?}"),
+        }
+    }
+}

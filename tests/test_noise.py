@@ -1,0 +1,38 @@
+"""`atoll noise` (issue 16): the selfish-detour probe on an enclave's CPUs,
+run in the LWK, which attributes every detour to itself (an interrupt was
+taken during it) or not. Smoke test: the JSON's shape, and no interrupt on
+an enclave CPU during its probe (a quiet LWK takes none: tickless, and the
+probe holds the CPU)."""
+import json
+
+
+def test_noise_probe_on_every_enclave_cpu(vm):
+    res = vm(r'''
+atoll create --cpus 2 --mem 128M --name n > /dev/null || exit 9
+atoll --json noise --enclave n --seconds 1 > /tmp/noise.json || exit 10
+echo "JSON $(cat /tmp/noise.json)"
+atoll noise --enclave n --cpus 1 --seconds 0.5 --threshold-ns 5000
+atoll noise --enclave n --cpus 5 --seconds 1; echo "NO SUCH CPU: $?"
+atoll noise --enclave n --seconds 0; echo "ZERO SECONDS: $?"
+atoll destroy n > /dev/null || exit 11
+''', timeout=300)
+    assert res.status == 0, res.output
+    out = res.output
+    doc = json.loads(next(l[5:] for l in out.splitlines() if l.startswith("JSON ")))
+    assert doc["probe"] == "selfish" and doc["threshold_ns"] == 2000, doc
+    assert [c["cpu"] for c in doc["cpus"]] == [0, 1], doc
+    for c in doc["cpus"]:
+        for key in ["duration_ns", "loops", "detours", "per_second", "availability", "max_ns", "p50_ns",
+                    "p99_ns", "p999_ns", "interrupts", "kernel_detours", "other_detours", "listed"]:
+            assert key in c, (key, c)
+        assert 0.9e9 <= c["duration_ns"] <= 1.5e9 and c["loops"] > 1000, c
+        assert 0 < c["availability"] <= 1 and c["kernel"] == "lwk", c
+        assert c["detours"] == c["kernel_detours"] + c["other_detours"], c
+        assert len(c["listed"]) == min(c["detours"], 2000), c
+        # The target: the LWK takes no interrupt on a CPU it probes.
+        assert c["interrupts"] == 0 and c["kernel_detours"] == 0, c
+    table = out[out.index("CPU  "):]
+    assert table.splitlines()[1].split()[0] == "n/1", table
+    assert "threshold 5.0 us" in table, table
+    assert "enclave n has no LWK CPU 5" in out and "NO SUCH CPU: 1" in out, out
+    assert "ZERO SECONDS: 2" in out, out
