@@ -2,7 +2,8 @@
 run in the LWK, which attributes every detour to itself (an interrupt was
 taken during it) or not. Smoke test: the JSON's shape, and no interrupt on
 an enclave CPU during its probe (a quiet LWK takes none: tickless, and the
-probe holds the CPU)."""
+probe holds the CPU). On a Linux CPU the probe runs in the CLI and
+attributes by 100 ms windows: Linux's tick shows as its interrupts."""
 import json
 
 
@@ -12,6 +13,9 @@ atoll create --cpus 2 --mem 128M --name n > /dev/null || exit 9
 atoll --json noise --enclave n --seconds 1 > /tmp/noise.json || exit 10
 echo "JSON $(cat /tmp/noise.json)"
 atoll noise --enclave n --cpus 1 --seconds 0.5 --threshold-ns 5000
+atoll --json noise --linux-cpus 1 --seconds 1 > /tmp/linux.json || exit 12
+echo "LINUX $(cat /tmp/linux.json)"
+atoll noise; echo "NOWHERE: $?"
 atoll noise --enclave n --cpus 5 --seconds 1; echo "NO SUCH CPU: $?"
 atoll noise --enclave n --seconds 0; echo "ZERO SECONDS: $?"
 atoll destroy n > /dev/null || exit 11
@@ -36,3 +40,11 @@ atoll destroy n > /dev/null || exit 11
     assert "threshold 5.0 us" in table, table
     assert "enclave n has no LWK CPU 5" in out and "NO SUCH CPU: 1" in out, out
     assert "ZERO SECONDS: 2" in out, out
+    assert "say where to probe" in out and "NOWHERE: 1" in out, out
+    linux = json.loads(next(l[6:] for l in out.splitlines() if l.startswith("LINUX ")))["cpus"]
+    assert [(c["kernel"], c["name"], c["cpu"]) for c in linux] == [("linux", "linux/1", 1)], linux
+    c = linux[0]
+    assert c["attribution"] == "per 100 ms window" and 0.9e9 <= c["duration_ns"] <= 1.5e9, c
+    # Linux's tick runs on a busy CPU: interrupts, and detours put down to them.
+    assert c["interrupts"] > 0 and c["kernel_detours"] > 0, c
+    assert c["detours"] == c["kernel_detours"] + c["other_detours"], c

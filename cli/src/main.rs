@@ -10,6 +10,7 @@ mod error;
 mod format;
 mod image;
 mod mirror;
+mod noise_linux;
 mod parse;
 mod program;
 mod rank_cpus;
@@ -121,13 +122,17 @@ enum Command {
 
     /// Measure OS noise on an enclave's CPUs (selfish detour): availability, detours, who caused them
     Noise {
-        /// The enclave whose CPUs to probe
+        /// The enclave whose CPUs to probe (its LWK runs the probe)
         #[arg(long, value_name = "NAME|ID")]
-        enclave: String,
+        enclave: Option<String>,
 
-        /// LWK CPUs to probe, one after the other (e.g. 0 or 0-1); default: every one
-        #[arg(long, value_name = "LIST", value_parser = parse::cpu_list)]
+        /// The enclave's LWK CPUs to probe, one after the other (e.g. 0 or 0-1); default: every one
+        #[arg(long, value_name = "LIST", value_parser = parse::cpu_list, requires = "enclave")]
         cpus: Option<parse::CpuList>,
+
+        /// Linux CPUs to probe too, after the enclave's (e.g. 1 or 0-1)
+        #[arg(long, value_name = "LIST", value_parser = parse::cpu_list)]
+        linux_cpus: Option<parse::CpuList>,
 
         /// How long each probe runs
         #[arg(long, value_name = "S", default_value = "10", value_parser = parse::seconds)]
@@ -270,8 +275,14 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
-        Command::Noise { enclave, cpus, seconds, threshold_ns } => noise::run(
-            noise::Options { enclave, cpus: cpus.map(|c| c.0).unwrap_or_default(), seconds, threshold_ns },
+        Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns } => noise::run(
+            noise::Options {
+                enclave,
+                cpus: cpus.map(|c| c.0).unwrap_or_default(),
+                linux_cpus: linux_cpus.map(|c| c.0).unwrap_or_default(),
+                seconds,
+                threshold_ns,
+            },
             json,
         ),
         Command::Add { enclave, cpus, mem } => resize::run(&enclave, true, resize::what(cpus, mem), json),
@@ -323,11 +334,14 @@ mod tests {
     fn parses_noise_and_resize() {
         let cli =
             Cli::try_parse_from(["atoll", "noise", "--enclave", "sim", "--cpus", "0,2", "--seconds", "0.5"]).unwrap();
-        let Command::Noise { enclave, cpus, seconds, threshold_ns } = cli.command else { panic!("not noise") };
+        let Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns } = cli.command else {
+            panic!("not noise")
+        };
         assert_eq!(
-            (enclave.as_str(), cpus, seconds, threshold_ns),
-            ("sim", Some(parse::CpuList(vec![0, 2])), 0.5, 2000)
+            (enclave.as_deref(), cpus, linux_cpus, seconds, threshold_ns),
+            (Some("sim"), Some(parse::CpuList(vec![0, 2])), None, 0.5, 2000)
         );
+        assert!(Cli::try_parse_from(["atoll", "noise", "--cpus", "0"]).is_err(), "--cpus needs --enclave");
         let cli = Cli::try_parse_from(["atoll", "add", "sim", "--cpus", "2"]).unwrap();
         let Command::Add { cpus, mem, .. } = cli.command else { panic!("not add") };
         assert_eq!((cpus, mem), (Some(parse::CpuSpec::Count(2)), None));

@@ -1,6 +1,7 @@
 //! Facts about this process that std does not offer: its user and group ids,
-//! the CPU's feature bits, random bytes, and duplicating a descriptor to a
-//! high number. A thin layer over libc; each `unsafe` says why it is sound.
+//! the CPU's feature bits, random bytes, duplicating a descriptor to a high
+//! number, pinning a thread to a CPU. A thin layer over libc; each `unsafe`
+//! says why it is sound.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
@@ -165,6 +166,26 @@ pub fn close(fd: RawFd) {
 pub fn exit_now(code: i32) -> ! {
     // SAFETY: _exit never returns and touches no memory of ours.
     unsafe { libc::_exit(code) }
+}
+
+/// Pins the calling thread to Linux CPU `cpu`.
+pub fn pin_to_cpu(cpu: u32) -> io::Result<()> {
+    if cpu as usize >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: cpu_set_t is plain bits, all-zero is an empty set; CPU_SET
+    // writes inside it (the index is checked above); sched_setaffinity only
+    // reads the set, of the size given, for the calling thread (pid 0).
+    let r = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 #[cfg(test)]

@@ -1,28 +1,35 @@
-//! `atoll noise --enclave <name> [--cpus <LWK CPUs>] --seconds <s>`: the
-//! selfish-detour probe on an enclave's CPUs, one after the other, as a
-//! table per CPU in the shape of Linux's `rtla osnoise`: availability,
-//! detours per second, the largest, percentiles, and how many the LWK
-//! caused (it took an interrupt during them) against the rest (the
-//! hardware or the hypervisor took the CPU).
+//! `atoll noise [--enclave <name> [--cpus <LWK CPUs>]] [--linux-cpus <list>]
+//! --seconds <s>`: the selfish-detour probe on an enclave's CPUs (run by its
+//! LWK) and on Linux CPUs (run here, noise_linux.rs), one CPU after the
+//! other, as a table per CPU in the shape of Linux's `rtla osnoise`:
+//! availability, detours per second, the largest, percentiles, and how many
+//! the CPU's kernel caused against the rest (the hardware or the
+//! hypervisor took the CPU).
 
 use super::print_json;
 use crate::device::Device;
 use crate::enclave;
-use crate::error::{module_error, Result};
-use crate::format;
+use crate::error::{module_error, Error, Result};
+use crate::{format, noise_linux};
 use atoll_abi::{NoiseDetour, NoiseReq, NoiseResult, NOISE_MAX_LISTED, NOISE_SELFISH};
 use serde_json::{json, Value};
+use std::time::Duration;
 
 pub struct Options {
-    pub enclave: String,
+    pub enclave: Option<String>,
     /// LWK CPU indices; empty: every CPU of the enclave.
     pub cpus: Vec<u32>,
+    pub linux_cpus: Vec<u32>,
     pub seconds: f64,
     pub threshold_ns: u64,
 }
 
-/// One CPU's probe: what the LWK counted and the detours it listed.
+/// One CPU's probe: what was counted and the detours listed.
 pub struct CpuNoise {
+    /// "lwk" or "linux".
+    pub kernel: &'static str,
+    /// How the table names the CPU: `<enclave>/<LWK CPU>` or `linux/<CPU>`.
+    pub label: String,
     pub result: NoiseResult,
     pub detours: Vec<NoiseDetour>,
 }
@@ -57,11 +64,37 @@ fn percentile(sorted: &[u64], p: f64) -> u64 {
 }
 
 pub fn run(opts: Options, json: bool) -> Result<()> {
+    if opts.enclave.is_none() && opts.linux_cpus.is_empty() {
+        return Err(Error::new("noise: say where to probe: --enclave <name> and/or --linux-cpus <list>"));
+    }
+    let mut probes = Vec::new();
+    if let Some(name) = &opts.enclave {
+        probes.extend(enclave_probes(name, &opts)?);
+    }
+    for &cpu in &opts.linux_cpus {
+        eprintln!("atoll noise: {} s on Linux CPU {cpu}", opts.seconds);
+        let duration = Duration::from_secs_f64(opts.seconds);
+        let (result, detours) =
+            std::thread::spawn(move || noise_linux::probe(cpu, duration, Duration::from_nanos(opts.threshold_ns)))
+                .join()
+                .map_err(|_| Error::new("noise: the probe thread failed"))?
+                .map_err(|e| Error::new(format!("noise: Linux CPU {cpu}: {e}")))?;
+        probes.push(CpuNoise { kernel: "linux", label: format!("linux/{cpu}"), result, detours });
+    }
+    if json {
+        print_json(&to_json(opts.threshold_ns, &probes));
+    } else {
+        print!("{}", text(opts.threshold_ns, &probes));
+    }
+    Ok(())
+}
+
+fn enclave_probes(name: &str, opts: &Options) -> Result<Vec<CpuNoise>> {
     let dev = Device::open()?;
-    let e = enclave::find(&dev, &opts.enclave)?;
+    let e = enclave::find(&dev, name)?;
     let cpus = if opts.cpus.is_empty() { e.lwk_cpus.clone() } else { opts.cpus.clone() };
     let mut probes = Vec::new();
-    for &cpu in &cpus {
+    for cpu in cpus {
         eprintln!("atoll noise: {} s on enclave {}'s LWK CPU {cpu}", opts.seconds, e.name);
         let mut req = NoiseReq::new();
         req.id = e.id;
@@ -72,23 +105,18 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
         let mut detours = vec![NoiseDetour::default(); NOISE_MAX_LISTED];
         dev.noise(&mut req, &mut detours).map_err(|err| module_error("noise", &req.error, &err))?;
         detours.truncate(req.result.listed as usize);
-        probes.push(CpuNoise { result: req.result, detours });
+        probes.push(CpuNoise { kernel: "lwk", label: format!("{}/{cpu}", e.name), result: req.result, detours });
     }
-    if json {
-        print_json(&to_json(&e.name, opts.threshold_ns, &probes));
-    } else {
-        print!("{}", text(&e.name, opts.threshold_ns, &probes));
-    }
-    Ok(())
+    Ok(probes)
 }
 
-fn to_json(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> Value {
+fn to_json(threshold_ns: u64, probes: &[CpuNoise]) -> Value {
     let cpus: Vec<Value> = probes
         .iter()
         .map(|p| {
             let r = &p.result;
             json!({
-                "kernel": "lwk", "enclave": name, "cpu": r.cpu, "probe": "selfish",
+                "kernel": p.kernel, "name": p.label, "cpu": r.cpu, "probe": "selfish",
                 "duration_ns": r.duration_ns, "loops": r.loops, "detours": r.detours,
                 "per_second": p.per_second(), "availability": p.availability(),
                 "total_ns": r.total_ns, "max_ns": r.max_ns,
@@ -96,6 +124,7 @@ fn to_json(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> Value {
                 "p999_ns": p.percentile_ns(99.9),
                 "interrupts": r.irqs, "kernel_detours": r.kernel_detours, "kernel_ns": r.kernel_ns,
                 "kernel_max_ns": r.kernel_max_ns, "other_detours": r.detours - r.kernel_detours,
+                "attribution": if p.kernel == "lwk" { "per detour" } else { "per 100 ms window" },
                 "listed": p.detours.iter().map(|d| [d.at_ns, d.len_ns, d.irqs]).collect::<Vec<_>>(),
             })
         })
@@ -103,7 +132,7 @@ fn to_json(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> Value {
     json!({ "probe": "selfish", "threshold_ns": threshold_ns, "cpus": cpus })
 }
 
-fn text(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> String {
+fn text(threshold_ns: u64, probes: &[CpuNoise]) -> String {
     let mut rows = vec![vec![
         "CPU".to_string(),
         "seconds".into(),
@@ -113,14 +142,14 @@ fn text(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> String {
         "p50".into(),
         "p99".into(),
         "p99.9".into(),
-        "by the LWK".into(),
+        "by its kernel".into(),
         "by others".into(),
         "interrupts".into(),
     ]];
     for p in probes {
         let r = &p.result;
         rows.push(vec![
-            format!("{name}/{}", r.cpu),
+            p.label.clone(),
             format!("{:.1}", r.duration_ns as f64 / 1e9),
             format!("{:.4}%", 100.0 * p.availability()),
             format!("{:.1}", p.per_second()),
@@ -133,11 +162,13 @@ fn text(name: &str, threshold_ns: u64, probes: &[CpuNoise]) -> String {
             r.irqs.to_string(),
         ]);
     }
+    let linux = probes.iter().any(|p| p.kernel == "linux");
     format!(
-        "{}selfish detour, threshold {} us; \"by the LWK\": detours during which the CPU took an \
-         interrupt; \"by others\": none (the hardware or the hypervisor)\n",
+        "{}selfish detour, threshold {} us; \"by its kernel\": detours during which the CPU took an \
+         interrupt{}; \"by others\": the hardware or the hypervisor\n",
         format::table(&rows),
-        format::us(threshold_ns)
+        format::us(threshold_ns),
+        if linux { " (on Linux: in a 100 ms window where its interrupts, softirqs or schedules moved)" } else { "" }
     )
 }
 
@@ -159,7 +190,7 @@ mod tests {
             ..Default::default()
         };
         let detours = detours.iter().map(|&len_ns| NoiseDetour { at_ns: 0, len_ns, irqs: 0 }).collect();
-        CpuNoise { result, detours }
+        CpuNoise { kernel: "lwk", label: "sim/1".into(), result, detours }
     }
 
     #[test]
@@ -181,13 +212,13 @@ mod tests {
     #[test]
     fn table_and_json() {
         let p = probe(&[10_000, 30_000], 1);
-        let t = text("sim", 2_000, std::slice::from_ref(&p));
+        let t = text(2_000, std::slice::from_ref(&p));
         let lines: Vec<&str> = t.lines().collect();
-        assert!(lines[0].starts_with("CPU") && lines[0].contains("by the LWK"), "{t}");
+        assert!(lines[0].starts_with("CPU") && lines[0].contains("by its kernel"), "{t}");
         let cells: Vec<&str> = lines[1].split_whitespace().collect();
         assert_eq!(cells[..5], ["sim/1", "2.0", "99.9980%", "1.0", "30.0"], "{t}");
         assert_eq!(cells[cells.len() - 3..], ["1", "1", "1"], "{t}");
-        let v = to_json("sim", 2_000, &[p]);
+        let v = to_json(2_000, &[p]);
         assert_eq!(v["cpus"][0]["kernel_detours"], 1);
         assert_eq!(v["cpus"][0]["other_detours"], 1);
         assert_eq!(v["cpus"][0]["listed"][1], json!([0, 30_000, 0]));

@@ -1,0 +1,139 @@
+//! The selfish-detour probe on a Linux CPU (`atoll noise --linux-cpus`): a
+//! thread pinned there spins reading the clock and records every gap longer
+//! than the threshold. Linux does not say which detour it caused, so the
+//! probe runs in windows and reads that CPU's interrupt, softirq and
+//! schedule counts (/proc/interrupts, /proc/softirqs, /proc/schedstat)
+//! between them, outside the timed loop: a detour in a window where any of
+//! them moved counts as Linux's, one in a quiet window as the hardware's or
+//! the hypervisor's. Fed the same way as the LWK's result, so both print alike.
+
+use atoll_abi::{NoiseDetour, NoiseResult, NOISE_MAX_LISTED};
+use std::io;
+use std::time::{Duration, Instant};
+
+/// How long the probe spins between two reads of the counters.
+const WINDOW: Duration = Duration::from_millis(100);
+
+/// What the kernel did on one CPU so far.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub interrupts: u64,
+    pub softirqs: u64,
+    pub schedules: u64,
+}
+
+impl Counters {
+    fn total(&self) -> u64 {
+        self.interrupts + self.softirqs + self.schedules
+    }
+}
+
+/// The sum of CPU `cpu`'s column in /proc/interrupts or /proc/softirqs
+/// (a header of CPU names, then a row per source).
+pub fn column_sum(text: &str, cpu: u32) -> Option<u64> {
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next()?.split_whitespace().collect();
+    let col = header.iter().position(|h| *h == format!("CPU{cpu}"))?;
+    // Rows with a count per CPU (ERR and MIS have one for all: skipped).
+    let sum = lines
+        .filter(|l| l.split_whitespace().count() > header.len())
+        .filter_map(|l| l.split_whitespace().nth(col + 1).and_then(|v| v.parse::<u64>().ok()))
+        .sum();
+    Some(sum)
+}
+
+/// schedule() calls on CPU `cpu` from /proc/schedstat (its `cpu<N>` line's
+/// third count, in versions 15 and later).
+pub fn schedules(text: &str, cpu: u32) -> Option<u64> {
+    let name = format!("cpu{cpu}");
+    let line = text.lines().find(|l| l.split_whitespace().next() == Some(name.as_str()))?;
+    line.split_whitespace().nth(3)?.parse().ok()
+}
+
+pub fn counters(cpu: u32) -> io::Result<Counters> {
+    let read = |path: &str| std::fs::read_to_string(path);
+    let bad = |what: &str| io::Error::other(format!("{what} has no figures for CPU {cpu}"));
+    Ok(Counters {
+        interrupts: column_sum(&read("/proc/interrupts")?, cpu).ok_or_else(|| bad("/proc/interrupts"))?,
+        softirqs: column_sum(&read("/proc/softirqs")?, cpu).ok_or_else(|| bad("/proc/softirqs"))?,
+        schedules: schedules(&read("/proc/schedstat")?, cpu).ok_or_else(|| bad("/proc/schedstat"))?,
+    })
+}
+
+/// Runs the probe on Linux CPU `cpu` (this thread is pinned there).
+pub fn probe(cpu: u32, duration: Duration, threshold: Duration) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
+    crate::sys::pin_to_cpu(cpu)?;
+    let mut r = NoiseResult { cpu, ..Default::default() };
+    let mut listed = Vec::new();
+    let (mut probed, mut total, mut max) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let (mut kernel, mut kernel_max) = (Duration::ZERO, Duration::ZERO);
+    let mut before = counters(cpu)?;
+    while probed < duration {
+        let window = WINDOW.min(duration - probed);
+        let mut gaps = Vec::new();
+        let start = Instant::now();
+        let mut last = start;
+        while last - start < window {
+            let now = Instant::now();
+            if now - last > threshold {
+                gaps.push((probed + (last - start), now - last));
+            }
+            last = now;
+            r.loops += 1;
+        }
+        probed += last - start;
+        let after = counters(cpu)?;
+        let moved = after.total() - before.total();
+        r.irqs += after.interrupts - before.interrupts + after.softirqs - before.softirqs;
+        before = after;
+        for (at, gap) in gaps {
+            r.detours += 1;
+            total += gap;
+            max = max.max(gap);
+            if moved > 0 {
+                r.kernel_detours += 1;
+                kernel += gap;
+                kernel_max = kernel_max.max(gap);
+            }
+            if listed.len() < NOISE_MAX_LISTED {
+                let ns = |d: Duration| d.as_nanos() as u64;
+                listed.push(NoiseDetour { at_ns: ns(at), len_ns: ns(gap), irqs: moved });
+            }
+        }
+    }
+    let ns = |d: Duration| d.as_nanos() as u64;
+    r.duration_ns = ns(probed);
+    r.total_ns = ns(total);
+    r.max_ns = ns(max);
+    r.kernel_ns = ns(kernel);
+    r.kernel_max_ns = ns(kernel_max);
+    r.listed = listed.len() as u32;
+    Ok((r, listed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INTERRUPTS: &str = "           CPU0       CPU1       CPU2
+  0:         44          0          0   IO-APIC   2-edge      timer
+LOC:      81234      70000        250   Local timer interrupts
+CAL:        120         35          7   Function call interrupts
+ERR:          5
+";
+
+    #[test]
+    fn interrupt_columns() {
+        assert_eq!(column_sum(INTERRUPTS, 0), Some(81_398));
+        assert_eq!(column_sum(INTERRUPTS, 2), Some(257));
+        assert_eq!(column_sum(INTERRUPTS, 3), None);
+    }
+
+    #[test]
+    fn schedule_counts() {
+        let text = "version 15\ntimestamp 4295\ncpu0 0 0 5000 2000 10 9 1 2 3\ncpu1 0 0 77 7 1 1 1 1 1\n";
+        assert_eq!(schedules(text, 1), Some(77));
+        assert_eq!(schedules(text, 0), Some(5000));
+        assert_eq!(schedules(text, 2), None);
+    }
+}
