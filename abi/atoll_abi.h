@@ -753,9 +753,15 @@ struct atoll_enclave_info {
  * its CPUs reading the TSC for duration_ns and records every gap longer
  * than threshold_ns (a detour) with the interrupts that CPU took during
  * it. A detour with none is not the LWK's doing: the hardware or the
- * hypervisor took the CPU. The probe holds the CPU for its duration.
+ * hypervisor took the CPU. FWQ (fixed work quanta): a piece of work that
+ * takes about threshold_ns undisturbed, repeated for duration_ns; each
+ * listed entry is one quantum (len_ns: how long it took). FTQ (fixed time
+ * quanta): quanta of threshold_ns; each entry's len_ns is the work units
+ * done in it. The probe holds the CPU for its duration.
  */
 #define ATOLL_NOISE_SELFISH	1
+#define ATOLL_NOISE_FWQ		2
+#define ATOLL_NOISE_FTQ		3
 #define ATOLL_NOISE_MAX_LISTED	2000	/* detours listed one by one; all are counted */
 #define ATOLL_KMSG_NOISE_RUN	55	/* host: struct atoll_noise_run */
 #define ATOLL_KMSG_NOISE_DONE	56	/* LWK: struct atoll_noise_result, its listed detours */

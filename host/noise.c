@@ -33,7 +33,9 @@ static void on_done(struct atoll_enclave *e, const struct atoll_kmsg *m)
 		return;
 	}
 	want = sizeof(*r) + (size_t)r->listed * sizeof(struct atoll_noise_detour);
-	if (m->len != want || r->detours < r->listed || r->kernel_detours > r->detours) {
+	/* Selfish lists detours (of all counted); FWQ and FTQ list every sample. */
+	if (m->len != want || (r->detours < r->listed && r->loops < r->listed) ||
+	    (r->kernel_detours > r->detours && r->kernel_detours > r->loops)) {
 		pr_warn_ratelimited("atoll: enclave %s: inconsistent noise result refused\n",
 				    e->name);
 		return;
@@ -86,10 +88,14 @@ int atoll_noise(struct atoll_enclave *e, struct atoll_noise_req *req)
 	unsigned long flags;
 	int ret;
 
-	if (req->probe != ATOLL_NOISE_SELFISH || !req->duration_ns ||
-	    req->duration_ns > ATOLL_NOISE_MAX_NS) {
-		atoll_err(req->error, "a probe is selfish and runs 1 ns to %llu s",
+	if (req->probe < ATOLL_NOISE_SELFISH || req->probe > ATOLL_NOISE_FTQ ||
+	    !req->duration_ns || req->duration_ns > ATOLL_NOISE_MAX_NS) {
+		atoll_err(req->error, "a probe is selfish, FWQ or FTQ and runs 1 ns to %llu s",
 			  ATOLL_NOISE_MAX_NS / NSEC_PER_SEC);
+		return -EINVAL;
+	}
+	if (req->probe != ATOLL_NOISE_SELFISH && req->threshold_ns < NSEC_PER_USEC) {
+		atoll_err(req->error, "FWQ and FTQ quanta are 1 us or longer");
 		return -EINVAL;
 	}
 	if (req->cpu >= ATOLL_MAX_CPUS || !(e->lwk_cpus & BIT_ULL(req->cpu))) {

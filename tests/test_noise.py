@@ -16,6 +16,11 @@ atoll noise --enclave n --cpus 1 --seconds 0.5 --threshold-ns 5000
 atoll --json noise --linux-cpus 1 --seconds 1 > /tmp/linux.json || exit 12
 echo "LINUX $(cat /tmp/linux.json)"
 atoll noise; echo "NOWHERE: $?"
+atoll --json noise --enclave n --cpus 1 --probe fwq --seconds 1 > /tmp/fwq.json || exit 13
+echo "FWQ $(cat /tmp/fwq.json)"
+atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 > /tmp/ftq.json || exit 14
+echo "FTQ $(cat /tmp/ftq.json)"
+atoll noise --enclave n --probe fwq --seconds 0.5
 atoll noise --enclave n --cpus 5 --seconds 1; echo "NO SUCH CPU: $?"
 atoll noise --enclave n --seconds 0; echo "ZERO SECONDS: $?"
 atoll destroy n > /dev/null || exit 11
@@ -48,3 +53,19 @@ atoll destroy n > /dev/null || exit 11
     # Linux's tick runs on a busy CPU: interrupts, and detours put down to them.
     assert c["interrupts"] > 0 and c["kernel_detours"] > 0, c
     assert c["detours"] == c["kernel_detours"] + c["other_detours"], c
+    # FWQ: 1 ms quanta of the same work on an enclave CPU, none interrupted.
+    fwq = json.loads(next(l[4:] for l in out.splitlines() if l.startswith("FWQ ")))
+    assert fwq["probe"] == "fwq" and fwq["quantum_ns"] == 1_000_000, fwq
+    q = fwq["cpus"][0]
+    assert q["kernel"] == "lwk" and 300 <= q["samples"] <= 2000, q
+    assert q["min"] <= q["mean"] <= q["max"] and q["worst_over_mean"] >= 1, q
+    assert q["with_interrupts"] == 0 and q["interrupts"] == 0, q
+    assert len(q["listed"]) == q["samples"], q
+    # FTQ on the enclave CPU and a Linux CPU: work per 0.5 ms quantum.
+    ftq = json.loads(next(l[4:] for l in out.splitlines() if l.startswith("FTQ ")))
+    lwk, lin = ftq["cpus"]
+    assert (lwk["kernel"], lin["kernel"]) == ("lwk", "linux"), ftq
+    assert lwk["samples"] >= 500 and lwk["min"] > 0 and lwk["min_over_mean"] <= 1, lwk
+    assert lwk["with_interrupts"] == 0, lwk
+    assert lin["with_interrupts"] is None and lin["interrupts"] > 0, lin
+    assert "worst/mean" in out and "FWQ: the same work, about 1000.0 us per quantum" in out, out

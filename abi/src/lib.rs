@@ -718,6 +718,8 @@ pub struct ResizeEvent {
 }
 
 pub const NOISE_SELFISH: u32 = 1;
+pub const NOISE_FWQ: u32 = 2;
+pub const NOISE_FTQ: u32 = 3;
 pub const NOISE_MAX_LISTED: usize = 2000;
 pub const KMSG_NOISE_RUN: u16 = 55;
 pub const KMSG_NOISE_DONE: u16 = 56;

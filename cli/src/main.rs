@@ -13,6 +13,7 @@ mod mirror;
 mod noise_linux;
 mod parse;
 mod program;
+mod quanta;
 mod rank_cpus;
 mod running;
 mod segments;
@@ -138,9 +139,17 @@ enum Command {
         #[arg(long, value_name = "S", default_value = "10", value_parser = parse::seconds)]
         seconds: f64,
 
-        /// Gaps between two TSC reads longer than this count as detours
+        /// Gaps between two TSC reads longer than this count as detours (selfish)
         #[arg(long, value_name = "NS", default_value_t = 2000)]
         threshold_ns: u64,
+
+        /// selfish detour, fixed work quanta or fixed time quanta
+        #[arg(long, value_enum, default_value = "selfish")]
+        probe: noise::Probe,
+
+        /// FWQ's and FTQ's quantum
+        #[arg(long, value_name = "NS", default_value_t = 1_000_000)]
+        quantum_ns: u64,
     },
 
     /// Stop an enclave and give its CPUs and memory back to Linux
@@ -275,8 +284,10 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
-        Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns } => noise::run(
+        Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns, probe, quantum_ns } => noise::run(
             noise::Options {
+                probe,
+                quantum_ns,
                 enclave,
                 cpus: cpus.map(|c| c.0).unwrap_or_default(),
                 linux_cpus: linux_cpus.map(|c| c.0).unwrap_or_default(),
@@ -334,7 +345,7 @@ mod tests {
     fn parses_noise_and_resize() {
         let cli =
             Cli::try_parse_from(["atoll", "noise", "--enclave", "sim", "--cpus", "0,2", "--seconds", "0.5"]).unwrap();
-        let Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns } = cli.command else {
+        let Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns, .. } = cli.command else {
             panic!("not noise")
         };
         assert_eq!(

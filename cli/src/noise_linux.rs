@@ -6,6 +6,8 @@
 //! between them, outside the timed loop: a detour in a window where any of
 //! them moved counts as Linux's, one in a quiet window as the hardware's or
 //! the hypervisor's. Fed the same way as the LWK's result, so both print alike.
+//! FWQ and FTQ run the LWK's work unit here (their interrupts are counted
+//! for the whole run).
 
 use atoll_abi::{NoiseDetour, NoiseResult, NOISE_MAX_LISTED};
 use std::io;
@@ -108,6 +110,95 @@ pub fn probe(cpu: u32, duration: Duration, threshold: Duration) -> io::Result<(N
     r.kernel_ns = ns(kernel);
     r.kernel_max_ns = ns(kernel_max);
     r.listed = listed.len() as u32;
+    Ok((r, listed))
+}
+
+/// One work unit of FWQ and FTQ, the LWK's (kernel/src/noise.rs) here.
+fn unit(x: u64) -> u64 {
+    let mut x = std::hint::black_box(x);
+    for _ in 0..64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    }
+    std::hint::black_box(x)
+}
+
+/// Work units done in `quantum` from `start` (the clock is read every 64
+/// units, so reading it costs little next to the work).
+fn units_within(start: Instant, quantum: Duration) -> u64 {
+    let (mut done, mut x) = (0, 1);
+    while start.elapsed() < quantum {
+        for _ in 0..64 {
+            x = unit(x);
+        }
+        done += 64;
+    }
+    done
+}
+
+/// Work units that take about `quantum` here undisturbed, timed in blocks
+/// without the clock inside (reading it costs microseconds under
+/// emulation): the fastest of a few tries of the largest block.
+fn units_for(quantum: Duration) -> u64 {
+    let time = |n: u64| {
+        let t = Instant::now();
+        let mut x = 1;
+        for _ in 0..n {
+            x = unit(x);
+        }
+        t.elapsed().max(Duration::from_nanos(1))
+    };
+    let mut n = 1024;
+    while time(n) < quantum / 8 && n < 1 << 40 {
+        n *= 2;
+    }
+    let best = (0..5).map(|_| time(n)).min().unwrap_or(Duration::from_nanos(1));
+    ((quantum.as_nanos() * n as u128 / best.as_nanos()) as u64).max(1)
+}
+
+/// FWQ on Linux CPU `cpu`: each sample, how long the same work took.
+/// Linux's interrupts are counted for the whole run, not per sample.
+pub fn fixed_work(cpu: u32, duration: Duration, quantum: Duration) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
+    crate::sys::pin_to_cpu(cpu)?;
+    let units = units_for(quantum);
+    sampled(cpu, duration, |_| {
+        let t = Instant::now();
+        let mut x = 1;
+        for _ in 0..units {
+            x = unit(x);
+        }
+        t.elapsed().as_nanos() as u64
+    })
+}
+
+/// FTQ on Linux CPU `cpu`: each sample, the work units done in `quantum`.
+pub fn fixed_time(cpu: u32, duration: Duration, quantum: Duration) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
+    crate::sys::pin_to_cpu(cpu)?;
+    sampled(cpu, duration, |start| units_within(start, quantum))
+}
+
+fn sampled(
+    cpu: u32,
+    duration: Duration,
+    mut sample: impl FnMut(Instant) -> u64,
+) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
+    let before = counters(cpu)?;
+    let start = Instant::now();
+    let mut listed = Vec::with_capacity(NOISE_MAX_LISTED);
+    let mut now = start;
+    while now - start < duration && listed.len() < NOISE_MAX_LISTED {
+        let value = sample(now);
+        listed.push(NoiseDetour { at_ns: (now - start).as_nanos() as u64, len_ns: value, irqs: 0 });
+        now = Instant::now();
+    }
+    let after = counters(cpu)?;
+    let r = NoiseResult {
+        cpu,
+        duration_ns: (now - start).as_nanos() as u64,
+        loops: listed.len() as u64,
+        irqs: after.interrupts - before.interrupts + after.softirqs - before.softirqs,
+        listed: listed.len() as u32,
+        ..Default::default()
+    };
     Ok((r, listed))
 }
 

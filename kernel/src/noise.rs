@@ -2,14 +2,15 @@
 //! Selfish detour: spin reading the TSC and record every gap between two
 //! reads longer than a threshold, with the interrupts this CPU took during
 //! it, so each detour is the kernel's (an interrupt) or not (the hardware
-//! or the hypervisor took the CPU). The host's requests arrive in the
+//! or the hypervisor took the CPU). FWQ and FTQ (as LLNL's and Sandia's
+//! benchmarks): fixed work per sample, or fixed time per sample. The host's requests arrive in the
 //! message interrupt; the probe runs in a kernel thread on the asked CPU,
 //! which it holds for the probe's duration.
 
 use alloc::vec::Vec;
 use atoll_abi::{
     NoiseDetour, NoiseResult, NoiseRun, KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES,
-    NOISE_MAX_LISTED, NOISE_RESULT_BYTES, NOISE_SELFISH,
+    NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED, NOISE_RESULT_BYTES, NOISE_SELFISH,
 };
 use hal::{cpu, tsc};
 use lwk_logic::errno::EINVAL;
@@ -41,7 +42,7 @@ fn post(msg: &Message) {
 /// Runs the probe on its CPU and waits for it.
 fn serve(run: &NoiseRun) -> Result<(NoiseResult, Vec<NoiseDetour>), i32> {
     let cpu = run.cpu as usize;
-    let valid = run.probe == NOISE_SELFISH
+    let valid = [NOISE_SELFISH, NOISE_FWQ, NOISE_FTQ].contains(&run.probe)
         && cpu < hal::MAX_CPUS
         && hotplug::active_cpus().any(|c| c == cpu)
         && run.duration_ns > 0
@@ -49,8 +50,100 @@ fn serve(run: &NoiseRun) -> Result<(NoiseResult, Vec<NoiseDetour>), i32> {
     if !valid {
         return Err(EINVAL.to_return() as i32);
     }
-    let (duration, threshold) = (run.duration_ns, run.threshold_ns);
-    Ok(sched::spawn(cpu, "noise probe", move || selfish(duration, threshold)).join())
+    let (duration, threshold, probe) = (run.duration_ns, run.threshold_ns, run.probe);
+    if probe != NOISE_SELFISH && threshold == 0 {
+        return Err(EINVAL.to_return() as i32);
+    }
+    Ok(sched::spawn(cpu, "noise probe", move || match probe {
+        NOISE_FWQ => fixed_work(duration, threshold),
+        NOISE_FTQ => fixed_time(duration, threshold),
+        _ => selfish(duration, threshold),
+    })
+    .join())
+}
+
+/// One work unit of the FWQ and FTQ probes: a short dependent chain.
+fn unit(x: u64) -> u64 {
+    let mut x = core::hint::black_box(x);
+    for _ in 0..64 {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+    }
+    core::hint::black_box(x)
+}
+
+/// Work units done in `quantum` cycles from `start` (the clock is read
+/// every 64 units, so reading it costs little next to the work).
+fn units_within(start: u64, quantum: u64) -> u64 {
+    let (mut done, mut x) = (0, 1);
+    while cpu::rdtsc() - start < quantum {
+        for _ in 0..64 {
+            x = unit(x);
+        }
+        done += 64;
+    }
+    done
+}
+
+/// Work units that take about `ns` on this CPU undisturbed: the most done
+/// in that time in a few tries (a detour while calibrating does not count).
+fn units_for(ns: u64) -> u64 {
+    let quantum = tsc::ns_to_cycles(ns);
+    (0..5).map(|_| units_within(cpu::rdtsc(), quantum)).max().unwrap_or(1).max(1)
+}
+
+/// FWQ: the same work, quantum after quantum; each listed entry is one
+/// quantum and how long it took.
+pub fn fixed_work(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
+    let units = units_for(quantum_ns);
+    sampled(duration_ns, |_| {
+        let t = cpu::rdtsc();
+        let mut x = 1;
+        for _ in 0..units {
+            x = unit(x);
+        }
+        tsc::cycles_to_ns(cpu::rdtsc() - t)
+    })
+}
+
+/// FTQ: quanta of fixed length; each listed entry is one quantum and the
+/// work units done in it.
+pub fn fixed_time(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
+    let quantum = tsc::ns_to_cycles(quantum_ns);
+    sampled(duration_ns, |start| units_within(start, quantum))
+}
+
+/// Runs `sample(start TSC)` back to back for `duration_ns` (at most
+/// NOISE_MAX_LISTED samples), listing each with the interrupts taken.
+fn sampled(
+    duration_ns: u64,
+    mut sample: impl FnMut(u64) -> u64,
+) -> (NoiseResult, Vec<NoiseDetour>) {
+    let me = hal::cpu_index();
+    let mut r = NoiseResult { cpu: me as u32, ..Default::default() };
+    let mut listed = Vec::with_capacity(NOISE_MAX_LISTED);
+    let start = cpu::rdtsc();
+    let end = start + tsc::ns_to_cycles(duration_ns);
+    let irqs_at_start = hal::irq::taken_on(me);
+    let mut now = start;
+    while now < end && listed.len() < NOISE_MAX_LISTED {
+        let irqs = hal::irq::taken_on(me);
+        let value = sample(now);
+        let taken = hal::irq::taken_on(me) - irqs;
+        if taken > 0 {
+            r.kernel_detours += 1;
+        }
+        listed.push(NoiseDetour {
+            at_ns: tsc::cycles_to_ns(now - start),
+            len_ns: value,
+            irqs: taken,
+        });
+        now = cpu::rdtsc();
+    }
+    r.duration_ns = tsc::cycles_to_ns(now - start);
+    r.irqs = hal::irq::taken_on(me) - irqs_at_start;
+    r.loops = listed.len() as u64;
+    r.listed = listed.len() as u32;
+    (r, listed)
 }
 
 /// The selfish-detour loop on this CPU.

@@ -1,21 +1,52 @@
 //! `atoll noise [--enclave <name> [--cpus <LWK CPUs>]] [--linux-cpus <list>]
-//! --seconds <s>`: the selfish-detour probe on an enclave's CPUs (run by its
-//! LWK) and on Linux CPUs (run here, noise_linux.rs), one CPU after the
-//! other, as a table per CPU in the shape of Linux's `rtla osnoise`:
+//! --seconds <s> [--probe selfish|fwq|ftq]`: a noise probe on an enclave's
+//! CPUs (run by its LWK) and on Linux CPUs (run here, noise_linux.rs), one
+//! CPU after the other. Selfish detour (the default) prints a table per CPU
+//! in the shape of Linux's `rtla osnoise`:
 //! availability, detours per second, the largest, percentiles, and how many
 //! the CPU's kernel caused against the rest (the hardware or the
-//! hypervisor took the CPU).
+//! hypervisor took the CPU). FWQ and FTQ print their quanta's figures
+//! (quanta.rs).
 
 use super::print_json;
 use crate::device::Device;
 use crate::enclave;
 use crate::error::{module_error, Error, Result};
-use crate::{format, noise_linux};
-use atoll_abi::{NoiseDetour, NoiseReq, NoiseResult, NOISE_MAX_LISTED, NOISE_SELFISH};
+use crate::{format, noise_linux, quanta};
+use atoll_abi::{NoiseDetour, NoiseReq, NoiseResult, NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED, NOISE_SELFISH};
 use serde_json::{json, Value};
 use std::time::Duration;
 
+/// Which probe (atoll_abi.h, "OS noise probes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Probe {
+    Selfish,
+    Fwq,
+    Ftq,
+}
+
+impl Probe {
+    fn abi(self) -> u32 {
+        match self {
+            Probe::Selfish => NOISE_SELFISH,
+            Probe::Fwq => NOISE_FWQ,
+            Probe::Ftq => NOISE_FTQ,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Probe::Selfish => "selfish",
+            Probe::Fwq => "fwq",
+            Probe::Ftq => "ftq",
+        }
+    }
+}
+
 pub struct Options {
+    pub probe: Probe,
+    /// FWQ's and FTQ's quantum.
+    pub quantum_ns: u64,
     pub enclave: Option<String>,
     /// LWK CPU indices; empty: every CPU of the enclave.
     pub cpus: Vec<u32>,
@@ -74,19 +105,55 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
     for &cpu in &opts.linux_cpus {
         eprintln!("atoll noise: {} s on Linux CPU {cpu}", opts.seconds);
         let duration = Duration::from_secs_f64(opts.seconds);
-        let (result, detours) =
-            std::thread::spawn(move || noise_linux::probe(cpu, duration, Duration::from_nanos(opts.threshold_ns)))
-                .join()
-                .map_err(|_| Error::new("noise: the probe thread failed"))?
-                .map_err(|e| Error::new(format!("noise: Linux CPU {cpu}: {e}")))?;
+        let (probe, threshold, quantum) =
+            (opts.probe, Duration::from_nanos(opts.threshold_ns), Duration::from_nanos(opts.quantum_ns));
+        let (result, detours) = std::thread::spawn(move || match probe {
+            Probe::Selfish => noise_linux::probe(cpu, duration, threshold),
+            Probe::Fwq => noise_linux::fixed_work(cpu, duration, quantum),
+            Probe::Ftq => noise_linux::fixed_time(cpu, duration, quantum),
+        })
+        .join()
+        .map_err(|_| Error::new("noise: the probe thread failed"))?
+        .map_err(|e| Error::new(format!("noise: Linux CPU {cpu}: {e}")))?;
         probes.push(CpuNoise { kernel: "linux", label: format!("linux/{cpu}"), result, detours });
     }
-    if json {
-        print_json(&to_json(opts.threshold_ns, &probes));
-    } else {
-        print!("{}", text(opts.threshold_ns, &probes));
+    match opts.probe {
+        Probe::Selfish if json => print_json(&to_json(opts.threshold_ns, &probes)),
+        Probe::Selfish => print!("{}", text(opts.threshold_ns, &probes)),
+        probe if json => print_json(&quanta_json(probe, opts.quantum_ns, &probes)),
+        probe => print!("{}", quanta_text(probe, opts.quantum_ns, &probes)),
     }
     Ok(())
+}
+
+fn quanta_json(probe: Probe, quantum_ns: u64, probes: &[CpuNoise]) -> Value {
+    let fwq = probe == Probe::Fwq;
+    let cpus: Vec<Value> = probes
+        .iter()
+        .map(|p| {
+            let mut v = quanta::to_json(fwq, &quanta::stats(&p.detours), &p.detours);
+            v["kernel"] = json!(p.kernel);
+            v["name"] = json!(p.label);
+            v["cpu"] = json!(p.result.cpu);
+            v["duration_ns"] = json!(p.result.duration_ns);
+            v["interrupts"] = json!(p.result.irqs);
+            if p.kernel == "linux" {
+                v["with_interrupts"] = Value::Null; // Linux does not say per sample
+            }
+            v
+        })
+        .collect();
+    json!({ "probe": probe.name(), "quantum_ns": quantum_ns, "cpus": cpus })
+}
+
+fn quanta_text(probe: Probe, quantum_ns: u64, probes: &[CpuNoise]) -> String {
+    let fwq = probe == Probe::Fwq;
+    let mut rows = vec![quanta::header(fwq)];
+    for p in probes {
+        rows.push(quanta::row(&p.label, fwq, &quanta::stats(&p.detours), p.result.irqs, p.kernel == "lwk"));
+    }
+    let what = if fwq { "FWQ: the same work, about" } else { "FTQ: work units done in each" };
+    format!("{}{what} {} us per quantum\n", format::table(&rows), format::us(quantum_ns))
 }
 
 fn enclave_probes(name: &str, opts: &Options) -> Result<Vec<CpuNoise>> {
@@ -99,9 +166,9 @@ fn enclave_probes(name: &str, opts: &Options) -> Result<Vec<CpuNoise>> {
         let mut req = NoiseReq::new();
         req.id = e.id;
         req.cpu = cpu;
-        req.probe = NOISE_SELFISH;
+        req.probe = opts.probe.abi();
         req.duration_ns = (opts.seconds * 1e9) as u64;
-        req.threshold_ns = opts.threshold_ns;
+        req.threshold_ns = if opts.probe == Probe::Selfish { opts.threshold_ns } else { opts.quantum_ns };
         let mut detours = vec![NoiseDetour::default(); NOISE_MAX_LISTED];
         dev.noise(&mut req, &mut detours).map_err(|err| module_error("noise", &req.error, &err))?;
         detours.truncate(req.result.listed as usize);
