@@ -564,36 +564,38 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	return 0;
 }
 
-/* ATOLL_IOC_RESIZE: memory added to or taken back from a running enclave. */
-int atoll_enclave_resize(struct atoll_resize *req)
+/* Enclave id, if it runs; else NULL with *ret and err saying why. */
+static struct atoll_enclave *find_running(u32 id, char *err, int *ret)
 {
-	struct atoll_enclave *e = find(req->id);
+	struct atoll_enclave *e = find(id);
 
 	if (!e) {
-		atoll_err(req->error, "there is no enclave with id %u", req->id);
-		return -ENOENT;
+		atoll_err(err, "there is no enclave with id %u", id);
+		*ret = -ENOENT;
+	} else if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING) {
+		atoll_err(err, "enclave %s is not running", e->name);
+		*ret = -EHOSTDOWN;
+		e = NULL;
 	}
-	if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING) {
-		atoll_err(req->error, "enclave %s is not running", e->name);
-		return -EHOSTDOWN;
-	}
-	return atoll_resize(e, req);
+	return e;
+}
+
+/* ATOLL_IOC_RESIZE: CPUs or memory added to or taken back from a running enclave. */
+int atoll_enclave_resize(struct atoll_resize *req)
+{
+	int ret = 0;
+	struct atoll_enclave *e = find_running(req->id, req->error, &ret);
+
+	return e ? atoll_resize(e, req) : ret;
 }
 
 /* ATOLL_IOC_NOISE: a noise probe on one of a running enclave's CPUs. */
 int atoll_enclave_noise(struct atoll_noise_req *req)
 {
-	struct atoll_enclave *e = find(req->id);
+	int ret = 0;
+	struct atoll_enclave *e = find_running(req->id, req->error, &ret);
 
-	if (!e) {
-		atoll_err(req->error, "there is no enclave with id %u", req->id);
-		return -ENOENT;
-	}
-	if (atoll_lwk_state(e) != ATOLL_ENCLAVE_RUNNING) {
-		atoll_err(req->error, "enclave %s is not running", e->name);
-		return -EHOSTDOWN;
-	}
-	return atoll_noise(e, req);
+	return e ? atoll_noise(e, req) : ret;
 }
 
 int atoll_enclave_console(struct atoll_console_read *req)
