@@ -19,12 +19,12 @@ static void cpu_mask_text(const struct cpumask *m, char *buf, size_t len)
 	snprintf(buf, len, "%*pbl", cpumask_pr_args(m));
 }
 
-/* Makes the LWK's boot CPU look at its delegated-call waiters again. */
-static void rescan_waiters(struct atoll_enclave *e)
+/* Makes LWK CPU i look at its delegated-call waiters again. */
+static void rescan_waiters(struct atoll_enclave *e, u32 i)
 {
 	smp_mb();	/* lwk_cpus is written before the kick */
 	if (!READ_ONCE(e->crashed))
-		atoll_apic_send(e->apic_ids[0], APIC_DM_FIXED | ATOLL_DONE_VECTOR);
+		atoll_apic_send(e->apic_ids[i], APIC_DM_FIXED | ATOLL_DONE_VECTOR);
 }
 
 /* Takes LWK CPU index i back from a running LWK: 0, or the LWK's error or -ETIMEDOUT. */
@@ -42,9 +42,8 @@ static int take_back(struct atoll_enclave *e, u32 i, struct atoll_resize *req)
 		 * CPU meanwhile are looked at on it again.
 		 */
 		WRITE_ONCE(e->lwk_cpus, e->lwk_cpus | BIT_ULL(i));
-		rescan_waiters(e);
-		if (!READ_ONCE(e->crashed))
-			atoll_apic_send(e->apic_ids[i], APIC_DM_FIXED | ATOLL_DONE_VECTOR);
+		rescan_waiters(e, 0);
+		rescan_waiters(e, i);
 		return ret;
 	}
 	/* -EINVAL: the LWK never had it (it did not come up). */
@@ -54,7 +53,7 @@ static int take_back(struct atoll_enclave *e, u32 i, struct atoll_resize *req)
 	cpumask_clear_cpu(e->linux_cpus[i], &e->cpus);
 	e->cpu_count--;
 	req->linux_ns += ktime_get_ns() - t;
-	rescan_waiters(e);
+	rescan_waiters(e, 0);
 	return 0;
 }
 

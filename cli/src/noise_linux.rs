@@ -6,10 +6,10 @@
 //! between them, outside the timed loop: a detour in a window where any of
 //! them moved counts as Linux's, one in a quiet window as the hardware's or
 //! the hypervisor's. Fed the same way as the LWK's result, so both print alike.
-//! FWQ and FTQ run the LWK's work unit here (their interrupts are counted
-//! for the whole run).
+//! FWQ and FTQ run the LWK's work (atoll_abi::noise_work) here; their
+//! interrupts are counted for the whole run.
 
-use atoll_abi::{NoiseDetour, NoiseResult, NOISE_MAX_LISTED};
+use atoll_abi::{noise_work, NoiseDetour, NoiseResult, NOISE_MAX_LISTED};
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -113,23 +113,12 @@ pub fn probe(cpu: u32, duration: Duration, threshold: Duration) -> io::Result<(N
     Ok((r, listed))
 }
 
-/// One work unit of FWQ and FTQ, the LWK's (kernel/src/noise.rs) here.
-fn unit(x: u64) -> u64 {
-    let mut x = std::hint::black_box(x);
-    for _ in 0..64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    }
-    std::hint::black_box(x)
-}
-
 /// Work units done in `quantum` from `start` (the clock is read every 64
 /// units, so reading it costs little next to the work).
 fn units_within(start: Instant, quantum: Duration) -> u64 {
-    let (mut done, mut x) = (0, 1);
+    let mut done = 0;
     while start.elapsed() < quantum {
-        for _ in 0..64 {
-            x = unit(x);
-        }
+        noise_work(64);
         done += 64;
     }
     done
@@ -141,10 +130,7 @@ fn units_within(start: Instant, quantum: Duration) -> u64 {
 fn units_for(quantum: Duration) -> u64 {
     let time = |n: u64| {
         let t = Instant::now();
-        let mut x = 1;
-        for _ in 0..n {
-            x = unit(x);
-        }
+        noise_work(n);
         t.elapsed().max(Duration::from_nanos(1))
     };
     let mut n = 1024;
@@ -162,10 +148,7 @@ pub fn fixed_work(cpu: u32, duration: Duration, quantum: Duration) -> io::Result
     let units = units_for(quantum);
     sampled(cpu, duration, |_| {
         let t = Instant::now();
-        let mut x = 1;
-        for _ in 0..units {
-            x = unit(x);
-        }
+        noise_work(units);
         t.elapsed().as_nanos() as u64
     })
 }

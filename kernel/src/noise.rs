@@ -9,8 +9,8 @@
 
 use alloc::vec::Vec;
 use atoll_abi::{
-    NoiseDetour, NoiseResult, NoiseRun, KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES,
-    NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED, NOISE_RESULT_BYTES, NOISE_SELFISH,
+    noise_work, NoiseDetour, NoiseResult, NoiseRun, KMSG_NOISE_DONE, KMSG_NOISE_RUN,
+    NOISE_DETOUR_BYTES, NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED, NOISE_RESULT_BYTES, NOISE_SELFISH,
 };
 use hal::{cpu, tsc};
 use lwk_logic::errno::EINVAL;
@@ -62,23 +62,12 @@ fn serve(run: &NoiseRun) -> Result<(NoiseResult, Vec<NoiseDetour>), i32> {
     .join())
 }
 
-/// One work unit of the FWQ and FTQ probes: a short dependent chain.
-fn unit(x: u64) -> u64 {
-    let mut x = core::hint::black_box(x);
-    for _ in 0..64 {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-    }
-    core::hint::black_box(x)
-}
-
 /// Work units done in `quantum` cycles from `start` (the clock is read
 /// every 64 units, so reading it costs little next to the work).
 fn units_within(start: u64, quantum: u64) -> u64 {
-    let (mut done, mut x) = (0, 1);
+    let mut done = 0;
     while cpu::rdtsc() - start < quantum {
-        for _ in 0..64 {
-            x = unit(x);
-        }
+        noise_work(64);
         done += 64;
     }
     done
@@ -97,10 +86,7 @@ pub fn fixed_work(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseD
     let units = units_for(quantum_ns);
     sampled(duration_ns, |_| {
         let t = cpu::rdtsc();
-        let mut x = 1;
-        for _ in 0..units {
-            x = unit(x);
-        }
+        noise_work(units);
         tsc::cycles_to_ns(cpu::rdtsc() - t)
     })
 }

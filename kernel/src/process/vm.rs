@@ -300,11 +300,11 @@ impl AddressSpace {
         Ok(at)
     }
 
-    /// munmap: frames go to `freed`, to be released after the shootdown.
     pub fn removals(&self) -> u64 {
         self.removals
     }
 
+    /// munmap: frames go to `freed`, to be released after the shootdown.
     pub fn unmap(&mut self, start: u64, len: u64, freed: &mut Freed) {
         self.removals += 1;
         let end = start.saturating_add(page_up(len)).min(USER_END);

@@ -172,15 +172,15 @@ pub fn schedule() {
     // A preempted thread is queued here, or, if it moves to another core,
     // there once off this one (Thread::left_cpu); a dead one is freed then.
     // A thread a waker made ready is the waker's to queue.
-    if prev.state() == State::Running && !prev.is_idle {
+    if prev.state() == State::Running {
         prev.set_state(State::Ready);
-        if prev.cpu() != hal::cpu_index() {
+        if prev.is_idle {
+            // The idle thread is never queued: schedule() falls back on it.
+        } else if prev.cpu() != hal::cpu_index() {
             prev.hand_over.store(true, Ordering::Release);
         } else if !prev.queued.swap(true, Ordering::AcqRel) {
             me.ready.lock().threads.push_back(prev.clone());
         }
-    } else if prev.state() == State::Running {
-        prev.set_state(State::Ready);
     }
     // A thread woken while its old core was still switching it out: that
     // core decides about it (hand over or not) from its state, so it
