@@ -1,6 +1,6 @@
 # Atoll: one entry point for building, testing and benchmarking.
 #   make demo                boot the test VM, create an enclave, show its
-#                            console, then the OS-noise comparison
+#                            console, run programs, measure OS noise
 #   make test                install what is missing, check style, build, run every test
 #   make lint                style: rustfmt and clippy -D warnings on every Rust
 #                            workspace, checkpatch.pl --strict on host/
@@ -11,7 +11,10 @@
 #   make crashtest           boot with `crashtest` (must report a fault, exit non-zero)
 #   make bench SMP=<n>       boot with `bench` and print the table
 #   make bench-enclave       enclave benchmarks in the VM (create/destroy,
-#                            channel round trip, OS noise) with a plot
+#                            message round trip) against Linux's own steps
+#   make bench-noise         OS noise on one vCPU: untuned Linux, tuned Linux
+#                            (nohz_full, isolcpus, ...), an enclave on each; Linux
+#                            idle, CPU-bound, doing I/O; medians of 3, a plot
 #   make bench-programs      programs in an enclave vs on Linux (getpid,
 #                            delegated write, threads, STREAM, CG) with a plot
 #   make bench-processes     processes in an enclave vs on Linux (thread
@@ -49,7 +52,7 @@ CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
-.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
 
 all: kernel module cli xemem
 
@@ -125,6 +128,9 @@ bench: deps kernel
 bench-enclave: deps kernel module cli
 	python3 bench/enclave_bench.py
 
+bench-noise: deps kernel module cli
+	python3 bench/noise_bench.py
+
 bench-programs: deps kernel module cli
 	python3 bench/program_bench.py
 
@@ -143,11 +149,10 @@ bench-insitu: deps kernel module cli
 bench-resize: deps kernel module cli
 	python3 bench/resize_bench.py
 
-# The README's first command: the OS-noise comparison, then the test VM:
-# create an enclave that runs the self-tests, show its console, and end by
-# running a program in the enclave and on Linux side by side.
+# The README's first command, in the test VM: create an enclave that runs
+# the self-tests, show its console, run a program in an enclave and on
+# Linux side by side, measure OS noise on both, and the in-situ workflow.
 demo: deps kernel module cli
-	python3 bench/enclave_bench.py --noise-only --noise-seconds 5
 	scripts/build-programs.sh build/programs bench
 	scripts/run-demo.sh build
 

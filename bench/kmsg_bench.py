@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 import vm  # noqa: E402
 from plotting import pyplot  # noqa: E402
-from enclave_bench import pin_vcpus  # noqa: E402
+from pinning import pin_vcpus  # noqa: E402
 
 MODES = [("line", "cache line bounced"), ("ipi", "bare IPI and one back"),
          ("kmsg_ipi", "64-byte message, interrupts"), ("kmsg_poll", "64-byte message, both polling")]

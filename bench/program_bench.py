@@ -20,7 +20,6 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -29,7 +28,8 @@ sys.path.insert(0, HERE)
 import vm  # noqa: E402
 from plotting import pyplot  # noqa: E402
 from saving import save_results  # noqa: E402
-from enclave_bench import kv, pin_vcpus, sections  # noqa: E402
+from enclave_bench import kv, sections  # noqa: E402
+from pinning import pin_vcpus  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 GUEST_CPUS = 4

@@ -1,7 +1,8 @@
 # make demo, inside the test VM: an enclave on two CPUs taken from the
 # running Linux runs the LWK's self-tests; then it is destroyed and Linux
 # has every CPU and byte back. Then an unmodified Linux program runs on
-# Linux and in an enclave, and last the in-situ workflow: a simulation in
+# Linux and in an enclave, OS noise on an enclave CPU and a Linux CPU, and
+# last the in-situ workflow: a simulation in
 # an enclave publishes its grid through XEMEM to an analytics program on
 # Linux (needs scripts/build-programs.sh's bench build at /extra).
 show() { echo; echo "# $*"; "$@"; }
@@ -32,6 +33,17 @@ sleep 1
 show atoll status hpc
 wait
 show atoll destroy hpc
+
+# OS noise, as `atoll noise` measures it: the selfish-detour probe on an
+# enclave's CPU (run by its LWK, which knows which detours it caused) and on
+# Linux CPU 2 beside it (an untuned CPU with its tick). The plot leaves the VM
+# base64-encoded on NOISESVG lines (scripts/run-demo.sh writes build/demo-noise.svg).
+echo
+show atoll create --cpus 3-3 --mem 128M --name quiet || exit 1
+echo "# atoll noise --enclave quiet --linux-cpus 2 --seconds 3 --plot /tmp/noise.svg"
+atoll noise --enclave quiet --linux-cpus 2 --seconds 3 --plot /tmp/noise.svg 2>/dev/null || exit 1
+echo "NOISESVG $(base64 -w 0 /tmp/noise.svg)"
+show atoll destroy quiet
 mean() { sed -n 's/^cg: best=.* mean=\([0-9.]*\) .*/\1/p' "$1"; }
 relres() { sed -n 's/^cg: best=.* relres=\([^ ]*\) .*/\1/p' "$1"; }
 [ -n "$(mean /tmp/enclave.out)" ] || { echo "atoll run did not finish the solve"; exit 1; }

@@ -67,14 +67,15 @@ GUEST_LINKS = {
     "/lib/x86_64-linux-gnu": "/usr/lib/x86_64-linux-gnu",
     "/lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
 }
-# The kernel modules that mount the shared directories, in load order
+# The kernel modules that mount the shared directories, and virtio_blk for
+# a disk given with qemu_args (the noise benchmark's I/O load), in load order
 # (/init loads them from /lib/vm-modules).
-NINEP_MODULES = [
+VM_MODULES = [
     "drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
     "drivers/virtio/virtio_pci_legacy_dev.ko",
     "drivers/virtio/virtio_pci_modern_dev.ko", "drivers/virtio/virtio_pci.ko",
     "fs/netfs/netfs.ko", "fs/fscache/fscache.ko", "net/9p/9pnet.ko",
-    "net/9p/9pnet_virtio.ko", "fs/9p/9p.ko",
+    "net/9p/9pnet_virtio.ko", "fs/9p/9p.ko", "drivers/block/virtio_blk.ko",
 ]
 
 
@@ -109,10 +110,10 @@ def default_files():
 
 
 def module_files(version):
-    """guest path -> host path of NINEP_MODULES for kernel `version`."""
+    """guest path -> host path of VM_MODULES for kernel `version`."""
     base = f"/lib/modules/{version}/kernel"
     files = {}
-    for i, rel in enumerate(NINEP_MODULES):
+    for i, rel in enumerate(VM_MODULES):
         # The number keeps /init's `ls` in load order.
         files[f"/lib/vm-modules/{i:02d}-{os.path.basename(rel)}"] = f"{base}/{rel}"
     return files
@@ -206,6 +207,7 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
     """Boots the VM, runs script_path as /run.sh; returns a VMResult, which
     unpacks as (exit_status, output) and also has .console.
     files: guest -> host path; None = DEFAULT_FILES that exist, {} = none.
+    echo: True prints the console as it comes, a function gets each piece.
     qemu_args: added to QEMU's command; on_start(proc): called once QEMU runs
     (the benchmarks pin its vCPU threads)."""
     if files is None:
@@ -255,7 +257,9 @@ def _run_qemu(cmd, timeout, echo, on_start=None):
             text = decoder.decode(data, final=not data).replace("\r", "")
             if text:
                 chunks.append(text)
-                if echo:
+                if callable(echo):
+                    echo(text)
+                elif echo:
                     sys.stdout.write(text)
                     sys.stdout.flush()
                 # Keep a short tail: the marker may span two reads.

@@ -21,6 +21,10 @@ echo "FWQ $(cat /tmp/fwq.json)"
 atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 > /tmp/ftq.json || exit 14
 echo "FTQ $(cat /tmp/ftq.json)"
 atoll noise --enclave n --probe fwq --seconds 0.5
+atoll noise --enclave n --cpus 1 --linux-cpus 1 --seconds 0.5 --plot /tmp/noise.svg > /dev/null || exit 15
+echo "SVG $(head -c 200 /tmp/noise.svg | tr -d '\n')"
+echo "CAPTIONS $(grep -E '^[a-z]+/1: ' /tmp/noise.svg | tr '\n' '|')"
+atoll noise --enclave n --cpus 1 --seconds 0.5 --plot /nonexistent/dir/p.svg > /dev/null; echo "BAD PLOT: $?"
 atoll noise --enclave n --cpus 5 --seconds 1; echo "NO SUCH CPU: $?"
 atoll noise --enclave n --seconds 0; echo "ZERO SECONDS: $?"
 atoll destroy n > /dev/null || exit 11
@@ -69,3 +73,10 @@ atoll destroy n > /dev/null || exit 11
     assert lwk["with_interrupts"] == 0, lwk
     assert lin["with_interrupts"] is None and lin["interrupts"] > 0, lin
     assert "worst/mean" in out and "FWQ: the same work, about 1000.0 us per quantum" in out, out
+    # --plot: an SVG with a row per CPU (detours over time and a histogram).
+    svg = next(l for l in out.splitlines() if l.startswith("SVG "))
+    assert "<svg" in svg and 'height="600"' in svg, svg
+    captions = next(l for l in out.splitlines() if l.startswith("CAPTIONS "))
+    for caption in ["n/1: ", "n/1: histogram", "linux/1: ", "linux/1: histogram"]:
+        assert caption in captions, captions
+    assert "noise: --plot /nonexistent/dir/p.svg: No such file" in out and "BAD PLOT: 1" in out, out

@@ -10,7 +10,7 @@ mod noise_work;
 pub mod syscalls;
 mod xemem_bytes;
 pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
-pub use noise_work::noise_work;
+pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
 pub const ABI_VERSION: u32 = 10;

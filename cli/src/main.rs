@@ -11,6 +11,7 @@ mod format;
 mod image;
 mod mirror;
 mod noise_linux;
+mod noise_plot;
 mod parse;
 mod program;
 mod quanta;
@@ -150,6 +151,10 @@ enum Command {
         /// FWQ's and FTQ's quantum
         #[arg(long, value_name = "NS", default_value_t = 1_000_000)]
         quantum_ns: u64,
+
+        /// Also draw each CPU's detours over time and their histogram into this SVG file
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<std::path::PathBuf>,
     },
 
     /// Stop an enclave and give its CPUs and memory back to Linux
@@ -284,8 +289,9 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
-        Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns, probe, quantum_ns } => noise::run(
+        Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns, probe, quantum_ns, plot } => noise::run(
             noise::Options {
+                plot,
                 probe,
                 quantum_ns,
                 enclave,

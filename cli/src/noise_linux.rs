@@ -1,15 +1,17 @@
 //! The selfish-detour probe on a Linux CPU (`atoll noise --linux-cpus`): a
-//! thread pinned there spins reading the clock and records every gap longer
-//! than the threshold. Linux does not say which detour it caused, so the
+//! thread pinned there spins reading the TSC (as the LWK's probe does) and
+//! records every gap longer than the threshold. Linux does not say which detour it caused, so the
 //! probe runs in windows and reads that CPU's interrupt, softirq and
 //! schedule counts (/proc/interrupts, /proc/softirqs, /proc/schedstat)
 //! between them, outside the timed loop: a detour in a window where any of
 //! them moved counts as Linux's, one in a quiet window as the hardware's or
 //! the hypervisor's. Fed the same way as the LWK's result, so both print alike.
-//! FWQ and FTQ run the LWK's work (atoll_abi::noise_work) here; their
-//! interrupts are counted for the whole run.
+//! FWQ and FTQ run the LWK's work, sized the LWK's way (atoll_abi's
+//! noise_work and noise_units_*); their interrupts are counted for the
+//! whole run.
 
-use atoll_abi::{noise_work, NoiseDetour, NoiseResult, NOISE_MAX_LISTED};
+use crate::sys;
+use atoll_abi::{noise_units_for, noise_units_within, noise_work, NoiseDetour, NoiseResult, NOISE_MAX_LISTED};
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -62,21 +64,45 @@ pub fn counters(cpu: u32) -> io::Result<Counters> {
     })
 }
 
+/// TSC ticks against Linux's clock, measured on the probe's CPU before it
+/// starts, so that the probes read the TSC and report nanoseconds.
+struct Rate {
+    ticks_per_ns: f64,
+}
+
+impl Rate {
+    fn measure() -> Rate {
+        let (t0, c0) = (Instant::now(), sys::tsc());
+        while t0.elapsed() < Duration::from_millis(20) {}
+        let (c1, t1) = (sys::tsc(), Instant::now());
+        Rate { ticks_per_ns: (c1 - c0) as f64 / (t1 - t0).as_nanos().max(1) as f64 }
+    }
+
+    fn ticks(&self, d: Duration) -> u64 {
+        (d.as_nanos() as f64 * self.ticks_per_ns) as u64
+    }
+
+    fn ns(&self, ticks: u64) -> u64 {
+        (ticks as f64 / self.ticks_per_ns) as u64
+    }
+}
+
 /// Runs the probe on Linux CPU `cpu` (this thread is pinned there).
 pub fn probe(cpu: u32, duration: Duration, threshold: Duration) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
-    crate::sys::pin_to_cpu(cpu)?;
+    sys::pin_to_cpu(cpu)?;
+    let rate = Rate::measure();
+    let (duration, threshold, window_len) = (rate.ticks(duration), rate.ticks(threshold), rate.ticks(WINDOW));
     let mut r = NoiseResult { cpu, ..Default::default() };
     let mut listed = Vec::new();
-    let (mut probed, mut total, mut max) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
-    let (mut kernel, mut kernel_max) = (Duration::ZERO, Duration::ZERO);
+    let (mut probed, mut kernel) = (0, 0);
     let mut before = counters(cpu)?;
     while probed < duration {
-        let window = WINDOW.min(duration - probed);
+        let window = window_len.min(duration - probed);
         let mut gaps = Vec::new();
-        let start = Instant::now();
+        let start = sys::tsc();
         let mut last = start;
         while last - start < window {
-            let now = Instant::now();
+            let now = sys::tsc();
             if now - last > threshold {
                 gaps.push((probed + (last - start), now - last));
             }
@@ -90,93 +116,67 @@ pub fn probe(cpu: u32, duration: Duration, threshold: Duration) -> io::Result<(N
         before = after;
         for (at, gap) in gaps {
             r.detours += 1;
-            total += gap;
-            max = max.max(gap);
+            r.total_ns += rate.ns(gap);
+            r.max_ns = r.max_ns.max(rate.ns(gap));
             if moved > 0 {
                 r.kernel_detours += 1;
                 kernel += gap;
-                kernel_max = kernel_max.max(gap);
+                r.kernel_max_ns = r.kernel_max_ns.max(rate.ns(gap));
             }
             if listed.len() < NOISE_MAX_LISTED {
-                let ns = |d: Duration| d.as_nanos() as u64;
-                listed.push(NoiseDetour { at_ns: ns(at), len_ns: ns(gap), irqs: moved });
+                listed.push(NoiseDetour { at_ns: rate.ns(at), len_ns: rate.ns(gap), irqs: moved });
             }
         }
     }
-    let ns = |d: Duration| d.as_nanos() as u64;
-    r.duration_ns = ns(probed);
-    r.total_ns = ns(total);
-    r.max_ns = ns(max);
-    r.kernel_ns = ns(kernel);
-    r.kernel_max_ns = ns(kernel_max);
+    r.duration_ns = rate.ns(probed);
+    r.kernel_ns = rate.ns(kernel);
     r.listed = listed.len() as u32;
     Ok((r, listed))
-}
-
-/// Work units done in `quantum` from `start` (the clock is read every 64
-/// units, so reading it costs little next to the work).
-fn units_within(start: Instant, quantum: Duration) -> u64 {
-    let mut done = 0;
-    while start.elapsed() < quantum {
-        noise_work(64);
-        done += 64;
-    }
-    done
-}
-
-/// Work units that take about `quantum` here undisturbed, timed in blocks
-/// without the clock inside (reading it costs microseconds under
-/// emulation): the fastest of a few tries of the largest block.
-fn units_for(quantum: Duration) -> u64 {
-    let time = |n: u64| {
-        let t = Instant::now();
-        noise_work(n);
-        t.elapsed().max(Duration::from_nanos(1))
-    };
-    let mut n = 1024;
-    while time(n) < quantum / 8 && n < 1 << 40 {
-        n *= 2;
-    }
-    let best = (0..5).map(|_| time(n)).min().unwrap_or(Duration::from_nanos(1));
-    ((quantum.as_nanos() * n as u128 / best.as_nanos()) as u64).max(1)
 }
 
 /// FWQ on Linux CPU `cpu`: each sample, how long the same work took.
 /// Linux's interrupts are counted for the whole run, not per sample.
 pub fn fixed_work(cpu: u32, duration: Duration, quantum: Duration) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
-    crate::sys::pin_to_cpu(cpu)?;
-    let units = units_for(quantum);
-    sampled(cpu, duration, |_| {
-        let t = Instant::now();
+    sys::pin_to_cpu(cpu)?;
+    let rate = Rate::measure();
+    let units = noise_units_for(sys::tsc, rate.ticks(quantum));
+    sampled(cpu, &rate, duration, |_| {
+        let t = sys::tsc();
         noise_work(units);
-        t.elapsed().as_nanos() as u64
+        rate.ns(sys::tsc() - t)
     })
 }
 
 /// FTQ on Linux CPU `cpu`: each sample, the work units done in `quantum`.
 pub fn fixed_time(cpu: u32, duration: Duration, quantum: Duration) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
-    crate::sys::pin_to_cpu(cpu)?;
-    sampled(cpu, duration, |start| units_within(start, quantum))
+    sys::pin_to_cpu(cpu)?;
+    let rate = Rate::measure();
+    let quantum = rate.ticks(quantum);
+    sampled(cpu, &rate, duration, |start| noise_units_within(sys::tsc, start, quantum))
 }
 
+/// Runs `sample(start TSC)` back to back for `duration` (at most
+/// NOISE_MAX_LISTED samples).
 fn sampled(
     cpu: u32,
+    rate: &Rate,
     duration: Duration,
-    mut sample: impl FnMut(Instant) -> u64,
+    mut sample: impl FnMut(u64) -> u64,
 ) -> io::Result<(NoiseResult, Vec<NoiseDetour>)> {
     let before = counters(cpu)?;
-    let start = Instant::now();
+    let start = sys::tsc();
+    let end = start + rate.ticks(duration);
     let mut listed = Vec::with_capacity(NOISE_MAX_LISTED);
     let mut now = start;
-    while now - start < duration && listed.len() < NOISE_MAX_LISTED {
+    while now < end && listed.len() < NOISE_MAX_LISTED {
         let value = sample(now);
-        listed.push(NoiseDetour { at_ns: (now - start).as_nanos() as u64, len_ns: value, irqs: 0 });
-        now = Instant::now();
+        listed.push(NoiseDetour { at_ns: rate.ns(now - start), len_ns: value, irqs: 0 });
+        now = sys::tsc();
     }
     let after = counters(cpu)?;
     let r = NoiseResult {
         cpu,
-        duration_ns: (now - start).as_nanos() as u64,
+        duration_ns: rate.ns(now - start),
         loops: listed.len() as u64,
         irqs: after.interrupts - before.interrupts + after.softirqs - before.softirqs,
         listed: listed.len() as u32,

@@ -1,5 +1,5 @@
 //! Facts about this process that std does not offer: its user and group ids,
-//! the CPU's feature bits, random bytes, duplicating a descriptor to a high
+//! the CPU's feature bits and time-stamp counter, random bytes, duplicating a descriptor to a high
 //! number, pinning a thread to a CPU. A thin layer over libc; each `unsafe`
 //! says why it is sound.
 
@@ -24,6 +24,15 @@ pub fn ids() -> Ids {
 /// CPUID leaf 1, EDX: what Linux passes to programs as AT_HWCAP on x86-64.
 pub fn hwcap() -> u64 {
     core::arch::x86_64::__cpuid(1).edx as u64
+}
+
+/// The CPU's time-stamp counter: the noise probes' clock, as in the LWK
+/// (clock_gettime can cost microseconds where Linux's clocksource is not
+/// the TSC, as under emulation).
+pub fn tsc() -> u64 {
+    // SAFETY: RDTSC only reads a counter into registers; every x86-64 CPU
+    // has it and Linux lets user space execute it.
+    unsafe { core::arch::x86_64::_rdtsc() }
 }
 
 /// 16 bytes from the kernel's random pool, for AT_RANDOM.

@@ -107,8 +107,6 @@ fn secondary_main(index: usize) -> ! {
 /// (console, ping, programs, destroy).
 #[cfg(feature = "testing")]
 fn run_command() {
-    /// Gaps between TSC reads above this count as detours (`noise=<seconds>`).
-    const DEFAULT_NOISE_THRESHOLD_NS: u64 = 2_000;
     let cmd = boot::cmdline();
     let standalone = boot::enclave().is_none();
     if cmd.has("selftest") {
@@ -126,9 +124,6 @@ fn run_command() {
         selftest::kmsg::garbage(seed);
     } else if let Some(peer) = cmd.value_u64("kmsgflood") {
         selftest::kmsg::flood_peer(peer as u32);
-    } else if let Some(seconds) = cmd.value_u64("noise") {
-        let threshold = cmd.value_u64("noise_threshold").unwrap_or(DEFAULT_NOISE_THRESHOLD_NS);
-        bench::noise::selfish_detour(seconds, threshold);
     } else if cmd.has("bench") {
         bench::run_all();
         if standalone {
@@ -138,7 +133,7 @@ fn run_command() {
         println!(
             "Atoll LWK: booted, nothing to run \
              (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, refuse_resize=<n>, \
-             kmsgflood=<enclave id>, bench, noise=<seconds>)"
+             kmsgflood=<enclave id>, bench)"
         );
     }
 }
@@ -147,16 +142,8 @@ fn run_command() {
 #[cfg(not(feature = "testing"))]
 fn run_command() {
     let cmd = boot::cmdline();
-    let asked = [
-        "selftest",
-        "crashtest",
-        "hangtest",
-        "kmsggarbage",
-        "kmsgflood",
-        "bench",
-        "noise",
-        "refuse_resize",
-    ];
+    let asked =
+        ["selftest", "crashtest", "hangtest", "kmsggarbage", "kmsgflood", "bench", "refuse_resize"];
     if let Some(word) = asked.iter().find(|w| cmd.has(w) || cmd.value(w).is_some()) {
         println!(
             "Atoll LWK: \"{}\" needs the test image (build/atoll-kernel-test, \

@@ -9,8 +9,9 @@
 
 use alloc::vec::Vec;
 use atoll_abi::{
-    noise_work, NoiseDetour, NoiseResult, NoiseRun, KMSG_NOISE_DONE, KMSG_NOISE_RUN,
-    NOISE_DETOUR_BYTES, NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED, NOISE_RESULT_BYTES, NOISE_SELFISH,
+    noise_units_for, noise_units_within, noise_work, NoiseDetour, NoiseResult, NoiseRun,
+    KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES, NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED,
+    NOISE_RESULT_BYTES, NOISE_SELFISH,
 };
 use hal::{cpu, tsc};
 use lwk_logic::errno::EINVAL;
@@ -62,28 +63,10 @@ fn serve(run: &NoiseRun) -> Result<(NoiseResult, Vec<NoiseDetour>), i32> {
     .join())
 }
 
-/// Work units done in `quantum` cycles from `start` (the clock is read
-/// every 64 units, so reading it costs little next to the work).
-fn units_within(start: u64, quantum: u64) -> u64 {
-    let mut done = 0;
-    while cpu::rdtsc() - start < quantum {
-        noise_work(64);
-        done += 64;
-    }
-    done
-}
-
-/// Work units that take about `ns` on this CPU undisturbed: the most done
-/// in that time in a few tries (a detour while calibrating does not count).
-fn units_for(ns: u64) -> u64 {
-    let quantum = tsc::ns_to_cycles(ns);
-    (0..5).map(|_| units_within(cpu::rdtsc(), quantum)).max().unwrap_or(1).max(1)
-}
-
 /// FWQ: the same work, quantum after quantum; each listed entry is one
 /// quantum and how long it took.
 pub fn fixed_work(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
-    let units = units_for(quantum_ns);
+    let units = noise_units_for(cpu::rdtsc, tsc::ns_to_cycles(quantum_ns));
     sampled(duration_ns, |_| {
         let t = cpu::rdtsc();
         noise_work(units);
@@ -95,7 +78,7 @@ pub fn fixed_work(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseD
 /// work units done in it.
 pub fn fixed_time(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
     let quantum = tsc::ns_to_cycles(quantum_ns);
-    sampled(duration_ns, |start| units_within(start, quantum))
+    sampled(duration_ns, |start| noise_units_within(cpu::rdtsc, start, quantum))
 }
 
 /// Runs `sample(start TSC)` back to back for `duration_ns` (at most

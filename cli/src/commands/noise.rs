@@ -6,13 +6,13 @@
 //! availability, detours per second, the largest, percentiles, and how many
 //! the CPU's kernel caused against the rest (the hardware or the
 //! hypervisor took the CPU). FWQ and FTQ print their quanta's figures
-//! (quanta.rs).
+//! (quanta.rs). `--plot` draws the samples (noise_plot.rs).
 
 use super::print_json;
 use crate::device::Device;
 use crate::enclave;
 use crate::error::{module_error, Error, Result};
-use crate::{format, noise_linux, quanta};
+use crate::{format, noise_linux, noise_plot, quanta};
 use atoll_abi::{NoiseDetour, NoiseReq, NoiseResult, NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED, NOISE_SELFISH};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -53,6 +53,8 @@ pub struct Options {
     pub linux_cpus: Vec<u32>,
     pub seconds: f64,
     pub threshold_ns: u64,
+    /// Where to draw the SVG plot, if anywhere.
+    pub plot: Option<std::path::PathBuf>,
 }
 
 /// One CPU's probe: what was counted and the detours listed.
@@ -98,6 +100,10 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
     if opts.enclave.is_none() && opts.linux_cpus.is_empty() {
         return Err(Error::new("noise: say where to probe: --enclave <name> and/or --linux-cpus <list>"));
     }
+    if let Some(path) = &opts.plot {
+        // Before the probes run, so that a wrong path does not waste them.
+        std::fs::File::create(path).map_err(|e| Error::new(format!("noise: --plot {}: {e}", path.display())))?;
+    }
     let mut probes = Vec::new();
     if let Some(name) = &opts.enclave {
         probes.extend(enclave_probes(name, &opts)?);
@@ -122,6 +128,10 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
         Probe::Selfish => print!("{}", text(opts.threshold_ns, &probes)),
         probe if json => print_json(&quanta_json(probe, opts.quantum_ns, &probes)),
         probe => print!("{}", quanta_text(probe, opts.quantum_ns, &probes)),
+    }
+    if let Some(path) = &opts.plot {
+        noise_plot::write(path, opts.probe, &probes)?;
+        eprintln!("atoll noise: plot written to {}", path.display());
     }
     Ok(())
 }

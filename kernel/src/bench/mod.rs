@@ -4,7 +4,6 @@
 
 mod events;
 mod locks;
-pub mod noise;
 mod threads;
 
 use alloc::vec::Vec;
