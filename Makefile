@@ -72,7 +72,7 @@ kernel:
 	@scripts/check-kernel-image.sh $(KERNEL_TEST)
 
 module:
-	$(MAKE) -C host KDIR=$(KDIR)
+	$(MAKE) --no-print-directory -C host KDIR=$(KDIR)
 	@mkdir -p build
 	cp host/atoll.ko $(MODULE)
 

@@ -1,11 +1,11 @@
 # The noise benchmark in one boot of the test VM (bench/noise_bench.py):
-# `atoll noise` on CPU 3, first as a Linux CPU, then as an enclave's CPU,
+# `atoll noise` on one CPU, first as a Linux CPU, then as an enclave's CPU,
 # with Linux's other CPUs idle, busy (a CPU-bound load) and busy with I/O
 # (direct reads of a virtio disk: an interrupt per read). The loads are
 # started as a user would, not pinned: where they run is the isolation
 # being measured. Prints "=== <where> <load> <round> <probe>" and the JSON.
-# ROUNDS, PROBE_SECONDS, THRESHOLD_NS and FWQ_SECONDS come from the driver.
-CPU=3
+# CPU (the measured one), LOADS, ROUNDS, PROBE_SECONDS, THRESHOLD_NS and
+# FWQ_SECONDS come from the driver.
 LOADERS=3
 
 start_load() {
@@ -31,13 +31,13 @@ probe() {
 echo "=== cmdline"
 cat /proc/cmdline
 for round in $(seq "$ROUNDS"); do
-    for load in idle busy io; do
+    for load in $LOADS; do
         start_load $load
         probe linux $load "$round" --linux-cpus $CPU
         stop_load
     done
     atoll create --cpus $CPU-$CPU --mem 128M --name noise > /dev/null || exit 5
-    for load in idle busy io; do
+    for load in $LOADS; do
         start_load $load
         probe enclave $load "$round" --enclave noise
         stop_load

@@ -12,7 +12,8 @@ show atoll create --cpus 2 --mem 256M --name demo --kernel /lib/atoll/atoll-kern
 until atoll console demo | grep -q "passed, [0-9]* failed"; do sleep 0.5; done
 show atoll list
 show cat /sys/devices/system/cpu/online
-show atoll console demo
+echo; echo "# atoll console demo      (without the self-tests' RUN/OK lines)"
+atoll console demo | grep -v -E '^(\[ (RUN|  OK) |    cpu )'
 show atoll ping demo --count 3
 show atoll destroy demo
 show cat /sys/devices/system/cpu/online
@@ -33,17 +34,6 @@ sleep 1
 show atoll status hpc
 wait
 show atoll destroy hpc
-
-# OS noise, as `atoll noise` measures it: the selfish-detour probe on an
-# enclave's CPU (run by its LWK, which knows which detours it caused) and on
-# Linux CPU 2 beside it (an untuned CPU with its tick). The plot leaves the VM
-# base64-encoded on NOISESVG lines (scripts/run-demo.sh writes build/demo-noise.svg).
-echo
-show atoll create --cpus 3-3 --mem 128M --name quiet || exit 1
-echo "# atoll noise --enclave quiet --linux-cpus 2 --seconds 3 --plot /tmp/noise.svg"
-atoll noise --enclave quiet --linux-cpus 2 --seconds 3 --plot /tmp/noise.svg 2>/dev/null || exit 1
-echo "NOISESVG $(base64 -w 0 /tmp/noise.svg)"
-show atoll destroy quiet
 mean() { sed -n 's/^cg: best=.* mean=\([0-9.]*\) .*/\1/p' "$1"; }
 relres() { sed -n 's/^cg: best=.* relres=\([^ ]*\) .*/\1/p' "$1"; }
 [ -n "$(mean /tmp/enclave.out)" ] || { echo "atoll run did not finish the solve"; exit 1; }
@@ -56,6 +46,16 @@ else
     echo "the residuals differ: Linux $(relres /tmp/linux.out), enclave $(relres /tmp/enclave.out)"
     exit 1
 fi
+
+# OS noise, as `atoll noise` measures it: the selfish-detour probe on an
+# enclave's CPU (run by its LWK, which knows which detours it caused) and on
+# Linux CPU 2 beside it (an untuned CPU with its tick). The plot leaves the VM
+# base64-encoded on NOISESVG lines (scripts/run-demo.sh writes build/demo-noise.svg).
+show atoll create --cpus 3-3 --mem 128M --name quiet || exit 1
+echo; echo "# atoll noise --enclave quiet --linux-cpus 2 --seconds 3 --plot /tmp/noise.svg"
+atoll noise --enclave quiet --linux-cpus 2 --seconds 3 --plot /tmp/noise.svg 2>/dev/null || exit 1
+echo "NOISESVG $(base64 -w 0 /tmp/noise.svg)"
+show atoll destroy quiet
 
 # The in-situ workflow (XEMEM): a heat simulation (bench/programs/insitu_sim.c)
 # in an enclave publishes its grid every 100 steps in a signalled segment;

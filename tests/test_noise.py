@@ -12,7 +12,7 @@ def test_noise_probe_on_every_enclave_cpu(vm):
 atoll create --cpus 2 --mem 128M --name n > /dev/null || exit 9
 atoll --json noise --enclave n --seconds 1 > /tmp/noise.json || exit 10
 echo "JSON $(cat /tmp/noise.json)"
-atoll noise --enclave n --cpus 1 --seconds 0.5 --threshold-ns 5000
+atoll noise --enclave n --cpus 1 --seconds 0.5 --threshold-ns 3000
 atoll --json noise --linux-cpus 1 --seconds 1 > /tmp/linux.json || exit 12
 echo "LINUX $(cat /tmp/linux.json)"
 atoll noise; echo "NOWHERE: $?"
@@ -32,7 +32,7 @@ atoll destroy n > /dev/null || exit 11
     assert res.status == 0, res.output
     out = res.output
     doc = json.loads(next(l[5:] for l in out.splitlines() if l.startswith("JSON ")))
-    assert doc["probe"] == "selfish" and doc["threshold_ns"] == 2000, doc
+    assert doc["probe"] == "selfish" and doc["threshold_ns"] == 5000, doc
     assert [c["cpu"] for c in doc["cpus"]] == [0, 1], doc
     for c in doc["cpus"]:
         for key in ["duration_ns", "loops", "detours", "per_second", "availability", "max_ns", "p50_ns",
@@ -46,7 +46,7 @@ atoll destroy n > /dev/null || exit 11
         assert c["interrupts"] == 0 and c["kernel_detours"] == 0, c
     table = out[out.index("CPU  "):]
     assert table.splitlines()[1].split()[0] == "n/1", table
-    assert "threshold 5.0 us" in table, table
+    assert "threshold 3.0 us" in table, table
     assert "enclave n has no LWK CPU 5" in out and "NO SUCH CPU: 1" in out, out
     assert "ZERO SECONDS: 2" in out, out
     assert "say where to probe" in out and "NOWHERE: 1" in out, out

@@ -2,8 +2,9 @@
 //! is calibrated, defined once so that the LWK's probe and the CLI's on
 //! Linux do the same work and size it the same way. Both read the TSC.
 
-/// Runs `units` work units (each a 64-step dependent multiply-add chain
-/// the compiler cannot fold away); returns the chain's end. Never inlined:
+/// Runs `units` work units (each a 64-step dependent xorshift-multiply
+/// chain: not affine, so the compiler cannot fold the steps into one as it
+/// can a multiply-add chain); returns the chain's end. Never inlined:
 /// calibration and the probe run the very same machine code (under
 /// emulation two copies of one loop can differ in speed by 2x).
 #[inline(never)]
@@ -11,7 +12,7 @@ pub fn noise_work(units: u64) -> u64 {
     let mut x = core::hint::black_box(1u64);
     for _ in 0..units {
         for _ in 0..64 {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x = (x ^ (x >> 31)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
         }
         x = core::hint::black_box(x);
     }
@@ -19,13 +20,14 @@ pub fn noise_work(units: u64) -> u64 {
 }
 
 /// Work units done from `start` until `clock()` is `quantum` ticks past it
-/// (the clock is read every 64 units, so reading it costs little next to
+/// (the clock is read every CHUNK units, so reading it costs little next to
 /// the work). FTQ's sample.
 pub fn noise_units_within(clock: impl Fn() -> u64, start: u64, quantum: u64) -> u64 {
+    const CHUNK: u64 = 4;
     let mut done = 0;
     while clock().wrapping_sub(start) < quantum {
-        noise_work(64);
-        done += 64;
+        noise_work(CHUNK);
+        done += CHUNK;
     }
     done
 }
@@ -44,7 +46,7 @@ pub fn noise_units_for(clock: impl Fn() -> u64, quantum: u64) -> u64 {
         noise_work(units);
         clock().wrapping_sub(start).max(1)
     };
-    let mut block = 1024;
+    let mut block = 16;
     while time(block) < quantum / 4 && block < 1 << 40 {
         block *= 2;
     }
@@ -65,14 +67,14 @@ mod tests {
 
     #[test]
     fn quanta_and_calibration() {
-        // A clock that ticks once per read: 64 units per tick.
+        // A clock that ticks once per read: 4 units per tick.
         let t = Cell::new(0u64);
         let clock = || {
             t.set(t.get() + 1);
             t.get()
         };
-        assert_eq!(noise_units_within(clock, 0, 10), 9 * 64);
+        assert_eq!(noise_units_within(clock, 0, 10), 9 * 4);
         // Each block "takes" one tick: the first block is a quarter quantum.
-        assert_eq!(noise_units_for(clock, 4), 4 * 1024);
+        assert_eq!(noise_units_for(clock, 4), 4 * 16);
     }
 }

@@ -140,8 +140,8 @@ enum Command {
         #[arg(long, value_name = "S", default_value = "10", value_parser = parse::seconds)]
         seconds: f64,
 
-        /// Gaps between two TSC reads longer than this count as detours (selfish)
-        #[arg(long, value_name = "NS", default_value_t = 2000)]
+        /// Gaps between two TSC reads longer than this count as detours (selfish; rtla osnoise's default)
+        #[arg(long, value_name = "NS", default_value_t = 5000)]
         threshold_ns: u64,
 
         /// selfish detour, fixed work quanta or fixed time quanta
@@ -356,7 +356,7 @@ mod tests {
         };
         assert_eq!(
             (enclave.as_deref(), cpus, linux_cpus, seconds, threshold_ns),
-            (Some("sim"), Some(parse::CpuList(vec![0, 2])), None, 0.5, 2000)
+            (Some("sim"), Some(parse::CpuList(vec![0, 2])), None, 0.5, 5000)
         );
         assert!(Cli::try_parse_from(["atoll", "noise", "--cpus", "0"]).is_err(), "--cpus needs --enclave");
         let cli = Cli::try_parse_from(["atoll", "add", "sim", "--cpus", "2"]).unwrap();
