@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	10
+#define ATOLL_ABI_VERSION	11
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -32,6 +32,7 @@
 #define ATOLL_MAGIC_XLIST	0x4c585441	/* "ATXL" list of segments */
 #define ATOLL_MAGIC_RESIZE	0x5a525441	/* "ATRZ" resize request */
 #define ATOLL_MAGIC_NOISE	0x5a4e5441	/* "ATNZ" noise probe */
+#define ATOLL_MAGIC_CHOWN	0x4f435441	/* "ATCO" change an enclave's owner */
 #define ATOLL_MAGIC_CREATE	0x52435441	/* "ATCR" create request */
 #define ATOLL_MAGIC_INFO	0x4e495441	/* "ATIN" enclave info query */
 #define ATOLL_MAGIC_KCHECK	0x4b435441	/* "ATCK" message check */
@@ -662,6 +663,8 @@ struct atoll_create {
 	__u64 trampoline_offset;
 	__u64 trampoline_size;
 	char cmdline[ATOLL_CMDLINE_LEN];
+	__u32 owner_uid;	/* who may use it (struct atoll_chown) */
+	__u32 owner_gid;
 	/* out */
 	__u32 id;
 	__u32 mem_count;
@@ -746,6 +749,26 @@ struct atoll_enclave_info {
 	__u32 resizes;		/* resizes so far; the last ATOLL_RESIZE_HISTORY are in resize[] */
 	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* oldest first */
 	__u64 lwk_cpus;		/* the LWK's CPU indices in use, a bit each */
+	__u32 owner_uid;
+	__u32 owner_gid;
+	__u32 yours;		/* the caller may use it; if not, only id, state, name and owner are filled */
+	__u32 pad1;
+};
+
+/*
+ * ATOLL_IOC_CHOWN (root only, as are create, destroy, resizing and noise
+ * probes): who may use an enclave. Its owner user and the members of its
+ * owner group may run programs in it, read its console and status, ping it
+ * and message it; nobody else but root (CAP_SYS_ADMIN) may. uid and gid are
+ * in the caller's user namespace.
+ */
+struct atoll_chown {
+	struct atoll_header hdr;
+	__u32 id;
+	__u32 uid;
+	__u32 gid;
+	__u32 pad0;
+	char error[ATOLL_ERROR_LEN];
 };
 
 /*
@@ -1041,5 +1064,6 @@ struct atoll_kill {
 #define ATOLL_IOC_XEMEM_LIST	_IOWR(ATOLL_IOC_MAGIC, 19, struct atoll_xemem_list)
 #define ATOLL_IOC_RESIZE	_IOWR(ATOLL_IOC_MAGIC, 20, struct atoll_resize)
 #define ATOLL_IOC_NOISE		_IOWR(ATOLL_IOC_MAGIC, 21, struct atoll_noise_req)
+#define ATOLL_IOC_CHOWN		_IOWR(ATOLL_IOC_MAGIC, 22, struct atoll_chown)
 
 #endif /* ATOLL_ABI_H */

@@ -64,6 +64,8 @@ struct atoll_area {
 struct atoll_enclave {
 	u32 id;
 	char name[ATOLL_NAME_LEN];
+	kuid_t owner_uid;		/* who may use it (access.c) */
+	kgid_t owner_gid;
 	cpumask_t cpus;			/* Linux CPU numbers taken */
 	u32 cpu_count;
 	u64 lwk_cpus;			/* the LWK's CPU indices in use, a bit each */
@@ -191,6 +193,8 @@ int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
 int atoll_enclave_resize(struct atoll_resize *req);
 int atoll_enclave_noise(struct atoll_noise_req *req);
+int atoll_enclave_chown(struct atoll_chown *req);
+int atoll_enclave_check_use(u32 id, char *err);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
 void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
@@ -310,6 +314,12 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg);
 void atoll_xemem_file_gone(struct atoll_program *p);
 void atoll_xemem_enclave_gone(struct atoll_enclave *e);
 int atoll_xemem_list(struct atoll_xemem_list *req);
+
+/* access.c: who may do what */
+int atoll_may_admin(char *err, const char *what);
+bool atoll_may_use(const struct atoll_enclave *e);
+int atoll_check_use(const struct atoll_enclave *e, char *err);
+int atoll_owner_set(struct atoll_enclave *e, u32 uid, u32 gid, char *err);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

@@ -97,6 +97,19 @@ static int lock_and_find(u32 id, struct atoll_enclave **e, char *err)
 	return -ENOENT;
 }
 
+/* Whether the caller may use enclave id (program.c checks before anything else). */
+int atoll_enclave_check_use(u32 id, char *err)
+{
+	struct atoll_enclave *e;
+	int ret = lock_and_find(id, &e, err);
+
+	if (ret)
+		return ret;
+	ret = atoll_check_use(e, err);
+	mutex_unlock(&atoll_lock);
+	return ret;
+}
+
 /* Binds program p to an area of enclave id (program.c's RUN). */
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err)
 {
@@ -108,6 +121,9 @@ int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, 
 	ret = lock_and_find(id, &e, err);
 	if (ret)
 		return ret;
+	ret = atoll_check_use(e, err);
+	if (ret)
+		goto out;
 	state = atoll_lwk_state(e);
 	if (state == ATOLL_ENCLAVE_CRASHED) {
 		atoll_err(err, "enclave %s has crashed; `atoll console %s` shows why",
@@ -155,6 +171,9 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 
 	ret = lock_and_find(id, &e, err);
 	if (ret)
 		return ret;
+	ret = atoll_check_use(e, err);
+	if (ret)
+		goto out;
 	if (area >= ATOLL_MAX_PROGRAMS) {
 		atoll_err(err, "enclave %s has no program area %u", e->name, area);
 		ret = -EINVAL;
@@ -288,6 +307,8 @@ int atoll_enclave_programs(struct atoll_programs *req)
 
 	if (!e)
 		return -ENOENT;
+	if (!atoll_may_use(e))
+		return -EACCES;
 	req->count = 0;
 	for (i = 0; i < ATOLL_MAX_PROGRAMS; i++) {
 		proc = atoll_proc_area(e, i);
@@ -415,13 +436,18 @@ int atoll_enclave_create(struct atoll_create *req)
 	u64 t;
 	int ret;
 
+	ret = atoll_may_admin(err, "create enclaves");
+	if (ret)
+		return ret;
 	e = kzalloc(sizeof(*e), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
 	spin_lock_init(&e->msg_lock);
 	init_waitqueue_head(&e->wq);
 	e->id = next_id;
-	ret = take_name(e, req, err);
+	ret = atoll_owner_set(e, req->owner_uid, req->owner_gid, err);
+	if (!ret)
+		ret = take_name(e, req, err);
 	if (!ret)
 		ret = atoll_cpus_pick(req->cpus, req->cpu_count, &e->cpus, err);
 	if (ret)
@@ -495,6 +521,9 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	u32 i;
 	int ret;
 
+	ret = atoll_may_admin(req->error, "destroy enclaves");
+	if (ret)
+		return ret;
 	if (!e) {
 		atoll_err(req->error, "there is no enclave with id %u", req->id);
 		return -ENOENT;
@@ -549,9 +578,14 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 		return -ENOENT;
 	req->id = e->id;
 	req->state = atoll_lwk_state(e);
+	memcpy(req->name, e->name, ATOLL_NAME_LEN);
+	req->owner_uid = from_kuid_munged(current_user_ns(), e->owner_uid);
+	req->owner_gid = from_kgid_munged(current_user_ns(), e->owner_gid);
+	req->yours = atoll_may_use(e);
+	if (!req->yours)
+		return 0;
 	req->cpu_count = e->cpu_count;
 	req->mem_count = e->block_count;
-	memcpy(req->name, e->name, ATOLL_NAME_LEN);
 	copy_cpus(e, req->cpus);
 	atoll_memory_ranges(e, req->mem);
 	req->uptime_ns = ktime_get_ns() - e->created_ns;
@@ -562,6 +596,22 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	atoll_resize_history(e, req);
 	req->lwk_cpus = e->lwk_cpus;
 	return 0;
+}
+
+/* ATOLL_IOC_CHOWN: who may use enclave id. */
+int atoll_enclave_chown(struct atoll_chown *req)
+{
+	struct atoll_enclave *e;
+	int ret = atoll_may_admin(req->error, "change an enclave's owner");
+
+	if (ret)
+		return ret;
+	e = find(req->id);
+	if (!e) {
+		atoll_err(req->error, "there is no enclave with id %u", req->id);
+		return -ENOENT;
+	}
+	return atoll_owner_set(e, req->uid, req->gid, req->error);
 }
 
 /* Enclave id, if it runs; else NULL with *ret and err saying why. */
@@ -583,8 +633,8 @@ static struct atoll_enclave *find_running(u32 id, char *err, int *ret)
 /* ATOLL_IOC_RESIZE: CPUs or memory added to or taken back from a running enclave. */
 int atoll_enclave_resize(struct atoll_resize *req)
 {
-	int ret = 0;
-	struct atoll_enclave *e = find_running(req->id, req->error, &ret);
+	int ret = atoll_may_admin(req->error, "resize enclaves");
+	struct atoll_enclave *e = ret ? NULL : find_running(req->id, req->error, &ret);
 
 	return e ? atoll_resize(e, req) : ret;
 }
@@ -592,8 +642,8 @@ int atoll_enclave_resize(struct atoll_resize *req)
 /* ATOLL_IOC_NOISE: a noise probe on one of a running enclave's CPUs. */
 int atoll_enclave_noise(struct atoll_noise_req *req)
 {
-	int ret = 0;
-	struct atoll_enclave *e = find_running(req->id, req->error, &ret);
+	int ret = atoll_may_admin(req->error, "run noise probes (they hold an enclave CPU)");
+	struct atoll_enclave *e = ret ? NULL : find_running(req->id, req->error, &ret);
 
 	return e ? atoll_noise(e, req) : ret;
 }
@@ -607,6 +657,8 @@ int atoll_enclave_console(struct atoll_console_read *req)
 
 	if (!e)
 		return -ENOENT;
+	if (!atoll_may_use(e))
+		return -EACCES;
 	c = e->console;
 	data = (const u8 *)(c + 1);
 	/* The LWK writes the text before it moves head (release). */
@@ -631,11 +683,15 @@ int atoll_enclave_ping(struct atoll_ping *req)
 
 	if (!e)
 		return -ENOENT;
+	if (!atoll_may_use(e))
+		return -EACCES;
 	if (!req->from_id)
 		return atoll_lwk_ping(e, &req->rtt_ns);
 	from = find(req->from_id);
 	if (!from)
 		return -ENOENT;
+	if (!atoll_may_use(from))
+		return -EACCES;
 	return atoll_peer_ping(from, e, &req->rtt_ns);
 }
 
@@ -643,6 +699,8 @@ int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req)
 {
 	struct atoll_enclave *e = find(req->id);
 
+	if (atoll_may_admin(req->error, "run message checks"))
+		return -EPERM;
 	if (!e) {
 		atoll_err(req->error, "there is no enclave with id %u", req->id);
 		return -ENOENT;
@@ -654,6 +712,8 @@ int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req)
 {
 	struct atoll_enclave *e = find(req->id), *from = NULL;
 
+	if (atoll_may_admin(req->error, "run message benchmarks"))
+		return -EPERM;
 	if (req->from_id)
 		from = find(req->from_id);
 	if (!e || (req->from_id && !from)) {
@@ -672,6 +732,8 @@ int atoll_enclave_msg_send(struct atoll_msg_io *io)
 		e = find(io->kernel);
 		if (!e)
 			return -EHOSTUNREACH;
+		if (!atoll_may_use(e))
+			return -EACCES;
 	}
 	return atoll_usermsg_send(e, io);
 }
@@ -681,6 +743,8 @@ int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req)
 	struct atoll_enclave *es[ATOLL_MCAST_MAX];
 	u32 i, j;
 
+	if (atoll_may_admin(req->error, "run multicast checks"))
+		return -EPERM;
 	if (!req->n || req->n > ATOLL_MCAST_MAX) {
 		atoll_err(req->error, "a multicast check goes to 1 to %u enclaves",
 			  ATOLL_MCAST_MAX);

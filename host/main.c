@@ -85,6 +85,9 @@ static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	case ATOLL_IOC_RESIZE:
 		return run_op(arg, sizeof(struct atoll_resize), ATOLL_MAGIC_RESIZE,
 			      (atoll_op)atoll_enclave_resize);
+	case ATOLL_IOC_CHOWN:
+		return run_op(arg, sizeof(struct atoll_chown), ATOLL_MAGIC_CHOWN,
+			      (atoll_op)atoll_enclave_chown);
 	case ATOLL_IOC_NOISE:
 		return run_op(arg, sizeof(struct atoll_noise_req), ATOLL_MAGIC_NOISE,
 			      (atoll_op)atoll_enclave_noise);
@@ -138,7 +141,7 @@ static struct miscdevice atoll_dev = {
 	.minor = MISC_DYNAMIC_MINOR,
 	.name = "atoll",
 	.fops = &atoll_fops,
-	.mode = 0600,
+	.mode = 0666,	/* access.c decides who may do what */
 };
 
 static int __init atoll_init(void)

@@ -468,6 +468,9 @@ static long run_locked(struct atoll_program *p, void *req)
 		atoll_err(err, "this file is bound to a program already; open /dev/atoll again for another");
 		return -EBUSY;
 	}
+	ret = atoll_enclave_check_use(run->id, err);
+	if (ret)
+		return ret;
 	ret = check_regions(run, err);
 	if (ret)
 		return ret;

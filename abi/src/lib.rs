@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 10;
+pub const ABI_VERSION: u32 = 11;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -46,6 +46,7 @@ pub const MAGIC_XEMEM: u32 = 0x4d58_5441;
 pub const MAGIC_XLIST: u32 = 0x4c58_5441;
 pub const MAGIC_RESIZE: u32 = 0x5a52_5441;
 pub const MAGIC_NOISE: u32 = 0x5a4e_5441;
+pub const MAGIC_CHOWN: u32 = 0x4f43_5441;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -648,6 +649,8 @@ pub struct Create {
     pub trampoline_offset: u64,
     pub trampoline_size: u64,
     pub cmdline: [u8; CMDLINE_LEN],
+    pub owner_uid: u32,
+    pub owner_gid: u32,
     pub id: u32,
     pub mem_count: u32,
     pub taken_cpus: [u64; HOST_CPU_WORDS],
@@ -677,6 +680,23 @@ pub struct EnclaveInfo {
     pub resizes: u32,
     pub resize: [ResizeEvent; RESIZE_HISTORY],
     pub lwk_cpus: u64,
+    pub owner_uid: u32,
+    pub owner_gid: u32,
+    /// The caller may use it; if not, only id, state, name and owner are filled.
+    pub yours: u32,
+    pub pad1: u32,
+}
+
+/// ATOLL_IOC_CHOWN: who may use an enclave (root only).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct Chown {
+    pub hdr: Header,
+    pub id: u32,
+    pub uid: u32,
+    pub gid: u32,
+    pub pad0: u32,
+    pub error: [u8; ERROR_LEN],
 }
 
 pub const RESIZE_ADD_MEM: u32 = 1;
@@ -942,7 +962,7 @@ zeroed_with_header!(
     Call => MAGIC_CALL, Kill => MAGIC_KILL, KmsgCheckReq => MAGIC_KCHECK,
     KmsgBenchReq => MAGIC_KBENCH, MsgIo => MAGIC_MSG, Programs => MAGIC_PROGRAMS, Adopt => MAGIC_ADOPT,
     KmsgMcastReq => MAGIC_MCAST, XememIo => MAGIC_XEMEM, XememList => MAGIC_XLIST,
-    Resize => MAGIC_RESIZE, NoiseReq => MAGIC_NOISE,
+    Resize => MAGIC_RESIZE, NoiseReq => MAGIC_NOISE, Chown => MAGIC_CHOWN,
 );
 
 pub const IOC_MAGIC: u32 = 0xA7;
@@ -973,6 +993,7 @@ pub const IOC_XEMEM: u32 = iowr::<XememIo>(18);
 pub const IOC_XEMEM_LIST: u32 = iowr::<XememList>(19);
 pub const IOC_RESIZE: u32 = iowr::<Resize>(20);
 pub const IOC_NOISE: u32 = iowr::<NoiseReq>(21);
+pub const IOC_CHOWN: u32 = iowr::<Chown>(22);
 
 /// A NUL-padded fixed-size string field as text.
 pub fn c_str(bytes: &[u8]) -> &str {

@@ -52,7 +52,8 @@ fn expectations() -> Vec<(String, u64)> {
         "boot_timeout_ms": boot_timeout_ms, "mem_bytes": mem_bytes, "image_ptr": image_ptr,
         "image_size": image_size, "image_mem_size": image_mem_size, "entry_offset": entry_offset,
         "trampoline_offset": trampoline_offset, "trampoline_size": trampoline_size,
-        "cmdline": cmdline, "id": id, "mem_count": mem_count, "taken_cpus": taken_cpus,
+        "cmdline": cmdline, "owner_uid": owner_uid, "owner_gid": owner_gid, "id": id,
+        "mem_count": mem_count, "taken_cpus": taken_cpus,
         "mem": mem, "phase_ns": phase_ns, "error": error,
     });
     layout!("atoll_enclave_info", EnclaveInfo {
@@ -60,8 +61,10 @@ fn expectations() -> Vec<(String, u64)> {
         "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
         "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
         "lwk_total_bytes": lwk_total_bytes, "programs": programs, "resizes": resizes,
-        "resize": resize, "lwk_cpus": lwk_cpus,
+        "resize": resize, "lwk_cpus": lwk_cpus, "owner_uid": owner_uid, "owner_gid": owner_gid,
+        "yours": yours, "pad1": pad1,
     });
+    layout!("atoll_chown", Chown { "hdr": hdr, "id": id, "uid": uid, "gid": gid, "pad0": pad0, "error": error });
     layout!("atoll_console_read", ConsoleRead {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
         "buf_len": buf_len, "copied": copied, "head": head,
@@ -272,6 +275,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_IOC_XEMEM", IOC_XEMEM as u64),
         ("ATOLL_IOC_XEMEM_LIST", IOC_XEMEM_LIST as u64),
         ("ATOLL_IOC_RESIZE", IOC_RESIZE as u64),
+        ("ATOLL_IOC_CHOWN", IOC_CHOWN as u64),
+        ("ATOLL_MAGIC_CHOWN", MAGIC_CHOWN as u64),
         ("ATOLL_MAGIC_RESIZE", MAGIC_RESIZE as u64),
         ("ATOLL_RESIZE_ADD_MEM", RESIZE_ADD_MEM as u64),
         ("ATOLL_RESIZE_REMOVE_MEM", RESIZE_REMOVE_MEM as u64),

@@ -6,10 +6,10 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Adopt, Call, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq,
-    NoiseDetour, NoiseReq, Ping, Programs, Resize, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CONSOLE, IOC_CREATE,
-    IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_NOISE, IOC_PING,
-    IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM_LIST, NOISE_MAX_LISTED,
+    Adopt, Call, Chown, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq,
+    NoiseDetour, NoiseReq, Ping, Programs, Resize, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CHOWN, IOC_CONSOLE,
+    IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_NOISE,
+    IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM_LIST, NOISE_MAX_LISTED,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -114,6 +114,13 @@ impl Device {
         // `fd` fails.
         check(unsafe { libc::ioctl(fd, IOC_PROGRAMS as _, &mut *req as *mut Programs) })?;
         Ok(req)
+    }
+
+    /// IOC_CHOWN: who may use an enclave.
+    pub fn chown(&self, req: &mut Chown) -> io::Result<()> {
+        // SAFETY: `req` is a live, exclusively borrowed `Chown`, the type
+        // whose size IOC_CHOWN encodes; it holds no pointers.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_CHOWN as _, req as *mut Chown) })
     }
 
     /// IOC_RESIZE: memory added to or taken back from a running enclave.

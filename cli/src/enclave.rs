@@ -4,6 +4,7 @@ use crate::cpuset;
 use crate::device::Device;
 use crate::error::{os_error, Error, Result};
 use crate::format;
+use crate::owner::Owner;
 use crate::running::{self, Program};
 use atoll_abi::{
     c_str, EnclaveInfo, MemRange, ResizeEvent, ENCLAVE_BOOTING, ENCLAVE_CRASHED, ENCLAVE_RUNNING, ENCLAVE_STOPPED,
@@ -32,6 +33,10 @@ pub struct Enclave {
     pub resizes: Vec<ResizeEvent>,
     /// The LWK's CPU indices, in order.
     pub lwk_cpus: Vec<u32>,
+    pub owner: Owner,
+    /// The caller may use it; if not, the module told only its id, state,
+    /// name and owner.
+    pub yours: bool,
 }
 
 impl Enclave {
@@ -50,6 +55,8 @@ impl Enclave {
             programs: Vec::new(),
             resizes: info.resize[..(info.resizes as usize).min(RESIZE_HISTORY)].to_vec(),
             lwk_cpus: (0..64).filter(|c| info.lwk_cpus & (1 << c) != 0).collect(),
+            owner: Owner { uid: info.owner_uid, gid: info.owner_gid },
+            yours: info.yours != 0,
         }
     }
 
@@ -84,6 +91,8 @@ impl Enclave {
             "lwk_total_bytes": self.lwk_total_bytes,
             "programs": self.programs.iter().map(Program::to_json).collect::<Vec<_>>(),
             "resizes": self.resizes.iter().map(resize_json).collect::<Vec<_>>(),
+            "owner": { "uid": self.owner.uid, "gid": self.owner.gid, "text": self.owner.text() },
+            "yours": self.yours,
         })
     }
 }
@@ -182,7 +191,9 @@ pub fn list(dev: &Device) -> Result<Vec<Enclave>> {
         match dev.info(index) {
             Ok(Some(info)) => {
                 let mut e = Enclave::from_info(&info);
-                e.programs = running::list(dev, e.id)?;
+                if e.yours {
+                    e.programs = running::list(dev, e.id)?;
+                }
                 enclaves.push(e);
             }
             Ok(None) => return Ok(enclaves),
@@ -195,6 +206,19 @@ pub fn list(dev: &Device) -> Result<Vec<Enclave>> {
 /// The enclave called `key`, or else the one whose id `key` is.
 pub fn find(dev: &Device, key: &str) -> Result<Enclave> {
     pick(list(dev)?, key).ok_or_else(|| Error::new(format!("no enclave named '{key}'")))
+}
+
+/// Like `find`, for what only its owner, group and root may do.
+pub fn find_usable(dev: &Device, key: &str) -> Result<Enclave> {
+    let e = find(dev, key)?;
+    if !e.yours {
+        return Err(Error::new(format!(
+            "enclave {} belongs to {}: only its owner, its group's members and root may use it",
+            e.name,
+            e.owner.text()
+        )));
+    }
+    Ok(e)
 }
 
 fn pick(enclaves: Vec<Enclave>, key: &str) -> Option<Enclave> {

@@ -12,6 +12,7 @@ mod image;
 mod mirror;
 mod noise_linux;
 mod noise_plot;
+mod owner;
 mod parse;
 mod program;
 mod quanta;
@@ -23,7 +24,8 @@ mod sys;
 
 use clap::{Parser, Subcommand};
 use commands::{
-    console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, noise, ping, resize, run, status, syscalls,
+    chown, console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, noise, ping, resize, run, status,
+    syscalls,
 };
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -73,6 +75,17 @@ enum Command {
         /// Seconds to wait for the LWK to report that it has booted
         #[arg(long, value_name = "SECONDS", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=86400))]
         timeout: u32,
+
+        /// Who may use it (run, console, status, ping), by name or number [default: you]
+        #[arg(long, value_name = "USER[:GROUP]")]
+        owner: Option<String>,
+    },
+
+    /// Give an enclave to another owner (root only): they may run programs in it, read its console and status
+    Chown {
+        enclave: String,
+        #[arg(value_name = "USER[:GROUP]")]
+        owner: String,
     },
 
     /// List the enclaves (or, with --segments, the node's XEMEM segments and attachments)
@@ -278,9 +291,11 @@ fn main() -> ExitCode {
 /// Runs the command; its exit status (0 but for `run`, which has the program's).
 fn dispatch(command: Command, json: bool) -> error::Result<u8> {
     let done = match command {
-        Command::Create { cpus, mem, name, kernel, cmdline, timeout } => {
-            create::run(create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout }, json)
-        }
+        Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner } => create::run(
+            create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout, owner },
+            json,
+        ),
+        Command::Chown { enclave, owner } => chown::run(&enclave, &owner, json),
         Command::List { segments } => list::run(segments, json),
         Command::Syscalls => {
             syscalls::run(json);
@@ -339,7 +354,10 @@ mod tests {
     fn parses_create() {
         let cli = Cli::try_parse_from(["atoll", "create", "--cpus", "1,3-4", "--mem", "1G", "--name", "web", "--json"])
             .unwrap();
-        let Command::Create { cpus, mem, name, kernel, cmdline, timeout } = cli.command else { panic!("not create") };
+        let Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner } = cli.command else {
+            panic!("not create")
+        };
+        assert_eq!(owner, None);
         assert_eq!(cpus, parse::CpuSpec::List(vec![1, 3, 4]));
         assert_eq!(mem, 1 << 30);
         assert_eq!(name.as_deref(), Some("web"));

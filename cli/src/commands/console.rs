@@ -15,7 +15,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 pub fn run(key: &str, follow: bool) -> Result<()> {
     let dev = Device::open()?;
-    let enclave = enclave::find(&dev, key)?;
+    let enclave = enclave::find_usable(&dev, key)?;
     if follow {
         for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
             signal_hook::flag::register(signal, &STOP)

@@ -7,6 +7,7 @@ use crate::enclave::{self, create_phases_json, create_phases_text, ranges_json};
 use crate::error::{module_error, Error, Result};
 use crate::format;
 use crate::image;
+use crate::owner::{self, Owner};
 use crate::parse::CpuSpec;
 use atoll_abi::{c_str, set_c_str, Create, MemRange, MAX_MEM_RANGES, PHASES};
 use serde_json::json;
@@ -21,6 +22,8 @@ pub struct Options {
     pub kernel: Option<PathBuf>,
     pub cmdline: String,
     pub timeout_secs: u32,
+    /// `user[:group]`; None: whoever runs `create`.
+    pub owner: Option<String>,
 }
 
 /// Where the LWK image is looked for when --kernel is not given.
@@ -42,6 +45,10 @@ fn find_kernel() -> Result<PathBuf> {
 }
 
 pub fn run(opts: Options, json: bool) -> Result<()> {
+    let owner = match &opts.owner {
+        Some(text) => owner::parse(text)?,
+        None => Owner::me(),
+    };
     let dev = Device::open()?;
     let kernel = match opts.kernel {
         Some(path) => path,
@@ -68,6 +75,8 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
     req.trampoline_offset = image.trampoline_offset;
     req.trampoline_size = image.trampoline_size;
     set_c_str(&mut req.cmdline, &opts.cmdline);
+    req.owner_uid = owner.uid;
+    req.owner_gid = owner.gid;
 
     dev.create(&mut req, &image.bytes).map_err(|e| module_error("create", &req.error, &e))?;
 

@@ -30,13 +30,21 @@ fn text(enclaves: &[Enclave]) -> String {
     if enclaves.is_empty() {
         return "no enclaves\n".into();
     }
-    let header = ["ID", "NAME", "STATE", "CPUS", "MEMORY", "LWK FREE", "PROGRAMS", "UPTIME"];
+    let header = ["ID", "NAME", "STATE", "OWNER", "CPUS", "MEMORY", "LWK FREE", "PROGRAMS", "UPTIME"];
     let mut rows = vec![header.iter().map(|s| s.to_string()).collect()];
     for e in enclaves {
+        if !e.yours {
+            // The module tells others only who has it.
+            let mut row = vec![e.id.to_string(), e.name.clone(), e.state_name(), e.owner.text()];
+            row.resize(header.len(), "-".into());
+            rows.push(row);
+            continue;
+        }
         rows.push(vec![
             e.id.to_string(),
             e.name.clone(),
             e.state_name(),
+            e.owner.text(),
             format::cpu_list(&e.cpus),
             format!("{} MiB", format::mib(e.mem_bytes())),
             lwk_free(e),
@@ -74,21 +82,27 @@ mod tests {
             programs: vec![],
             resizes: vec![],
             lwk_cpus: vec![],
+            owner: crate::owner::Owner { uid: 0, gid: 0 },
+            yours: true,
         }
     }
 
     #[test]
     fn table() {
         assert_eq!(text(&[]), "no enclaves\n");
+        let mut theirs = enclave(14, "web", ENCLAVE_RUNNING, vec![], 0, 0, false);
+        (theirs.yours, theirs.owner) = (false, crate::owner::Owner { uid: 4321, gid: 4322 });
         let all = [
             enclave(1, "enclave1", ENCLAVE_RUNNING, vec![2, 3], 1024, 12_340_000_000, true),
             enclave(12, "db", ENCLAVE_CRASHED, vec![1, 5, 6, 7], 128, 400_000_000, false),
+            theirs,
         ];
         assert_eq!(
             text(&all),
-            "ID  NAME      STATE    CPUS   MEMORY    LWK FREE       PROGRAMS  UPTIME\n\
-             1   enclave1  running  2-3    1024 MiB  1004/1016 MiB  0         12.3 s\n\
-             12  db        crashed  1,5-7  128 MiB   -              0         0.4 s\n"
+            "ID  NAME      STATE    OWNER      CPUS   MEMORY    LWK FREE       PROGRAMS  UPTIME\n\
+             1   enclave1  running  root:root  2-3    1024 MiB  1004/1016 MiB  0         12.3 s\n\
+             12  db        crashed  root:root  1,5-7  128 MiB   -              0         0.4 s\n\
+             14  web       running  4321:4322  -      -         -              -         -\n"
         );
     }
 }

@@ -1,6 +1,7 @@
 //! One file per subcommand. Each `run` prints its result to stdout (text, or
 //! one JSON object with `--json`) and returns an error for `main` to print.
 
+pub mod chown;
 pub mod console;
 pub mod create;
 pub mod destroy;

@@ -168,7 +168,7 @@ fn quanta_text(probe: Probe, quantum_ns: u64, probes: &[CpuNoise]) -> String {
 
 fn enclave_probes(name: &str, opts: &Options) -> Result<Vec<CpuNoise>> {
     let dev = Device::open()?;
-    let e = enclave::find(&dev, name)?;
+    let e = enclave::find_usable(&dev, name)?;
     let cpus = if opts.cpus.is_empty() { e.lwk_cpus.clone() } else { opts.cpus.clone() };
     let mut probes = Vec::new();
     for cpu in cpus {

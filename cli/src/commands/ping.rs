@@ -10,8 +10,8 @@ use serde_json::json;
 
 pub fn run(key: &str, from: Option<&str>, count: u32, json: bool) -> Result<()> {
     let dev = Device::open()?;
-    let enclave = enclave::find(&dev, key)?;
-    let sender = from.map(|f| enclave::find(&dev, f)).transpose()?;
+    let enclave = enclave::find_usable(&dev, key)?;
+    let sender = from.map(|f| enclave::find_usable(&dev, f)).transpose()?;
     if sender.as_ref().is_some_and(|s| s.id == enclave.id) {
         return Err(Error::new(format!("ping {0} --from {0}: an enclave does not ping itself", enclave.name)));
     }

@@ -58,7 +58,7 @@ pub fn run(opts: Options) -> Result<u8> {
     let plan = plan(&path, &files, &opts.command)?;
 
     let dev = Device::open().map_err(|e| e.with_status(FAILED))?.move_above(RESERVED_FD);
-    let enclave = enclave::find(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
+    let enclave = enclave::find_usable(&dev, &opts.enclave).map_err(|e| e.with_status(FAILED))?;
     let (cpu_count, cpu_mask) = cores(&enclave, &opts.cores)?;
     proc_paths::set_enclave_cpus(enclave.cpus.len() as u32);
     let mut req = run_request(&enclave, cpu_count, &plan.layout, &path);
@@ -291,6 +291,8 @@ mod tests {
             programs: vec![],
             resizes: vec![],
             lwk_cpus: vec![],
+            owner: crate::owner::Owner { uid: 0, gid: 0 },
+            yours: true,
         }
     }
 

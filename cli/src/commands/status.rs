@@ -9,7 +9,7 @@ use crate::running;
 
 pub fn run(key: &str, json: bool) -> Result<()> {
     let dev = Device::open()?;
-    let enclave = enclave::find(&dev, key)?;
+    let enclave = enclave::find_usable(&dev, key)?;
     let segments = crate::segments::list(&dev)?.of_enclave(enclave.id);
     if json {
         let mut v = enclave.to_json();
@@ -28,11 +28,12 @@ pub fn run(key: &str, json: bool) -> Result<()> {
 fn text(e: &Enclave) -> String {
     let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
     format!(
-        "name: {}\nid: {}\nstate: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
+        "name: {}\nid: {}\nstate: {}\nowner: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
          uptime: {} s\ncreated in: {}\n{}programs: {}",
         e.name,
         e.id,
         e.state_name(),
+        e.owner.text(),
         format::cpu_list(&e.cpus),
         e.cpus.len(),
         format::mib(e.mem_bytes()),
@@ -95,6 +96,8 @@ mod tests {
                 command: "spin".into(),
             }],
             lwk_cpus: vec![0],
+            owner: crate::owner::Owner { uid: 0, gid: 0 },
+            yours: true,
             resizes: vec![
                 ResizeEvent {
                     at_ns: 1_500_000_000,
@@ -119,6 +122,7 @@ mod tests {
             "name: web\n\
              id: 3\n\
              state: booting\n\
+             owner: root:root\n\
              cpus: 1,3-4 (3 CPUs)\n\
              memory: 384 MiB in 2 ranges: 0x100000000-0x107ffffff, 0x180000000-0x18fffffff\n\
              lwk memory: 300.5 of 370 MiB free\n\

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Who may do what with enclaves. Creating, destroying and resizing them,
+ * noise probes, message checks and changing an owner are root's
+ * (CAP_SYS_ADMIN): they take CPUs and memory from Linux or hold a CPU.
+ * An enclave's owner user and the members of its owner group may use it:
+ * run programs in it, read its console, status and program list, ping it
+ * and message it. /dev/atoll is open to everyone (mode 0666); these checks
+ * are the gate.
+ */
+#include <linux/capability.h>
+#include <linux/cred.h>
+#include <linux/uidgid.h>
+
+#include "atoll.h"
+
+int atoll_may_admin(char *err, const char *what)
+{
+	if (capable(CAP_SYS_ADMIN))
+		return 0;
+	if (err)
+		atoll_err(err, "only root (CAP_SYS_ADMIN) may %s", what);
+	return -EPERM;
+}
+
+bool atoll_may_use(const struct atoll_enclave *e)
+{
+	return uid_eq(current_euid(), e->owner_uid) || in_egroup_p(e->owner_gid) ||
+	       capable(CAP_SYS_ADMIN);
+}
+
+int atoll_check_use(const struct atoll_enclave *e, char *err)
+{
+	struct user_namespace *ns = current_user_ns();
+
+	if (atoll_may_use(e))
+		return 0;
+	if (err)
+		atoll_err(err, "enclave %s belongs to user %u, group %u: only they and root may use it",
+			  e->name, from_kuid_munged(ns, e->owner_uid),
+			  from_kgid_munged(ns, e->owner_gid));
+	return -EACCES;
+}
+
+int atoll_owner_set(struct atoll_enclave *e, u32 uid, u32 gid, char *err)
+{
+	kuid_t kuid = make_kuid(current_user_ns(), uid);
+	kgid_t kgid = make_kgid(current_user_ns(), gid);
+
+	if (!uid_valid(kuid) || !gid_valid(kgid)) {
+		atoll_err(err, "user %u or group %u does not exist here", uid, gid);
+		return -EINVAL;
+	}
+	e->owner_uid = kuid;
+	e->owner_gid = kgid;
+	return 0;
+}

@@ -1,0 +1,82 @@
+"""Ordinary users (issue 17): root creates an enclave for alice; alice runs
+programs in it, reads its console and status and pings it, with her own
+credentials for every delegated call; bob may not, until root gives the
+enclave to a group he is in; creating, destroying, resizing, noise probes
+and changing owners stay root's. The module refuses a non-owner's ioctls
+itself, without the CLI's checks in front (tests/programs/not_yours.c).
+The users are real entries in the VM's /etc/passwd and /etc/group, and
+setpriv (util-linux) switches to them."""
+
+USERS = r'''
+cp /etc/passwd /tmp/passwd; cp /etc/group /tmp/group
+echo 'alice:x:1001:1001:Alice:/tmp:/bin/sh' >> /tmp/passwd
+echo 'bob:x:1002:1002:Bob:/tmp:/bin/sh' >> /tmp/passwd
+printf 'alice:x:1001:\nbob:x:1002:\nhpc:x:2000:bob\n' >> /tmp/group
+mount --bind /tmp/passwd /etc/passwd && mount --bind /tmp/group /etc/group || exit 9
+as() { u=$1; shift; /usr/bin/setpriv --reuid=$u --regid=$u --init-groups "$@"; }
+echo "only root reads this" > /tmp/secret; chmod 600 /tmp/secret
+echo "anyone reads this" > /tmp/public; chmod 644 /tmp/public
+'''
+
+
+def test_owner_uses_others_are_refused(vm, programs):
+    res = vm(USERS + r'''
+echo "MODE $(stat -c %a /dev/atoll)"
+atoll create --cpus 2 --mem 128M --name e --owner alice > /dev/null || exit 10
+atoll create --cpus 1 --mem 128M --name f --owner nobody-here; echo "NO SUCH USER: $?"
+echo "== alice"
+as alice atoll list | sed 's/^/LIST /'
+as alice atoll status e | grep '^owner:'
+as alice atoll run e -- /usr/bin/id; echo "ID: $?"
+as alice atoll run e -- /usr/bin/cat /tmp/public; echo "PUBLIC: $?"
+as alice atoll run e -- /usr/bin/cat /tmp/secret; echo "SECRET: $?"
+as alice atoll run e -- /usr/bin/touch /tmp/made-by-alice; ls -n /tmp/made-by-alice | awk '{print "MADE " $3 ":" $4}'
+as alice atoll ping e --count 1 > /dev/null; echo "PING: $?"
+as alice atoll console e | grep -c 'enclave 1 booted' | sed 's/^/CONSOLE /'
+for cmd in "destroy e" "create --cpus 1 --mem 128M" "noise --enclave e --seconds 0.1" "add e --mem 128M" "chown e alice"; do
+    as alice atoll $cmd > /dev/null; echo "ALICE $cmd: $?"
+done
+echo "== bob"
+as bob atoll list | sed 's/^/BOBLIST /'
+for cmd in "run e -- /usr/bin/id" "status e" "console e" "ping e"; do
+    as bob atoll $cmd; echo "BOB $cmd: $?"
+done
+as bob /extra/not_yours 1; echo "NOT YOURS: $?"
+echo "== chown"
+atoll chown e alice:hpc
+as bob atoll run e -- /usr/bin/id; echo "BOB AFTER CHOWN: $?"
+atoll destroy e > /dev/null; echo "ROOT DESTROY: $?"
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    assert "MODE 666" in out, out
+    assert "no user named 'nobody-here' in /etc/passwd" in out and "NO SUCH USER: 1" in out, out
+    # alice: her enclave, her programs, her credentials
+    assert "LIST 1   e     running  alice:alice" in out, out
+    assert "owner: alice:alice" in out, out
+    assert "uid=1001(alice) gid=1001(alice) groups=1001(alice)" in out and "ID: 0" in out, out
+    assert "anyone reads this" in out and "PUBLIC: 0" in out, out
+    assert "only root reads this" not in out, out
+    assert "/tmp/secret: Permission denied" in out and "SECRET: 1" in out, out
+    assert "MADE 1001:1001" in out, out
+    assert "PING: 0" in out and "CONSOLE 1" in out, out
+    for cmd, what in [("destroy e", "destroy enclaves"), ("create --cpus 1 --mem 128M", "create enclaves"),
+                      ("noise --enclave e --seconds 0.1", "run noise probes"),
+                      ("add e --mem 128M", "resize enclaves"), ("chown e alice", "change an enclave's owner")]:
+        assert f"ALICE {cmd}: 1" in out, (cmd, out)
+        assert f"only root (CAP_SYS_ADMIN) may {what}" in out, (what, out)
+    # bob: sees who has it, nothing more
+    assert "BOBLIST 1   e     running  alice:alice  -     -" in out, out
+    for cmd in ["status e", "console e", "ping e"]:
+        assert f"BOB {cmd}: 1" in out, (cmd, out)
+    assert "BOB run e -- /usr/bin/id: 125" in out, out
+    assert out.count("enclave e belongs to alice:alice: only its owner, its group's members and root") == 4, out
+    # the module itself refuses him
+    for what in ["console", "ping", "programs", "run", "adopt", "message", "destroy", "chown", "resize", "noise"]:
+        assert f"{what}: refused" in out, (what, out)
+    assert "info: id 1 name e owner 1001:1001 yours 0 cpus 0" in out, out
+    assert "all refused" in out and "NOT YOURS: 0" in out, out
+    # the hpc group may, once the enclave is theirs
+    assert "enclave e now belongs to alice:hpc" in out, out
+    assert "uid=1002(bob) gid=1002(bob) groups=1002(bob),2000(hpc)" in out, out
+    assert "BOB AFTER CHOWN: 0" in out and "ROOT DESTROY: 0" in out, out
