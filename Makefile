@@ -28,6 +28,10 @@
 #                            (a job losing a CPU mid-run vs the ideal), with a plot
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
+#   make install [DESTDIR=<root>] [PREFIX=/usr/local] [KVER=$(uname -r)]
+#                            the CLI, the LWK image, headers, libxpmem, the module
+#                            built for kernel KVER, the udev rule and the module's
+#                            source for DKMS (scripts/install.sh)
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
 #                            run a shell script in the Debian-kernel test VM,
 #                            exit with its status; the guest gets build/atoll.ko,
@@ -51,6 +55,14 @@ KERNEL_SRC := kernel
 CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
+
+.PHONY: install
+PREFIX ?= /usr/local
+# The running kernel, unless KVER is given on the command line (elsewhere
+# KVER is the test VM's kernel).
+INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname -r))
+install: kernel cli xemem
+	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
 .PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
 

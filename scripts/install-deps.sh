@@ -14,6 +14,8 @@ command -v musl-gcc >/dev/null || need_apt+=(musl-tools)
 command -v mpicc.openmpi >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
 command -v mpicc.mpich >/dev/null || need_apt+=(mpich libmpich-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
+# make install's DKMS configuration is checked by building with DKMS (issue 17).
+command -v dkms >/dev/null || need_apt+=(dkms)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt packages: ${need_apt[*]}"
     export DEBIAN_FRONTEND=noninteractive
