@@ -32,6 +32,7 @@
 #                            the CLI, the LWK image, headers, libxpmem, the module
 #                            built for kernel KVER, the udev rule and the module's
 #                            source for DKMS (scripts/install.sh)
+#   make slurm               the Slurm SPANK plugin: build/spank_atoll.so
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
 #                            run a shell script in the Debian-kernel test VM,
 #                            exit with its status; the guest gets build/atoll.ko,
@@ -55,6 +56,13 @@ KERNEL_SRC := kernel
 CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
 RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
+
+# The Slurm SPANK plugin (slurm/spank_atoll.c), against Debian's libslurm-dev.
+SLURM_OUT ?= build
+.PHONY: slurm
+slurm:
+	@mkdir -p $(SLURM_OUT)
+	gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC -o $(SLURM_OUT)/spank_atoll.so slurm/spank_atoll.c
 
 .PHONY: install
 PREFIX ?= /usr/local

@@ -16,6 +16,10 @@ command -v mpicc.mpich >/dev/null || need_apt+=(mpich libmpich-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
 # make install's DKMS configuration is checked by building with DKMS (issue 17).
 command -v dkms >/dev/null || need_apt+=(dkms)
+# Jobs through Slurm (issue 17): Debian's Slurm 22.05 and munge, run in the
+# test VM; spank.h for the plugin.
+command -v slurmd >/dev/null || need_apt+=(slurmd slurmctld slurm-client munge)
+[ -f /usr/include/slurm/spank.h ] || need_apt+=(libslurm-dev)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt packages: ${need_apt[*]}"
     export DEBIAN_FRONTEND=noninteractive

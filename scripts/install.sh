@@ -6,6 +6,7 @@
 #                                          beside the CLI, without --kernel
 #   PREFIX/include/atoll_abi.h, atoll_msg.h, xpmem.h; PREFIX/lib/libxpmem.{a,so}
 #                                          for programs that message or share memory
+#   PREFIX/lib/atoll/spank_atoll.so        the Slurm plugin (with Slurm's headers)
 #   /lib/modules/KVER/updates/atoll.ko     the module, built here for kernel KVER
 #   /lib/udev/rules.d/99-atoll.rules       /dev/atoll's mode
 #   /usr/src/atoll-VERSION/                the module's source with dkms.conf, for
@@ -51,6 +52,10 @@ if [ -f "$ROOT/build/include/xpmem.h" ]; then
     put 644 "$ROOT/build/include/xpmem.h" "$prefix/include/xpmem.h"
     put 644 "$ROOT/build/lib/libxpmem.a" "$prefix/lib/libxpmem.a"
     put 755 "$ROOT/build/lib/libxpmem.so" "$prefix/lib/libxpmem.so"
+fi
+if [ -f /usr/include/slurm/spank.h ]; then
+    make -s -C "$ROOT" slurm SLURM_OUT="$ROOT/build"
+    put 755 "$ROOT/build/spank_atoll.so" "$prefix/lib/atoll/spank_atoll.so"
 fi
 put 644 "$ROOT/build/install/module/host/atoll.ko" "/lib/modules/$kver/updates/atoll.ko"
 put 644 "$ROOT/host/99-atoll.rules" "/lib/udev/rules.d/99-atoll.rules"

@@ -1,0 +1,53 @@
+# A one-node Slurm cluster in the test VM (sourced by tests/test_slurm.py):
+# Debian's munged, slurmctld and slurmd (the host's /usr, shared into the
+# VM), configured under /tmp/slurm, with the Atoll SPANK plugin at
+# $SPANK_ATOLL and a user alice (uid 1001). The VM has no network: the
+# loopback carries a second address, since Slurm wants one that is not
+# 127.x. Exports SLURM_CONF; defines as_alice.
+ip link set lo up
+ip addr add 10.0.2.15/24 dev lo
+hostname atollvm
+cp /etc/hosts /tmp/hosts && echo "10.0.2.15 atollvm" >> /tmp/hosts && mount --bind /tmp/hosts /etc/hosts
+cp /etc/passwd /tmp/passwd; cp /etc/group /tmp/group
+echo 'alice:x:1001:1001:Alice:/tmp:/bin/sh' >> /tmp/passwd
+echo 'alice:x:1001:' >> /tmp/group
+mount --bind /tmp/passwd /etc/passwd && mount --bind /tmp/group /etc/group || exit 90
+# slurmd needs cgroup v2 with a system.slice (systemd would make one).
+mount -t cgroup2 none /sys/fs/cgroup && mkdir -p /sys/fs/cgroup/system.slice &&
+    echo "+cpu +cpuset +memory +pids" > /sys/fs/cgroup/cgroup.subtree_control || exit 91
+mkdir -p /tmp/slurm/ctld /tmp/slurm/d /run/munge
+dd if=/dev/urandom of=/tmp/munge.key bs=1024 count=1 2>/dev/null && chmod 400 /tmp/munge.key
+/usr/sbin/munged --force --key-file=/tmp/munge.key --socket=/run/munge/munge.socket.2 \
+    --pid-file=/tmp/munged.pid --log-file=/tmp/munged.log --seed-file=/tmp/munged.seed || exit 92
+cat > /tmp/slurm/slurm.conf <<CONF
+ClusterName=atoll
+SlurmctldHost=atollvm
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+StateSaveLocation=/tmp/slurm/ctld
+SlurmdSpoolDir=/tmp/slurm/d
+SlurmctldPidFile=/tmp/slurm/slurmctld.pid
+SlurmdPidFile=/tmp/slurm/slurmd.pid
+SlurmctldLogFile=/tmp/slurm/ctld.log
+SlurmdLogFile=/tmp/slurm/d.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_CPU
+ReturnToService=2
+MpiDefault=none
+JobCompType=jobcomp/none
+AccountingStorageType=accounting_storage/none
+PlugStackConfig=/tmp/slurm/plugstack.conf
+NodeName=atollvm CPUs=4 State=UNKNOWN
+PartitionName=debug Nodes=atollvm Default=YES MaxTime=INFINITE State=UP
+CONF
+printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' > /tmp/slurm/cgroup.conf
+echo "required $SPANK_ATOLL atoll=/bin/atoll" > /tmp/slurm/plugstack.conf
+export SLURM_CONF=/tmp/slurm/slurm.conf
+/usr/sbin/slurmctld || { cat /tmp/slurm/ctld.log; exit 93; }
+/usr/sbin/slurmd || { cat /tmp/slurm/d.log; exit 94; }
+for i in $(seq 60); do sinfo -h -o %T 2>/dev/null | grep -q idle && break; sleep 0.5; done
+sinfo -h -o %T | grep -q idle || { echo "the node did not come up"; tail /tmp/slurm/*.log; exit 95; }
+as_alice() { /usr/bin/setpriv --reuid=1001 --regid=1001 --init-groups env SLURM_CONF=$SLURM_CONF "$@"; }
