@@ -42,7 +42,12 @@ fn exec(args: [u64; 6]) -> i64 {
 
 fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| e.raw_os_error().unwrap_or(libc::EAGAIN))?;
-    let path = copier.read_c_string(args[0], MAX_STRING)?;
+    let mut path = copier.read_c_string(args[0], MAX_STRING)?;
+    // /proc/self/exe is the program, not this process (busybox runs its
+    // applets so); other programs' /proc/<pid>/exe are left to the open.
+    if proc_paths::meaning(&path, |_| None) == Some(proc_paths::Meaning::Exe) {
+        path = proc_paths::program();
+    }
     let argv = read_strings(&copier, args[1])?;
     let envp = read_strings(&copier, args[2])?;
     let path = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(&path));
