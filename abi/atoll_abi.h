@@ -664,7 +664,7 @@ struct atoll_create {
 	__u64 trampoline_size;
 	char cmdline[ATOLL_CMDLINE_LEN];
 	__u32 owner_uid;	/* who may use it (struct atoll_chown) */
-	__u32 owner_gid;
+	__u32 owner_gid;	/* ATOLL_NO_GROUP: its owner alone */
 	/* out */
 	__u32 id;
 	__u32 mem_count;
@@ -760,8 +760,10 @@ struct atoll_enclave_info {
  * probes): who may use an enclave. Its owner user and the members of its
  * owner group may run programs in it, read its console and status, ping it
  * and message it; nobody else but root (CAP_SYS_ADMIN) may. uid and gid are
- * in the caller's user namespace.
+ * in the caller's user namespace; gid ATOLL_NO_GROUP: no group, the owner
+ * alone.
  */
+#define ATOLL_NO_GROUP		0xffffffffu
 struct atoll_chown {
 	struct atoll_header hdr;
 	__u32 id;

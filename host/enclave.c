@@ -580,7 +580,8 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	req->state = atoll_lwk_state(e);
 	memcpy(req->name, e->name, ATOLL_NAME_LEN);
 	req->owner_uid = from_kuid_munged(current_user_ns(), e->owner_uid);
-	req->owner_gid = from_kgid_munged(current_user_ns(), e->owner_gid);
+	req->owner_gid = gid_valid(e->owner_gid) ?
+			 from_kgid_munged(current_user_ns(), e->owner_gid) : ATOLL_NO_GROUP;
 	req->yours = atoll_may_use(e);
 	if (!req->yours)
 		return 0;

@@ -11,8 +11,9 @@
 #   /lib/udev/rules.d/99-atoll.rules       /dev/atoll's mode
 #   /usr/src/atoll-VERSION/                the module's source with dkms.conf, for
 #                                          DKMS to rebuild it for every new kernel
-# Run for this system (no DESTDIR), it also runs depmod and, when DKMS is
-# there, registers the source with it.
+# Run for this system (no DESTDIR), it also runs depmod; `dkms install
+# atoll/VERSION` is the administrator's choice (DKMS then builds the module
+# for every new kernel).
 #   scripts/install.sh DESTDIR PREFIX KVER
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,10 +67,7 @@ cp -r "$src" "$destdir/usr/src/atoll-$version"
 if [ -z "$destdir" ]; then
     depmod -a "$kver"
     udevadm control --reload 2>/dev/null || true
-    if command -v dkms > /dev/null && ! dkms status "atoll/$version" | grep -q .; then
-        dkms add "atoll/$version"
-    fi
 fi
 echo "installed Atoll $version for kernel $kver under ${destdir:-/}: $prefix/bin/atoll," \
     "$prefix/lib/atoll/atoll-kernel, /lib/modules/$kver/updates/atoll.ko (modprobe atoll)," \
-    "/usr/src/atoll-$version (DKMS)"
+    "/usr/src/atoll-$version (dkms install atoll/$version)"

@@ -5,7 +5,8 @@
  *   srun --atoll-cpus=2 --atoll-mem=512M ./app
  *
  * On each node of the step, slurmstepd (as root) creates an enclave owned by
- * the job's user (`atoll create --owner uid:gid`), each task then runs its
+ * the job's user alone (`atoll create --owner uid`) on N of the CPUs Slurm
+ * gave the step there (never others'), each task then runs its
  * program in it (`atoll run`, exec'd in place of the program, so the task's
  * exit status and signals are the program's), and when the step ends, also
  * when it is cancelled or fails, the enclave is destroyed and every CPU and
@@ -36,8 +37,8 @@ static int opt_cpus(int val, const char *optarg, int remote);
 static int opt_mem(int val, const char *optarg, int remote);
 
 struct spank_option spank_options[] = {
-	{ "atoll-cpus", "N|LIST",
-	  "Run the step's tasks in an Atoll enclave of N CPUs (or these CPUs) on each node",
+	{ "atoll-cpus", "N",
+	  "Run the step's tasks in an Atoll enclave of N of the step's CPUs on each node",
 	  1, 0, opt_cpus },
 	{ "atoll-mem", "SIZE",
 	  "Memory of the Atoll enclave on each node (e.g. 512M; multiples of 128M)",
@@ -61,8 +62,8 @@ static int plain(const char *s)
 
 static int opt_cpus(int val, const char *optarg, int remote)
 {
-	if (!plain(optarg)) {
-		slurm_error("atoll: --atoll-cpus wants a count or a CPU list, not '%s'",
+	if (!plain(optarg) || strspn(optarg, "0123456789") != strlen(optarg) || !atoi(optarg)) {
+		slurm_error("atoll: --atoll-cpus wants a count of CPUs, not '%s'",
 			    optarg ? optarg : "");
 		return -1;
 	}
@@ -79,6 +80,40 @@ static int opt_mem(int val, const char *optarg, int remote)
 	}
 	snprintf(mem, sizeof(mem), "%s", optarg);
 	return 0;
+}
+
+/*
+ * The enclave's CPUs: the highest `want` of the cores Slurm gave this step
+ * on this node (S_STEP_ALLOC_CORES, e.g. "1-2,5"), as the CLI's list
+ * ("2-2,5-5"); CPU 0 stays Linux's. -1 with the reason logged if the step
+ * has fewer.
+ */
+static int step_cpus(spank_t sp, int want, char *list, size_t len)
+{
+	char *cores = NULL, *p, *end;
+	int have[1024], n = 0, a, b, used = 0;
+
+	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) || !cores)
+		return -1;
+	for (p = cores; *p; p = *end ? end + 1 : end) {
+		a = strtol(p, &end, 10);
+		b = *end == '-' ? strtol(end + 1, &end, 10) : a;
+		if (end == p || (*end && *end != ','))
+			return -1;
+		for (; a <= b && n < 1024; a++)
+			if (a > 0)
+				have[n++] = a;
+	}
+	if (want > n) {
+		slurm_error("atoll: --atoll-cpus=%d, but the step has %d CPU%s for an enclave on this node (%s; CPU 0 stays Linux's): ask for more with -n or -c",
+			    want, n, n == 1 ? "" : "s", cores);
+		return -1;
+	}
+	list[0] = 0;
+	for (a = n - want; a < n; a++)
+		used += snprintf(list + used, len - used, "%s%d-%d", used ? "," : "", have[a],
+				 have[a]);
+	return used < (int)len ? 0 : -1;
 }
 
 /* Runs the atoll CLI with argv and waits; 0 when it succeeded. */
@@ -121,8 +156,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
 	uint32_t job, step;
 	uid_t uid;
-	gid_t gid;
-	char owner[64];
+	char owner[32], list[1024];
 
 	if (!cpus[0] && !mem[0])
 		return 0;
@@ -133,16 +167,18 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	if (!spank_remote(sp))
 		return 0;
 	if (spank_get_item(sp, S_JOB_ID, &job) || spank_get_item(sp, S_JOB_STEPID, &step) ||
-	    spank_get_item(sp, S_JOB_UID, &uid) || spank_get_item(sp, S_JOB_GID, &gid))
+	    spank_get_item(sp, S_JOB_UID, &uid))
 		return -1;
 	/* The batch script and the allocation itself stay on Linux. */
 	if (step == SLURM_BATCH_SCRIPT || step == SLURM_EXTERN_CONT ||
 	    step == SLURM_INTERACTIVE_STEP)
 		return 0;
+	if (step_cpus(sp, atoi(cpus), list, sizeof(list)))
+		return -1;
 	snprintf(enclave, sizeof(enclave), "slurm%u.%u", job, step);
-	snprintf(owner, sizeof(owner), "%u:%u", (unsigned int)uid, (unsigned int)gid);
+	snprintf(owner, sizeof(owner), "%u", (unsigned int)uid);	/* alone: no group */
 	{
-		char *argv[] = { "atoll", "create", "--cpus", cpus, "--mem", mem, "--name", enclave,
+		char *argv[] = { "atoll", "create", "--cpus", list, "--mem", mem, "--name", enclave,
 				 "--owner", owner, NULL };
 
 		if (run_atoll(argv)) {
@@ -160,11 +196,11 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
 	int argc, i;
-	char **argv, **wrapped;
+	char **argv, **env, **wrapped;
 
 	if (!enclave[0])
 		return 0;
-	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv))
+	if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) || spank_get_item(sp, S_JOB_ENV, &env))
 		return -1;
 	wrapped = calloc(argc + 5, sizeof(*wrapped));
 	if (!wrapped)
@@ -175,21 +211,27 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	wrapped[3] = "--";
 	for (i = 0; i < argc; i++)
 		wrapped[4 + i] = argv[i];
-	execv(atoll_cli, wrapped);
+	execve(atoll_cli, wrapped, env);	/* the task's environment, as its program would get */
 	slurm_error("atoll: cannot run %s: %m", atoll_cli);
 	free(wrapped);
 	return -1;
 }
 
-/* In slurmstepd when the step ends, however it ends: the enclave goes. */
+/*
+ * In slurmstepd when the step ends, however it ends: the enclave goes. It
+ * is root's first, so that if it cannot go (a process of the user still
+ * holds a program of it), the user keeps no access to it after the job.
+ */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	char *argv[] = { "atoll", "destroy", "--force", enclave, NULL };
+	char *chown[] = { "atoll", "chown", enclave, "0", NULL };
+	char *destroy[] = { "atoll", "destroy", "--force", enclave, NULL };
 
 	if (!spank_remote(sp) || !enclave[0])
 		return 0;
-	if (run_atoll(argv))
-		slurm_error("atoll: could not destroy enclave %s", enclave);
+	if (run_atoll(chown) || run_atoll(destroy))
+		slurm_error("atoll: could not destroy enclave %s: it stays, root's, until an administrator destroys it",
+			    enclave);
 	enclave[0] = 0;
 	return 0;
 }

@@ -47,6 +47,8 @@ pub const MAGIC_XLIST: u32 = 0x4c58_5441;
 pub const MAGIC_RESIZE: u32 = 0x5a52_5441;
 pub const MAGIC_NOISE: u32 = 0x5a4e_5441;
 pub const MAGIC_CHOWN: u32 = 0x4f43_5441;
+/// An owner gid meaning "no group": the owner alone may use the enclave.
+pub const NO_GROUP: u32 = 0xffff_ffff;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -276,6 +276,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_IOC_XEMEM_LIST", IOC_XEMEM_LIST as u64),
         ("ATOLL_IOC_RESIZE", IOC_RESIZE as u64),
         ("ATOLL_IOC_CHOWN", IOC_CHOWN as u64),
+        ("ATOLL_NO_GROUP", NO_GROUP as u64),
         ("ATOLL_MAGIC_CHOWN", MAGIC_CHOWN as u64),
         ("ATOLL_MAGIC_RESIZE", MAGIC_RESIZE as u64),
         ("ATOLL_RESIZE_ADD_MEM", RESIZE_ADD_MEM as u64),

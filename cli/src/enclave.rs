@@ -212,8 +212,9 @@ pub fn find(dev: &Device, key: &str) -> Result<Enclave> {
 pub fn find_usable(dev: &Device, key: &str) -> Result<Enclave> {
     let e = find(dev, key)?;
     if !e.yours {
+        let who = if e.owner.gid == atoll_abi::NO_GROUP { "its owner" } else { "its owner, its group's members" };
         return Err(Error::new(format!(
-            "enclave {} belongs to {}: only its owner, its group's members and root may use it",
+            "enclave {} belongs to {}: only {who} and root may use it",
             e.name,
             e.owner.text()
         )));

@@ -161,8 +161,9 @@ enum Command {
         #[arg(long, value_enum, default_value = "selfish")]
         probe: noise::Probe,
 
-        /// FWQ's and FTQ's quantum
-        #[arg(long, value_name = "NS", default_value_t = 1_000_000)]
+        /// FWQ's and FTQ's quantum (1 µs to 1 s)
+        #[arg(long, value_name = "NS", default_value_t = 1_000_000,
+              value_parser = clap::value_parser!(u64).range(1_000..=1_000_000_000))]
         quantum_ns: u64,
 
         /// Also draw each CPU's detours over time and their histogram into this SVG file

@@ -5,8 +5,11 @@
 //! only in a directory service are named by number.
 
 use crate::error::{Error, Result};
+use atoll_abi::NO_GROUP;
 
-/// Who may use an enclave.
+/// Who may use an enclave: its owner, and the members of its group if it
+/// has one (gid NO_GROUP: none; a user's own group is often shared, as
+/// `users` is, so no group is given unless asked for).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Owner {
     pub uid: u32,
@@ -14,26 +17,26 @@ pub struct Owner {
 }
 
 impl Owner {
-    /// The user running this command, with their group.
+    /// The user running this command, alone.
     pub fn me() -> Owner {
-        let ids = crate::sys::ids();
-        Owner { uid: ids.euid, gid: ids.egid }
+        Owner { uid: crate::sys::ids().euid, gid: NO_GROUP }
     }
 
-    /// "alice:users", numbers where a name is unknown.
+    /// "alice", or "alice:hpc" with a group; numbers where a name is unknown.
     pub fn text(&self) -> String {
-        let passwd = read("/etc/passwd");
-        let group = read("/etc/group");
         let name = |db: &str, id: u32| entries(db).find(|e| e.id == id).map_or(id.to_string(), |e| e.name.to_string());
-        format!("{}:{}", name(&passwd, self.uid), name(&group, self.gid))
+        let user = name(&read("/etc/passwd"), self.uid);
+        match self.gid {
+            NO_GROUP => user,
+            gid => format!("{user}:{}", name(&read("/etc/group"), gid)),
+        }
     }
 }
 
-/// One line of /etc/passwd or /etc/group: name, id and (passwd) the user's group.
+/// One line of /etc/passwd or /etc/group: name and id.
 struct Entry<'a> {
     name: &'a str,
     id: u32,
-    gid: Option<u32>,
 }
 
 fn read(path: &str) -> String {
@@ -46,11 +49,11 @@ fn entries(db: &str) -> impl Iterator<Item = Entry<'_>> {
         let mut f = line.split(':');
         let name = f.next()?;
         let id = f.nth(1)?.parse().ok()?;
-        Some(Entry { name, id, gid: f.next().and_then(|g| g.parse().ok()) })
+        Some(Entry { name, id })
     })
 }
 
-/// `user[:group]`: names or numbers; without a group, the user's own.
+/// `user[:group]`: names or numbers; without a group, the user alone.
 pub fn parse(text: &str) -> Result<Owner> {
     parse_with(text, &read("/etc/passwd"), &read("/etc/group"))
 }
@@ -60,18 +63,18 @@ fn parse_with(text: &str, passwd: &str, group: &str) -> Result<Owner> {
         Some((u, g)) => (u, Some(g)),
         None => (text, None),
     };
-    let found = entries(passwd).find(|e| e.name == user || user.parse() == Ok(e.id));
-    let uid = match (user.parse::<u32>(), &found) {
-        (Ok(uid), _) => uid,
-        (Err(_), Some(e)) => e.id,
-        (Err(_), None) => return Err(Error::new(format!("no user named '{user}' in /etc/passwd"))),
+    let uid = match user.parse::<u32>() {
+        Ok(uid) => uid,
+        Err(_) => entries(passwd)
+            .find(|e| e.name == user)
+            .map(|e| e.id)
+            .ok_or_else(|| Error::new(format!("no user named '{user}' in /etc/passwd")))?,
     };
     let gid = match grp {
-        None => found.and_then(|e| e.gid).ok_or_else(|| {
-            Error::new(format!("user {uid} has no entry in /etc/passwd; name a group too: {uid}:<group>"))
-        })?,
+        None => NO_GROUP,
         Some(g) => match g.parse::<u32>() {
-            Ok(gid) => gid,
+            Ok(gid) if gid != NO_GROUP => gid,
+            Ok(_) => return Err(Error::new(format!("{g} is not a group id"))),
             Err(_) => entries(group)
                 .find(|e| e.name == g)
                 .map(|e| e.id)
@@ -91,12 +94,14 @@ mod tests {
     #[test]
     fn owners_by_name_and_number() {
         let parse = |t| parse_with(t, PASSWD, GROUP);
-        assert_eq!(parse("0").unwrap(), Owner { uid: 0, gid: 0 });
-        assert_eq!(parse("alice").unwrap(), Owner { uid: 1001, gid: 100 });
+        assert_eq!(parse("0").unwrap(), Owner { uid: 0, gid: NO_GROUP });
+        assert_eq!(parse("alice").unwrap(), Owner { uid: 1001, gid: NO_GROUP });
         assert_eq!(parse("alice:hpc").unwrap(), Owner { uid: 1001, gid: 2000 });
         assert_eq!(parse("1001:4000").unwrap(), Owner { uid: 1001, gid: 4000 });
-        assert_eq!(parse("4321:4322").unwrap(), Owner { uid: 4321, gid: 4322 });
-        assert!(parse("4321").unwrap_err().to_string().contains("name a group too"));
+        assert_eq!(parse("4321").unwrap(), Owner { uid: 4321, gid: NO_GROUP });
+        assert!(parse("alice:4294967295").is_err());
+        assert_eq!(Owner { uid: 0, gid: NO_GROUP }.text(), "root");
+        assert_eq!(Owner { uid: 0, gid: 0 }.text(), "root:root");
         assert!(parse("bob").unwrap_err().to_string().contains("no user named 'bob'"));
         assert!(parse("alice:nogroup").unwrap_err().to_string().contains("no group named 'nogroup'"));
     }

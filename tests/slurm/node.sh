@@ -1,7 +1,8 @@
 # A one-node Slurm cluster in the test VM (sourced by tests/test_slurm.py):
 # Debian's munged, slurmctld and slurmd (the host's /usr, shared into the
 # VM), configured under /tmp/slurm, with the Atoll SPANK plugin at
-# $SPANK_ATOLL and a user alice (uid 1001). The VM has no network: the
+# $SPANK_ATOLL and a user alice (uid 1001). CPU 0 is the system's
+# (CpuSpecList): jobs get CPUs 1-3, which enclaves may take. The VM has no network: the
 # loopback carries a second address, since Slurm wants one that is not
 # 127.x. Exports SLURM_CONF; defines as_alice.
 ip link set lo up
@@ -40,7 +41,7 @@ MpiDefault=none
 JobCompType=jobcomp/none
 AccountingStorageType=accounting_storage/none
 PlugStackConfig=/tmp/slurm/plugstack.conf
-NodeName=atollvm CPUs=4 State=UNKNOWN
+NodeName=atollvm CPUs=4 CpuSpecList=0 State=UNKNOWN
 PartitionName=debug Nodes=atollvm Default=YES MaxTime=INFINITE State=UP
 CONF
 printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' > /tmp/slurm/cgroup.conf
