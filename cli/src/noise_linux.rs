@@ -1,9 +1,9 @@
 //! The selfish-detour probe on a Linux CPU (`atoll noise --linux-cpus`): a
 //! thread pinned there spins reading the TSC (as the LWK's probe does) and
-//! records every gap longer than the threshold. Linux does not say which detour it caused, so the
-//! probe runs in windows and reads that CPU's interrupt, softirq and
-//! schedule counts (/proc/interrupts, /proc/softirqs, /proc/schedstat)
-//! between them, outside the timed loop: a detour in a window where any of
+//! records every gap longer than the threshold. Linux does not say which
+//! detour it caused, so the probe runs in windows and reads that CPU's
+//! interrupt, softirq and schedule counts (/proc/interrupts, /proc/softirqs,
+//! /proc/schedstat) between them, outside the timed loop: a detour in a window where any of
 //! them moved counts as Linux's, one in a quiet window as the hardware's or
 //! the hypervisor's. Fed the same way as the LWK's result, so both print alike.
 //! FWQ and FTQ run the LWK's work, sized the LWK's way (atoll_abi's

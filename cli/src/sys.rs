@@ -1,7 +1,7 @@
 //! Facts about this process that std does not offer: its user and group ids,
-//! the CPU's feature bits and time-stamp counter, random bytes, duplicating a descriptor to a high
-//! number, pinning a thread to a CPU. A thin layer over libc; each `unsafe`
-//! says why it is sound.
+//! the CPU's feature bits and time-stamp counter, random bytes, duplicating
+//! a descriptor to a high number, pinning a thread to a CPU. A thin layer
+//! over libc; each `unsafe` says why it is sound.
 
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
