@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	11
+#define ATOLL_ABI_VERSION	12
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -270,6 +270,11 @@ struct atoll_kmsg_ring {
  * then ATOLL_LWK_VECTOR to the other's notify_apic_id. Before the host
  * takes the block back it sends PEER_REMOVE and waits for PEER_REMOVED:
  * the LWK has stopped using it and unmapped it on every CPU.
+ *
+ * Programs in the two enclaves may message each other (ATOLL_KMSG_USER)
+ * only while both enclaves have the same owner user: programs_talk says so
+ * at PEER_ADD, and PEER_TRUST says it anew after an owner changes. Both
+ * LWKs hold to it, the sender and the receiver.
  */
 #define ATOLL_KMSG_PEER_ADD	20	/* host: struct atoll_kmsg_peer */
 #define ATOLL_KMSG_PEER_ADDED	21	/* LWK: u64 peer id, s64 0 or -errno */
@@ -277,6 +282,7 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_PEER_REMOVED	23	/* LWK: u64 peer id; the block is no longer mapped */
 #define ATOLL_KMSG_PEER_PING	24	/* host: u64 peer id, u64 cookie: ping the peer */
 #define ATOLL_KMSG_PEER_PONG	25	/* LWK: u64 cookie, s64 round trip in ns or -errno */
+#define ATOLL_KMSG_PEER_TRUST	57	/* host: u64 peer id, u64 programs_talk (1 or 0) */
 
 struct atoll_kmsg_peer {
 	__u32 peer_id;		/* the other enclave's id */
@@ -286,7 +292,7 @@ struct atoll_kmsg_peer {
 	__u64 out_offset;	/* our ring to the peer */
 	__u64 in_offset;	/* the peer's ring to us */
 	__u32 slots;		/* in each ring */
-	__u32 pad0;
+	__u32 programs_talk;	/* 1: programs may message each other (same owner) */
 	__u64 line_offset;	/* one cache line both bounce (benchmarks) */
 };
 
@@ -300,12 +306,21 @@ struct atoll_kmsg_peer {
  * between enclaves. A port keeps ATOLL_MSG_QUEUE messages; past that the
  * sender's call fails with EAGAIN on Linux, and messages from other
  * kernels are dropped and counted.
+ *
+ * Who hears whom: each Linux user has ports of their own. A process on
+ * Linux receives on its user's ports, and sends to kernel 0 into them; a
+ * program in an enclave sends to the ports of the user who runs it (its
+ * atoll run's). Ports in an enclave are its programs', whose users all may
+ * use that enclave. Programs in two enclaves hear each other only while
+ * the enclaves have the same owner (PEER_ADD's programs_talk). Queued
+ * messages to one Linux user take at most ATOLL_MSG_USER_BYTES.
  */
 #define ATOLL_SYS_MSG_SEND	1000	/* (kernel, port, from port, buf, len) -> 0 */
 #define ATOLL_SYS_MSG_RECV	1001	/* (port, buf, len, struct atoll_msg_from *, timeout ms) -> bytes */
 #define ATOLL_MSG_MAX		4096
 #define ATOLL_MSG_PORTS		256
 #define ATOLL_MSG_QUEUE		64
+#define ATOLL_MSG_USER_BYTES	(4 << 20)
 #define ATOLL_KERNEL_LINUX	0
 #define ATOLL_KMSG_USER		32	/* struct atoll_user_msg, then the bytes */
 
@@ -313,6 +328,8 @@ struct atoll_user_msg {
 	__u16 dest_port;
 	__u16 src_port;
 	__u32 len;		/* bytes after this struct */
+	__u32 area;		/* the sending program's (to Linux: whose user's ports) */
+	__u32 pad0;
 };
 
 /* Who sent a received message. */

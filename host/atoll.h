@@ -266,6 +266,7 @@ void atoll_kmsg_stop(void);
 int atoll_peers_init(void);
 int atoll_peer_connect(struct atoll_enclave *a, struct atoll_enclave *b);
 void atoll_peers_disconnect(struct atoll_enclave *e);
+void atoll_peers_owner_changed(struct atoll_enclave *e);
 int atoll_peer_ping(struct atoll_enclave *from, struct atoll_enclave *to, u64 *rtt_ns);
 
 /* usermsg.c: messages between programs, Linux's ports */

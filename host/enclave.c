@@ -612,7 +612,10 @@ int atoll_enclave_chown(struct atoll_chown *req)
 		atoll_err(req->error, "there is no enclave with id %u", req->id);
 		return -ENOENT;
 	}
-	return atoll_owner_set(e, req->uid, req->gid, req->error);
+	ret = atoll_owner_set(e, req->uid, req->gid, req->error);
+	if (!ret)
+		atoll_peers_owner_changed(e);
+	return ret;
 }
 
 /* Enclave id, if it runs; else NULL with *ret and err saying why. */

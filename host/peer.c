@@ -69,6 +69,12 @@ static size_t ring_span(void)
 	return span;
 }
 
+/* Programs of a and b may message each other only while one user owns both. */
+static u32 programs_talk(const struct atoll_enclave *a, const struct atoll_enclave *b)
+{
+	return uid_eq(a->owner_uid, b->owner_uid);
+}
+
 /* Tells side i of the pair about the other side; false if not sent. */
 static bool lend(struct atoll_peer_pair *pair, int i)
 {
@@ -81,6 +87,7 @@ static bool lend(struct atoll_peer_pair *pair, int i)
 		.out_offset = i * ring_span(),
 		.in_offset = !i * ring_span(),
 		.slots = ATOLL_KMSG_RING_SLOTS,
+		.programs_talk = programs_talk(me, peer),
 		/* After the first ring, in its half's slack. */
 		.line_offset = ring_span() - SMP_CACHE_BYTES,
 	};
@@ -111,6 +118,32 @@ int atoll_peer_connect(struct atoll_enclave *a, struct atoll_enclave *b)
 	pair->mapped[1] = lend(pair, 1);
 	list_add_tail(&pair->node, &pairs);
 	return 0;
+}
+
+/*
+ * e has a new owner: both LWKs of each of its pairs hear anew whether
+ * their programs may message each other. An LWK that cannot be told keeps
+ * what it knew; it is not running, or deaf to the host.
+ */
+void atoll_peers_owner_changed(struct atoll_enclave *e)
+{
+	struct atoll_peer_pair *pair;
+	u64 msg[2];
+	int i;
+
+	list_for_each_entry(pair, &pairs, node) {
+		if ((pair->side[0] != e && pair->side[1] != e) || !pair->side[0] || !pair->side[1])
+			continue;
+		msg[1] = programs_talk(pair->side[0], pair->side[1]);
+		for (i = 0; i < 2; i++) {
+			msg[0] = pair->side[!i]->id;
+			if (pair->mapped[i] && atoll_kmsg_send_wait(pair->side[i],
+								    ATOLL_KMSG_PEER_TRUST,
+								    msg, sizeof(msg)))
+				pr_warn("atoll: enclave %s was not told who may message %s\n",
+					pair->side[i]->name, pair->side[!i]->name);
+		}
+	}
 }
 
 static bool removed(struct atoll_enclave *e, u32 id)

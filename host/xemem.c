@@ -9,8 +9,11 @@
  * destroyed) revokes every attachment first, so nobody maps a frame its
  * owner may reuse.
  */
+#include <linux/capability.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -89,20 +92,58 @@ static int walk_lwk(struct xemem_seg *s, struct atoll_enclave *e, u64 root, u64 
 	return hash_run(h, run, len) == want_hash ? 0 : -EAGAIN;
 }
 
-/* A Linux process's range: pinned while the segment needs it. */
+/*
+ * A Linux owner's pinned pages count against its user's RLIMIT_MEMLOCK, as
+ * io_uring's and RDMA's registered buffers do; CAP_IPC_LOCK lifts the limit.
+ */
+static int charge_locked(struct xemem_seg *s)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+	struct user_struct *user = current_user();
+	long cur, want;
+
+	if (capable(CAP_IPC_LOCK))
+		return 0;
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		want = cur + s->npages;
+		if (want > limit)
+			return -ENOMEM;
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, want));
+	s->locked_by = get_uid(user);
+	return 0;
+}
+
+static void uncharge_locked(struct xemem_seg *s)
+{
+	if (!s->locked_by)
+		return;
+	atomic_long_sub(s->npages, &s->locked_by->locked_vm);
+	free_uid(s->locked_by);
+	s->locked_by = NULL;
+}
+
+/* A Linux process's range: pinned while the segment needs it, and charged. */
 static int pin_linux(struct xemem_seg *s)
 {
 	long done = 0, n;
+	int ret;
 	u32 i;
 
+	ret = charge_locked(s);
+	if (ret)
+		return ret;
 	s->pages = kvcalloc(s->npages, sizeof(*s->pages), GFP_KERNEL);
-	if (!s->pages)
+	if (!s->pages) {
+		uncharge_locked(s);
 		return -ENOMEM;
+	}
 	while (done < s->npages) {
 		n = pin_user_pages_fast(s->vaddr + done * PAGE_SIZE, s->npages - done,
 					FOLL_WRITE | FOLL_LONGTERM, s->pages + done);
 		if (n <= 0) {
 			unpin_user_pages(s->pages, done);
+			uncharge_locked(s);
 			return n ? n : -EFAULT;
 		}
 		done += n;
@@ -110,6 +151,13 @@ static int pin_linux(struct xemem_seg *s)
 	for (i = 0; i < s->npages; i++)
 		s->phys[i] = page_to_phys(s->pages[i]);
 	return 0;
+}
+
+/* The end of a Linux owner's pin: its pages (written to) and its charge go. */
+static void unpin_linux(struct xemem_seg *s)
+{
+	unpin_user_pages_dirty_lock(s->pages, s->npages, true);
+	uncharge_locked(s);
 }
 
 static void free_seg(struct xemem_seg *s)
@@ -128,6 +176,7 @@ static struct xemem_seg *seg_new(struct xemem_holder *h, struct atoll_xemem_io *
 				 const struct atoll_xemem_req *lwk, int *err)
 {
 	struct xemem_seg *s;
+	u64 most;
 
 	*err = -ENAMETOOLONG;
 	if (strnlen(io->name, sizeof(io->name)) == sizeof(io->name))
@@ -136,6 +185,14 @@ static struct xemem_seg *seg_new(struct xemem_holder *h, struct atoll_xemem_io *
 	if (!io->size || !PAGE_ALIGNED(io->vaddr) || !PAGE_ALIGNED(io->size) ||
 	    io->size >> PAGE_SHIFT > U32_MAX || io->vaddr + io->size < io->vaddr ||
 	    io->mode & ~0777)
+		return NULL;
+	/* Nobody exports more than their enclave's memory, or Linux's. */
+	most = lwk ? (u64)h->e->block_count * h->e->block_size :
+		     (u64)totalram_pages() << PAGE_SHIFT;
+	if (io->size > most)
+		return NULL;
+	*err = -EFAULT;
+	if (!lwk && !access_ok(u64_to_user_ptr(io->vaddr), io->size))
 		return NULL;
 	*err = -ENOMEM;
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -168,7 +225,7 @@ static s64 seg_register(struct xemem_seg *s)
 	}
 	if (ret) {
 		if (s->pages)
-			unpin_user_pages(s->pages, s->npages);
+			unpin_linux(s);
 		free_seg(s);
 		return ret;
 	}
@@ -198,7 +255,7 @@ static void seg_check(struct xemem_seg *s)
 		s->frames_gone = true;
 		pin = s->pin;
 		if (s->pages)
-			unpin_user_pages_dirty_lock(s->pages, s->npages, true);
+			unpin_linux(s);
 		else if (!s->owner_gone && atoll_kmsg_send_wait(s->owner.e, ATOLL_KMSG_XEMEM_UNPIN,
 								&pin, sizeof(pin)))
 			pr_warn_ratelimited("atoll: enclave %s was not told to unpin segment %lld\n",
@@ -560,9 +617,26 @@ static u32 kernel_of(const struct xemem_holder *h)
 	return h->e ? h->e->id : ATOLL_KERNEL_LINUX;
 }
 
-/* ATOLL_IOC_XEMEM_LIST: what exists, for `atoll list --segments` and `atoll status`. */
+/* Root sees every segment; others those they own or may get. */
+static bool seg_visible(const struct xemem_seg *s, const struct xemem_holder *me, bool root)
+{
+	return root || uid_eq(me->uid, s->owner.uid) || may_get(s, me, false);
+}
+
+/* Root sees every attachment; others their own and those of their segments. */
+static bool att_visible(const struct xemem_att *a, const struct xemem_holder *me, bool root)
+{
+	return root || uid_eq(me->uid, a->holder.uid) || uid_eq(me->uid, a->seg->owner.uid);
+}
+
+/*
+ * ATOLL_IOC_XEMEM_LIST: what exists and the caller may know of, for
+ * `atoll list --segments` and `atoll status`.
+ */
 int atoll_xemem_list(struct atoll_xemem_list *req)
 {
+	struct xemem_holder me = { .uid = current_euid(), .gid = current_egid() };
+	bool root = !atoll_may_admin(NULL, NULL);
 	struct atoll_xemem_seg_info *si;
 	struct atoll_xemem_att_info *ai;
 	struct xemem_seg *s;
@@ -571,7 +645,7 @@ int atoll_xemem_list(struct atoll_xemem_list *req)
 
 	mutex_lock(&xemem_lock);
 	list_for_each_entry(s, &segs, node) {
-		if (s->removed)
+		if (s->removed || !seg_visible(s, &me, root))
 			continue;
 		if (n < ATOLL_XEMEM_LIST_SEGS) {
 			si = &req->seg[n];
@@ -588,6 +662,8 @@ int atoll_xemem_list(struct atoll_xemem_list *req)
 	req->segments = n;
 	n = 0;
 	list_for_each_entry(a, &atts, node) {
+		if (!att_visible(a, &me, root))
+			continue;
 		if (n < ATOLL_XEMEM_LIST_ATTS) {
 			ai = &req->att[n];
 			*ai = (struct atoll_xemem_att_info){

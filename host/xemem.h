@@ -29,6 +29,7 @@ struct xemem_seg {
 	u64 pin;			/* in the owner's LWK */
 	u64 *phys;			/* each 4 KiB page's frame */
 	struct page **pages;		/* a Linux owner's, pinned */
+	struct user_struct *locked_by;	/* charged npages of RLIMIT_MEMLOCK for them */
 	u32 npages;
 	bool removed;			/* no new grants or attachments */
 	bool owner_gone;		/* its enclave was destroyed */

@@ -80,3 +80,66 @@ atoll destroy e > /dev/null; echo "ROOT DESTROY: $?"
     assert "enclave e now belongs to alice:hpc" in out, out
     assert "uid=1002(bob) gid=1002(bob) groups=1002(bob),2000(hpc)" in out, out
     assert "BOB AFTER CHOWN: 0" in out and "ROOT DESTROY: 0" in out, out
+
+
+def test_messages_and_segments_stay_with_their_users(vm, programs):
+    """Linux's message ports are each user's own; programs in enclaves of
+    two owners cannot message each other until one user owns both; a
+    Linux segment's pinned pages count against its user's RLIMIT_MEMLOCK
+    and come back with it; others do not see a user's private segments."""
+    res = vm(USERS + r'''
+atoll create --cpus 1 --mem 128M --name e --owner alice > /dev/null || exit 10
+atoll create --cpus 1 --mem 128M --name f --owner bob > /dev/null || exit 11
+eid=$(atoll list | awk '$2=="e" {print $1}'); fid=$(atoll list | awk '$2=="f" {print $1}')
+echo "== Linux ports"
+as alice /extra/msgping post 0 5 alice-on-linux
+as bob /extra/msgping take 5 300 2>&1 | sed 's/^/BOB5 /'
+as alice /extra/msgping take 5 300 | sed 's/^/ALICE5 /'
+as alice atoll run e -- /extra/msgping post 0 6 alice-in-e
+as bob /extra/msgping take 6 300 2>&1 | sed 's/^/BOB6 /'
+as alice /extra/msgping take 6 300 | sed 's/^/ALICE6 /'
+as bob /extra/msgping post 0 7 forged-by-bob
+as alice /extra/msgping take 7 300 2>&1 | sed 's/^/ALICE7 /'
+echo "== enclaves of two owners"
+as alice atoll run e -- /extra/msgping post $fid 8 to-bobs 2>&1 | sed 's/^/E-TO-F /'
+as bob atoll run f -- /extra/msgping post $eid 8 to-alices 2>&1 | sed 's/^/F-TO-E /'
+atoll chown f alice > /dev/null
+as alice atoll run e -- /extra/msgping post $fid 8 now-one-owner | sed 's/^/CHOWNED /'
+as alice atoll run f -- /extra/msgping take 8 3000 | sed 's/^/F-TOOK /'
+atoll chown f bob > /dev/null
+as alice atoll run e -- /extra/msgping post $fid 8 again 2>&1 | sed 's/^/BACK /'
+echo "== pinned memory"
+(ulimit -l 8192; as alice /extra/xemem_check cycles 20 4194304) | tail -1 | sed 's/^/CYCLES /'
+(ulimit -l 8192; as alice /extra/xemem_check cycles 1 16777216) | tail -1 | sed 's/^/OVER /'
+/extra/xemem_check cycles 1 16777216 | tail -1 | sed 's/^/ROOT /'
+echo "== listing"
+mkdir -p /tmp/x && chmod 777 /tmp/x
+as alice /extra/xemem_check hold alices /tmp/x > /dev/null & holder=$!
+while [ ! -e /tmp/x/alices.ready ]; do sleep 0.1; done
+as bob atoll list --segments | grep -c alices | sed 's/^/BOB SEES /'
+as alice atoll list --segments | grep -c alices | sed 's/^/ALICE SEES /'
+atoll list --segments | grep -c alices | sed 's/^/ROOT SEES /'
+kill $holder
+atoll destroy e > /dev/null && atoll destroy f > /dev/null || exit 12
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    eid, fid = 1, 2
+    # Linux's ports: alice hears only what alice and her programs sent
+    assert "BOB5 msgping take: Connection timed out" in out, out
+    assert "ALICE5 msgping: took 'alice-on-linux' from kernel 0 port 0" in out, out
+    assert "BOB6 msgping take: Connection timed out" in out, out
+    assert f"ALICE6 msgping: took 'alice-in-e' from kernel {eid} port 0" in out, out
+    assert "ALICE7 msgping take: Connection timed out" in out, out
+    # two owners' enclaves: refused both ways until one user owns both, and again after
+    assert "E-TO-F msgping post: Permission denied" in out, out
+    assert "F-TO-E msgping post: Permission denied" in out, out
+    assert f"CHOWNED msgping: posted 'now-one-owner' to kernel {fid} port 8" in out, out
+    assert f"F-TOOK msgping: took 'now-one-owner' from kernel {eid} port 0" in out, out
+    assert "BACK msgping post: Permission denied" in out, out
+    # RLIMIT_MEMLOCK: 20 x 4 MiB one at a time fit in 8 MiB; 16 MiB does not; root's is not limited
+    assert "CYCLES cycles 20 x 4194304 bytes: ok" in out, out
+    assert "OVER FAIL xpmem_make: Cannot allocate memory" in out, out
+    assert "ROOT cycles 1 x 16777216 bytes: ok" in out, out
+    # a 0600 segment is listed to its owner and root, not to bob
+    assert "BOB SEES 0" in out and "ALICE SEES 1" in out and "ROOT SEES 1" in out, out

@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 11;
+pub const ABI_VERSION: u32 = 12;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -247,6 +247,7 @@ pub const KMSG_PEER_REMOVE: u16 = 22;
 pub const KMSG_PEER_REMOVED: u16 = 23;
 pub const KMSG_PEER_PING: u16 = 24;
 pub const KMSG_PEER_PONG: u16 = 25;
+pub const KMSG_PEER_TRUST: u16 = 57;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -258,7 +259,7 @@ pub struct KmsgPeer {
     pub out_offset: u64,
     pub in_offset: u64,
     pub slots: u32,
-    pub pad0: u32,
+    pub programs_talk: u32,
     pub line_offset: u64,
 }
 
@@ -300,6 +301,7 @@ pub const SYS_MSG_RECV: u64 = 1001;
 pub const MSG_MAX: usize = 4096;
 pub const MSG_PORTS: usize = 256;
 pub const MSG_QUEUE: usize = 64;
+pub const MSG_USER_BYTES: usize = 4 << 20;
 pub const KERNEL_LINUX: u32 = 0;
 pub const KMSG_USER: u16 = 32;
 
@@ -309,6 +311,8 @@ pub struct UserMsg {
     pub dest_port: u16,
     pub src_port: u16,
     pub len: u32,
+    pub area: u32,
+    pub pad0: u32,
 }
 
 #[repr(C)]

@@ -73,7 +73,7 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_kmsg_peer", KmsgPeer {
         "peer_id": peer_id, "notify_apic_id": notify_apic_id, "block_phys": block_phys,
         "block_size": block_size, "out_offset": out_offset, "in_offset": in_offset,
-        "slots": slots, "pad0": pad0, "line_offset": line_offset,
+        "slots": slots, "programs_talk": programs_talk, "line_offset": line_offset,
     });
     layout!("atoll_kmsg_group", KmsgGroup {
         "group": group, "index": index, "count": count, "slots": slots, "block_phys": block_phys,
@@ -84,7 +84,9 @@ fn expectations() -> Vec<(String, u64)> {
         "mcast_ns": mcast_ns, "unicast_ns": unicast_ns, "received": received, "bad": bad,
         "error": error,
     });
-    layout!("atoll_user_msg", UserMsg { "dest_port": dest_port, "src_port": src_port, "len": len });
+    layout!("atoll_user_msg", UserMsg {
+        "dest_port": dest_port, "src_port": src_port, "len": len, "area": area, "pad0": pad0,
+    });
     layout!("atoll_msg_from", MsgFrom { "kernel": kernel, "port": port });
     layout!("atoll_xemem_io", XememIo {
         "hdr": hdr, "op": op, "mode": mode, "segid": segid, "apid": apid, "vaddr": vaddr,
@@ -258,6 +260,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PEER_REMOVED", KMSG_PEER_REMOVED as u64),
         ("ATOLL_KMSG_PEER_PING", KMSG_PEER_PING as u64),
         ("ATOLL_KMSG_PEER_PONG", KMSG_PEER_PONG as u64),
+        ("ATOLL_KMSG_PEER_TRUST", KMSG_PEER_TRUST as u64),
         ("ATOLL_KMSG_GROUP_JOIN", KMSG_GROUP_JOIN as u64),
         ("ATOLL_KMSG_GROUP_JOINED", KMSG_GROUP_JOINED as u64),
         ("ATOLL_KMSG_GROUP_LEAVE", KMSG_GROUP_LEAVE as u64),
@@ -320,6 +323,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_MSG_MAX", MSG_MAX as u64),
         ("ATOLL_MSG_PORTS", MSG_PORTS as u64),
         ("ATOLL_MSG_QUEUE", MSG_QUEUE as u64),
+        ("ATOLL_MSG_USER_BYTES", MSG_USER_BYTES as u64),
         ("ATOLL_KERNEL_LINUX", KERNEL_LINUX as u64),
         ("ATOLL_KMSG_USER", KMSG_USER as u64),
         ("ATOLL_MAGIC_MSG", MAGIC_MSG as u64),

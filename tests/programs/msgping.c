@@ -6,6 +6,8 @@
  *   msgping send KERNEL PORT COUNT SIZE
  *                                     COUNT round trips of SIZE bytes to (KERNEL, PORT),
  *                                     answers on PORT + 1, every byte checked
+ *   msgping post KERNEL PORT TEXT     one message of TEXT to (KERNEL, PORT)
+ *   msgping take PORT TIMEOUT_MS      one message from PORT, printed with its sender
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,12 +77,41 @@ static int send_rounds(unsigned int kernel, unsigned int port, long count, size_
 	return bad != 0;
 }
 
+static int post(unsigned int kernel, unsigned int port, const char *text)
+{
+	if (atoll_msg_send(kernel, port, 0, text, strlen(text)) < 0) {
+		perror("msgping post");
+		return 1;
+	}
+	printf("msgping: posted '%s' to kernel %u port %u\n", text, kernel, port);
+	return 0;
+}
+
+static int take(unsigned int port, int timeout_ms)
+{
+	char buf[ATOLL_MSG_MAX + 1];
+	struct atoll_msg_from from;
+	long n = atoll_msg_recv(port, buf, ATOLL_MSG_MAX, &from, timeout_ms);
+
+	if (n < 0) {
+		perror("msgping take");
+		return 1;
+	}
+	buf[n] = 0;
+	printf("msgping: took '%s' from kernel %u port %u\n", buf, from.kernel, from.port);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "serve"))
 		return serve(atoi(argv[2]), atol(argv[3]));
 	if (argc == 6 && !strcmp(argv[1], "send"))
 		return send_rounds(atoi(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
-	fprintf(stderr, "usage: msgping serve PORT COUNT | msgping send KERNEL PORT COUNT SIZE\n");
+	if (argc == 5 && !strcmp(argv[1], "post"))
+		return post(atoi(argv[2]), atoi(argv[3]), argv[4]);
+	if (argc == 4 && !strcmp(argv[1], "take"))
+		return take(atoi(argv[2]), atoi(argv[3]));
+	fprintf(stderr, "usage: see the comment at the top of msgping.c\n");
 	return 2;
 }

@@ -1,6 +1,7 @@
 //! Both directions between this LWK and one peer: our ring to it, its ring
 //! to us, and how to interrupt it.
 
+use core::sync::atomic::{AtomicBool, Ordering};
 use lwk_logic::kmsg::{self as rings, SendError};
 
 use super::inbox::Inbox;
@@ -13,11 +14,23 @@ pub struct Link {
     /// Who hears our messages: its APIC id and vector.
     notify: (u32, u8),
     inbox: Inbox,
+    /// Programs here and there may message each other (same owner; the host says).
+    programs_talk: AtomicBool,
 }
 
 impl Link {
     pub fn new(peer: Peer, out: SharedRing, incoming: SharedRing, notify: (u32, u8)) -> Self {
-        Link { out, notify, inbox: Inbox::new(peer, incoming, 0, 1) }
+        let programs_talk = AtomicBool::new(false);
+        Link { out, notify, inbox: Inbox::new(peer, incoming, 0, 1), programs_talk }
+    }
+
+    /// Whether programs on both sides may message each other.
+    pub fn programs_talk(&self) -> bool {
+        self.programs_talk.load(Ordering::Acquire)
+    }
+
+    pub fn set_programs_talk(&self, on: bool) {
+        self.programs_talk.store(on, Ordering::Release);
     }
 
     /// Sends and interrupts the peer unless it polls (no lock taken). A

@@ -105,6 +105,16 @@ pub fn send(to: Peer, kind: u16, payload: &[u8]) -> Result<(), SendError> {
     }
 }
 
+/// Whether programs here and on `peer` may message each other (None: no
+/// rings to it): always with the host, which checks users itself; with
+/// another enclave only while the host says both have one owner.
+pub fn programs_talk(peer: Peer) -> Option<bool> {
+    match peer {
+        Peer::Host => Some(true),
+        Peer::Enclave(id) => peers::get(id)?.link().map(Link::programs_talk),
+    }
+}
+
 /// Whether there are rings to `to` now.
 #[cfg(feature = "testing")]
 pub fn is_linked(to: Peer) -> bool {

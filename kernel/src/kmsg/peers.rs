@@ -8,6 +8,7 @@
 //! a message interrupt must not do.
 
 use alloc::sync::Arc;
+use atoll_abi::KMSG_PEER_TRUST;
 use atoll_abi::{kmsg_ring_bytes, KmsgGroup, KmsgPeer, LWK_VECTOR};
 use atoll_abi::{KMSG_GROUP_JOIN, KMSG_GROUP_JOINED, KMSG_GROUP_LEAVE, KMSG_GROUP_LEFT};
 use atoll_abi::{KMSG_PEER_ADD, KMSG_PEER_ADDED, KMSG_PEER_REMOVE, KMSG_PEER_REMOVED};
@@ -79,10 +80,14 @@ enum Command {
     Add(KmsgPeer),
     Join(KmsgGroup),
     Remove(Key),
+    /// Whether programs may message the peer now (its or our owner changed).
+    Trust(u32, bool),
 }
 
 pub fn init() {
-    for kind in [KMSG_PEER_ADD, KMSG_PEER_REMOVE, KMSG_GROUP_JOIN, KMSG_GROUP_LEAVE] {
+    for kind in
+        [KMSG_PEER_ADD, KMSG_PEER_REMOVE, KMSG_PEER_TRUST, KMSG_GROUP_JOIN, KMSG_GROUP_LEAVE]
+    {
         super::register(kind, post);
     }
     sched::spawn(0, "peers", || loop {
@@ -94,6 +99,11 @@ pub fn init() {
         match next {
             Command::Add(p) => answer(KMSG_PEER_ADDED, p.peer_id, add(&p)),
             Command::Join(g) => answer(KMSG_GROUP_JOINED, g.group, join(&g)),
+            Command::Trust(id, on) => {
+                if let Some(link) = get(id).as_deref().and_then(Lending::link) {
+                    link.set_programs_talk(on);
+                }
+            }
             Command::Remove(key) => {
                 remove(key);
                 let (kind, id) = match key {
@@ -116,6 +126,7 @@ fn post(msg: &Message) {
         KMSG_PEER_ADD => Command::Add(parse_peer(msg.data)),
         KMSG_GROUP_JOIN => Command::Join(parse_group(msg.data)),
         KMSG_PEER_REMOVE => Command::Remove(Key::Peer(id)),
+        KMSG_PEER_TRUST => Command::Trust(id, msg.word(1) == 1),
         _ => Command::Remove(Key::Group(id)),
     };
     COMMANDS.push(command);
@@ -143,7 +154,7 @@ fn parse_peer(data: &[u8]) -> KmsgPeer {
         out_offset: f.u64_at(24),
         in_offset: f.u64_at(32),
         slots: f.u32_at(40),
-        pad0: 0,
+        programs_talk: f.u32_at(44),
         line_offset: f.u64_at(48),
     }
 }
@@ -208,6 +219,7 @@ fn add(p: &KmsgPeer) -> Result<(), Errno> {
         ring(p.in_offset),
         (p.notify_apic_id, LWK_VECTOR),
     );
+    link.set_programs_talk(p.programs_talk == 1);
     let line = (p.line_offset.is_multiple_of(64)
         && p.line_offset.saturating_add(64) <= p.block_size)
         .then(|| lent.region(p.line_offset, 64));

@@ -18,7 +18,8 @@ pub fn msg_send(c: &mut Call) -> SysResult {
     }
     let mut data = vec![0u8; len as usize];
     uaccess::read_bytes(c.process, buf, &mut data)?;
-    usermsg::send(kernel as u32, port as u16, src_port as u16, &data)?;
+    let area = c.process.area.index() as u32;
+    usermsg::send(kernel as u32, port as u16, src_port as u16, area, &data)?;
     Ok(0)
 }
 
