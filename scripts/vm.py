@@ -67,15 +67,17 @@ GUEST_LINKS = {
     "/lib/x86_64-linux-gnu": "/usr/lib/x86_64-linux-gnu",
     "/lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
 }
-# The kernel modules that mount the shared directories, and virtio_blk for
-# a disk given with qemu_args (the noise benchmark's I/O load), in load order
-# (/init loads them from /lib/vm-modules).
+# The kernel modules that mount the shared directories, virtio_blk for a
+# disk and virtio_net for a network card given with qemu_args (the noise
+# benchmark's I/O load, the two-node Slurm cluster), in load order (/init
+# loads them from /lib/vm-modules).
 VM_MODULES = [
     "drivers/virtio/virtio_ring.ko", "drivers/virtio/virtio.ko",
     "drivers/virtio/virtio_pci_legacy_dev.ko",
     "drivers/virtio/virtio_pci_modern_dev.ko", "drivers/virtio/virtio_pci.ko",
     "fs/netfs/netfs.ko", "fs/fscache/fscache.ko", "net/9p/9pnet.ko",
     "net/9p/9pnet_virtio.ko", "fs/9p/9p.ko", "drivers/block/virtio_blk.ko",
+    "net/core/failover.ko", "drivers/net/net_failover.ko", "drivers/net/virtio_net.ko",
 ]
 
 
