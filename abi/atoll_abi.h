@@ -272,9 +272,10 @@ struct atoll_kmsg_ring {
  * the LWK has stopped using it and unmapped it on every CPU.
  *
  * Programs in the two enclaves may message each other (ATOLL_KMSG_USER)
- * only while both enclaves have the same owner user: programs_talk says so
- * at PEER_ADD, and PEER_TRUST says it anew after an owner changes. Both
- * LWKs hold to it, the sender and the receiver.
+ * only while both enclaves have the same owner user and group: programs_talk
+ * says so at PEER_ADD, and PEER_TRUST says it anew after an owner changes
+ * (the host waits for PEER_TRUSTED). Both LWKs hold to it, the sender and
+ * the receiver.
  */
 #define ATOLL_KMSG_PEER_ADD	20	/* host: struct atoll_kmsg_peer */
 #define ATOLL_KMSG_PEER_ADDED	21	/* LWK: u64 peer id, s64 0 or -errno */
@@ -282,7 +283,8 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_PEER_REMOVED	23	/* LWK: u64 peer id; the block is no longer mapped */
 #define ATOLL_KMSG_PEER_PING	24	/* host: u64 peer id, u64 cookie: ping the peer */
 #define ATOLL_KMSG_PEER_PONG	25	/* LWK: u64 cookie, s64 round trip in ns or -errno */
-#define ATOLL_KMSG_PEER_TRUST	57	/* host: u64 peer id, u64 programs_talk (1 or 0) */
+#define ATOLL_KMSG_PEER_TRUST	57	/* host: u64 peer id, u64 programs_talk (1 or 0), u64 cookie */
+#define ATOLL_KMSG_PEER_TRUSTED	58	/* LWK: u64 cookie; it holds to the new answer now */
 
 struct atoll_kmsg_peer {
 	__u32 peer_id;		/* the other enclave's id */

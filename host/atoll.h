@@ -93,6 +93,7 @@ struct atoll_enclave {
 	u64 peer_removed;		/* the last peer whose rings it unmapped */
 	u64 peer_pong;			/* the last PEER_PONG's cookie ... */
 	s64 peer_rtt;			/* ... and its round trip, or -errno */
+	u64 peer_trusted;		/* the last PEER_TRUSTED's cookie */
 
 	/* Checks (kmsg_check.c, kmsg_mcast.c), set by the LWK's messages. */
 	bool check_reported;		/* CHECK_REPORT came: check_received, check_bad */
@@ -266,7 +267,7 @@ void atoll_kmsg_stop(void);
 int atoll_peers_init(void);
 int atoll_peer_connect(struct atoll_enclave *a, struct atoll_enclave *b);
 void atoll_peers_disconnect(struct atoll_enclave *e);
-void atoll_peers_owner_changed(struct atoll_enclave *e);
+int atoll_peers_owner_changed(struct atoll_enclave *e);
 int atoll_peer_ping(struct atoll_enclave *from, struct atoll_enclave *to, u64 *rtt_ns);
 
 /* usermsg.c: messages between programs, Linux's ports */

@@ -613,8 +613,12 @@ int atoll_enclave_chown(struct atoll_chown *req)
 		return -ENOENT;
 	}
 	ret = atoll_owner_set(e, req->uid, req->gid, req->error);
-	if (!ret)
-		atoll_peers_owner_changed(e);
+	if (ret)
+		return ret;
+	ret = atoll_peers_owner_changed(e);
+	if (ret)
+		atoll_err(req->error, "enclave %s has its new owner, but an LWK did not confirm whether programs may message it now (see dmesg)",
+			  e->name);
 	return ret;
 }
 

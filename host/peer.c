@@ -44,6 +44,11 @@ static void on_removed(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	WRITE_ONCE(e->peer_removed, atoll_kmsg_word(m, 0));
 }
 
+static void on_trusted(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	WRITE_ONCE(e->peer_trusted, atoll_kmsg_word(m, 0));
+}
+
 static void on_pong(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
 	e->peer_rtt = (s64)atoll_kmsg_word(m, 1);
@@ -55,6 +60,7 @@ int atoll_peers_init(void)
 {
 	return atoll_kmsg_register(ATOLL_KMSG_PEER_ADDED, on_added) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PEER_REMOVED, on_removed) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_PEER_TRUSTED, on_trusted) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PEER_PONG, on_pong);
 }
 
@@ -69,10 +75,14 @@ static size_t ring_span(void)
 	return span;
 }
 
-/* Programs of a and b may message each other only while one user owns both. */
+/*
+ * Programs of a and b may message each other only while one owner has
+ * both: the same user, and the same owner group (or none), since the
+ * group's members may use an enclave too.
+ */
 static u32 programs_talk(const struct atoll_enclave *a, const struct atoll_enclave *b)
 {
-	return uid_eq(a->owner_uid, b->owner_uid);
+	return uid_eq(a->owner_uid, b->owner_uid) && gid_eq(a->owner_gid, b->owner_gid);
 }
 
 /* Tells side i of the pair about the other side; false if not sent. */
@@ -120,30 +130,50 @@ int atoll_peer_connect(struct atoll_enclave *a, struct atoll_enclave *b)
 	return 0;
 }
 
+static bool trusted(struct atoll_enclave *e, u64 cookie)
+{
+	atoll_lwk_poll(e);
+	return READ_ONCE(e->peer_trusted) == cookie || READ_ONCE(e->crashed);
+}
+
+/* Tells side i of the pair whether programs may message the other; true once it holds to it. */
+static bool tell_trust(struct atoll_peer_pair *pair, int i)
+{
+	struct atoll_enclave *e = pair->side[i];
+	u64 msg[3] = { pair->side[!i]->id, programs_talk(pair->side[0], pair->side[1]),
+		       ++peer_cookie };
+
+	if (READ_ONCE(e->crashed) ||
+	    atoll_kmsg_send_wait(e, ATOLL_KMSG_PEER_TRUST, msg, sizeof(msg)))
+		return false;
+	wait_event_timeout(e->wq, trusted(e, msg[2]), msecs_to_jiffies(PEER_WAIT_MS));
+	return READ_ONCE(e->peer_trusted) == msg[2];
+}
+
 /*
  * e has a new owner: both LWKs of each of its pairs hear anew whether
- * their programs may message each other. An LWK that cannot be told keeps
- * what it knew; it is not running, or deaf to the host.
+ * their programs may message each other, and hold to it before chown
+ * returns. -ETIMEDOUT if an LWK did not say so (it is not running, or
+ * deaf to the host): it may go on with what it knew.
  */
-void atoll_peers_owner_changed(struct atoll_enclave *e)
+int atoll_peers_owner_changed(struct atoll_enclave *e)
 {
 	struct atoll_peer_pair *pair;
-	u64 msg[2];
-	int i;
+	int i, ret = 0;
 
 	list_for_each_entry(pair, &pairs, node) {
 		if ((pair->side[0] != e && pair->side[1] != e) || !pair->side[0] || !pair->side[1])
 			continue;
-		msg[1] = programs_talk(pair->side[0], pair->side[1]);
 		for (i = 0; i < 2; i++) {
-			msg[0] = pair->side[!i]->id;
-			if (pair->mapped[i] && atoll_kmsg_send_wait(pair->side[i],
-								    ATOLL_KMSG_PEER_TRUST,
-								    msg, sizeof(msg)))
-				pr_warn("atoll: enclave %s was not told who may message %s\n",
+			if (pair->mapped[i] && !READ_ONCE(pair->side[i]->crashed) &&
+			    !tell_trust(pair, i)) {
+				pr_warn("atoll: enclave %s did not confirm who may message %s\n",
 					pair->side[i]->name, pair->side[!i]->name);
+				ret = -ETIMEDOUT;
+			}
 		}
 	}
+	return ret;
 }
 
 static bool removed(struct atoll_enclave *e, u32 id)

@@ -34,9 +34,19 @@ struct user_ports {
 	} port[ATOLL_MSG_PORTS];
 };
 
+/*
+ * Bounds on what all users together hold in the kernel: users with ports
+ * (uids in user namespaces are many), and bytes queued, counted as
+ * allocated.
+ */
+#define MAX_USERS	1024
+#define ALL_BYTES	(64 << 20)
+
 static LIST_HEAD(users);
-static DEFINE_SPINLOCK(ports_lock);	/* users and their ports; also in the message interrupt */
-static u64 dropped;			/* messages from LWKs that found their port full */
+static u32 user_count;
+static size_t all_bytes;
+static DEFINE_SPINLOCK(ports_lock);	/* all of the above; also in the message interrupt */
+static u64 dropped;			/* messages from LWKs that found no room */
 
 static struct user_ports *ports_find(kuid_t uid)
 {
@@ -48,7 +58,7 @@ static struct user_ports *ports_find(kuid_t uid)
 	return NULL;
 }
 
-/* uid's ports, made if they are new; NULL without memory. */
+/* uid's ports, made if they are new; NULL without memory or past MAX_USERS. */
 static struct user_ports *ports_of(kuid_t uid, gfp_t gfp)
 {
 	struct user_ports *u, *fresh;
@@ -69,8 +79,9 @@ static struct user_ports *ports_of(kuid_t uid, gfp_t gfp)
 		INIT_LIST_HEAD(&fresh->port[i].msgs);
 	spin_lock_irqsave(&ports_lock, flags);
 	u = ports_find(uid);
-	if (!u) {
+	if (!u && user_count < MAX_USERS) {
 		list_add(&fresh->node, &users);
+		user_count++;
 		swap(u, fresh);
 	}
 	spin_unlock_irqrestore(&ports_lock, flags);
@@ -78,12 +89,13 @@ static struct user_ports *ports_of(kuid_t uid, gfp_t gfp)
 	return u;
 }
 
-/* Queues a message on uid's port; -EAGAIN when the port or the user's share is full. */
+/* Queues a message on uid's port; -EAGAIN when the port, the user's share or the whole is full. */
 static int deliver(kuid_t uid, u16 port, u32 kernel, u16 src_port, const void *data, u32 len,
 		   gfp_t gfp)
 {
 	struct user_ports *u = ports_of(uid, gfp);
-	struct port_msg *m = kmalloc(struct_size(m, data, len), gfp);
+	size_t size = struct_size_t(struct port_msg, data, len);
+	struct port_msg *m = kmalloc(size, gfp);
 	unsigned long flags;
 	int ret = -EAGAIN;
 
@@ -93,11 +105,14 @@ static int deliver(kuid_t uid, u16 port, u32 kernel, u16 src_port, const void *d
 	}
 	*m = (struct port_msg){ .kernel = kernel, .src_port = src_port, .len = len };
 	memcpy(m->data, data, len);
+	size = ksize(m);
 	spin_lock_irqsave(&ports_lock, flags);
-	if (u->port[port].count < ATOLL_MSG_QUEUE && u->bytes + len <= ATOLL_MSG_USER_BYTES) {
+	if (u->port[port].count < ATOLL_MSG_QUEUE && u->bytes + size <= ATOLL_MSG_USER_BYTES &&
+	    all_bytes + size <= ALL_BYTES) {
 		list_add_tail(&m->node, &u->port[port].msgs);
 		u->port[port].count++;
-		u->bytes += len;
+		u->bytes += size;
+		all_bytes += size;
 		ret = 0;
 	}
 	spin_unlock_irqrestore(&ports_lock, flags);
@@ -138,7 +153,7 @@ static void on_user(struct atoll_enclave *e, const struct atoll_kmsg *m)
 		goto bad;
 	if (deliver(uid, h.dest_port, e->id, h.src_port, m->data + sizeof(h), h.len, GFP_ATOMIC)) {
 		dropped++;
-		pr_warn_ratelimited("atoll: Linux's port %u is full: a message from enclave %s dropped (%llu so far)\n",
+		pr_warn_ratelimited("atoll: no room on Linux's port %u: a message from enclave %s dropped (%llu so far)\n",
 				    h.dest_port, e->name, dropped);
 	}
 	return;
@@ -209,7 +224,8 @@ static struct port_msg *take(struct user_ports *u, u16 port)
 	if (m) {
 		list_del(&m->node);
 		u->port[port].count--;
-		u->bytes -= m->len;
+		u->bytes -= ksize(m);
+		all_bytes -= ksize(m);
 	}
 	spin_unlock_irq(&ports_lock);
 	return m;

@@ -106,6 +106,8 @@ as bob atoll run f -- /extra/msgping post $eid 8 to-alices 2>&1 | sed 's/^/F-TO-
 atoll chown f alice > /dev/null
 as alice atoll run e -- /extra/msgping post $fid 8 now-one-owner | sed 's/^/CHOWNED /'
 as alice atoll run f -- /extra/msgping take 8 3000 | sed 's/^/F-TOOK /'
+atoll chown f alice:hpc > /dev/null
+as alice atoll run e -- /extra/msgping post $fid 8 group-differs 2>&1 | sed 's/^/GROUP /'
 atoll chown f bob > /dev/null
 as alice atoll run e -- /extra/msgping post $fid 8 again 2>&1 | sed 's/^/BACK /'
 echo "== pinned memory"
@@ -136,6 +138,7 @@ atoll destroy e > /dev/null && atoll destroy f > /dev/null || exit 12
     assert "F-TO-E msgping post: Permission denied" in out, out
     assert f"CHOWNED msgping: posted 'now-one-owner' to kernel {fid} port 8" in out, out
     assert f"F-TOOK msgping: took 'now-one-owner' from kernel {eid} port 0" in out, out
+    assert "GROUP msgping post: Permission denied" in out, out  # bob, in hpc, may use f
     assert "BACK msgping post: Permission denied" in out, out
     # RLIMIT_MEMLOCK: 20 x 4 MiB one at a time fit in 8 MiB; 16 MiB does not; root's is not limited
     assert "CYCLES cycles 20 x 4194304 bytes: ok" in out, out

@@ -248,6 +248,7 @@ pub const KMSG_PEER_REMOVED: u16 = 23;
 pub const KMSG_PEER_PING: u16 = 24;
 pub const KMSG_PEER_PONG: u16 = 25;
 pub const KMSG_PEER_TRUST: u16 = 57;
+pub const KMSG_PEER_TRUSTED: u16 = 58;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -8,7 +8,7 @@
 //! a message interrupt must not do.
 
 use alloc::sync::Arc;
-use atoll_abi::KMSG_PEER_TRUST;
+use atoll_abi::{KMSG_PEER_TRUST, KMSG_PEER_TRUSTED};
 use atoll_abi::{kmsg_ring_bytes, KmsgGroup, KmsgPeer, LWK_VECTOR};
 use atoll_abi::{KMSG_GROUP_JOIN, KMSG_GROUP_JOINED, KMSG_GROUP_LEAVE, KMSG_GROUP_LEFT};
 use atoll_abi::{KMSG_PEER_ADD, KMSG_PEER_ADDED, KMSG_PEER_REMOVE, KMSG_PEER_REMOVED};
@@ -80,8 +80,9 @@ enum Command {
     Add(KmsgPeer),
     Join(KmsgGroup),
     Remove(Key),
-    /// Whether programs may message the peer now (its or our owner changed).
-    Trust(u32, bool),
+    /// Whether programs may message the peer now (its or our owner
+    /// changed), and the cookie to answer with.
+    Trust(u32, bool, u64),
 }
 
 pub fn init() {
@@ -99,10 +100,11 @@ pub fn init() {
         match next {
             Command::Add(p) => answer(KMSG_PEER_ADDED, p.peer_id, add(&p)),
             Command::Join(g) => answer(KMSG_GROUP_JOINED, g.group, join(&g)),
-            Command::Trust(id, on) => {
+            Command::Trust(id, on, cookie) => {
                 if let Some(link) = get(id).as_deref().and_then(Lending::link) {
                     link.set_programs_talk(on);
                 }
+                super::send_words_waiting(Peer::Host, KMSG_PEER_TRUSTED, &[cookie]);
             }
             Command::Remove(key) => {
                 remove(key);
@@ -126,7 +128,7 @@ fn post(msg: &Message) {
         KMSG_PEER_ADD => Command::Add(parse_peer(msg.data)),
         KMSG_GROUP_JOIN => Command::Join(parse_group(msg.data)),
         KMSG_PEER_REMOVE => Command::Remove(Key::Peer(id)),
-        KMSG_PEER_TRUST => Command::Trust(id, msg.word(1) == 1),
+        KMSG_PEER_TRUST => Command::Trust(id, msg.word(1) == 1, msg.word(2)),
         _ => Command::Remove(Key::Group(id)),
     };
     COMMANDS.push(command);
