@@ -8,10 +8,10 @@
 //! a message interrupt must not do.
 
 use alloc::sync::Arc;
-use atoll_abi::{KMSG_PEER_TRUST, KMSG_PEER_TRUSTED};
 use atoll_abi::{kmsg_ring_bytes, KmsgGroup, KmsgPeer, LWK_VECTOR};
 use atoll_abi::{KMSG_GROUP_JOIN, KMSG_GROUP_JOINED, KMSG_GROUP_LEAVE, KMSG_GROUP_LEFT};
 use atoll_abi::{KMSG_PEER_ADD, KMSG_PEER_ADDED, KMSG_PEER_REMOVE, KMSG_PEER_REMOVED};
+use atoll_abi::{KMSG_PEER_TRUST, KMSG_PEER_TRUSTED};
 
 use super::inbox::Inbox;
 use super::link::Link;
