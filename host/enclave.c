@@ -171,13 +171,20 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 
 	ret = lock_and_find(id, &e, err);
 	if (ret)
 		return ret;
-	ret = atoll_check_use(e, err);
-	if (ret)
-		goto out;
 	if (area >= ATOLL_MAX_PROGRAMS) {
 		atoll_err(err, "enclave %s has no program area %u", e->name, area);
 		ret = -EINVAL;
 		goto out;
+	}
+	/*
+	 * The child's one-time token (only its parent's server had it) lets a
+	 * program that became another user (setuid) fork; others must be
+	 * allowed to use the enclave.
+	 */
+	if (!token || READ_ONCE(e->areas[area].adopt_token) != token) {
+		ret = atoll_check_use(e, err);
+		if (ret)
+			goto out;
 	}
 	atoll_lwk_poll(e);
 	proc = atoll_proc_area(e, area);

@@ -146,3 +146,34 @@ atoll destroy e > /dev/null && atoll destroy f > /dev/null || exit 12
     assert "ROOT cycles 1 x 16777216 bytes: ok" in out, out
     # a 0600 segment is listed to its owner and root, not to bob
     assert "BOB SEES 0" in out and "ALICE SEES 1" in out and "ROOT SEES 1" in out, out
+
+
+def test_a_program_becomes_another_user(vm, programs):
+    """setuid and its family are the program's: its atoll run becomes that
+    user for every delegated call after (tests/programs/ids.c, the same
+    lines as on Linux): root's program that becomes alice cannot read
+    root's file nor become root again, and may still fork; alice's setuid
+    to herself works."""
+    res = vm(USERS + r'''
+atoll create --cpus 1 --mem 128M --name e > /dev/null || exit 10
+atoll create --cpus 1 --mem 128M --name a --owner alice > /dev/null || exit 11
+/extra/ids 1001 /tmp/secret > /tmp/linux.txt
+atoll run e -- /extra/ids 1001 /tmp/secret > /tmp/enclave.txt
+sed 's/^/ROOT /' /tmp/enclave.txt
+cmp /tmp/linux.txt /tmp/enclave.txt && echo "SAME AS LINUX"
+as alice /extra/ids > /tmp/linux.txt
+as alice atoll run a -- /extra/ids 2>&1 > /tmp/enclave.txt | sed 's/^/ALICE-ERR /'
+sed 's/^/ALICE /' /tmp/enclave.txt
+cmp /tmp/linux.txt /tmp/enclave.txt && echo "ALICE SAME AS LINUX"
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    assert "ROOT ids: uid 0 0 0, gid 0 0 0" in out, out
+    assert "ROOT now: uid 1001 1001 1001, gid 1001 1001 1001, 1 groups" in out, out
+    assert "ROOT open /tmp/secret: Permission denied" in out, out
+    assert "ROOT setuid(0): Operation not permitted" in out, out
+    assert "ROOT child: uid 1001 1001 1001" in out and "ROOT fork: ok" in out, out
+    assert "SAME AS LINUX" in out, out
+    assert "ALICE ids: uid 1001 1001 1001, gid 1001 1001 1001" in out, out
+    assert "ALICE setuid(own): ok" in out and "ALICE-ERR" not in out, out
+    assert "ALICE SAME AS LINUX" in out, out

@@ -40,6 +40,19 @@ static void statuses(void)
 	}
 	waitpid(pid, &st, 0);
 	printf("wait: killed: %d, by signal %d\n", WIFSIGNALED(st), WTERMSIG(st));
+	/* Any child: wait() and waitpid(-1) (pid -1 as a 32-bit pid_t). */
+	pid = fork();
+	if (pid == 0)
+		_exit(5);
+	r = wait(&st);
+	printf("wait: any child: pid matches: %s, code %d\n", r == pid ? "yes" : "no",
+	       WEXITSTATUS(st));
+	pid = fork();
+	if (pid == 0)
+		execl("/proc/self/exe", "fork", "exit", "6", (char *)NULL);
+	r = waitpid(-1, &st, 0);
+	printf("waitpid(-1): pid matches: %s, code %d\n", r == pid ? "yes" : "no",
+	       WEXITSTATUS(st));
 	r = wait(&st);
 	printf("wait: no more children: %d (%s)\n", r, errno == ECHILD ? "ECHILD" : "?");
 }
@@ -200,6 +213,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "bomb"))
 		return bomb(atoi(argv[2]));
+	if (argc == 3 && !strcmp(argv[1], "exit"))
+		return atoi(argv[2]);
 	statuses();
 	family();
 	sigchld_and_nohang();

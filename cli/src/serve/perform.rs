@@ -247,6 +247,9 @@ impl Perform for Performer {
         if nr == libc::SYS_ioctl as u64 && args[1] as u32 as libc::Ioctl == libc::SIOCGIFCONF {
             return self.interfaces(args);
         }
+        if let Some(ret) = set_ids(nr, args) {
+            return ret;
+        }
         if let Some(ret) = self.with_proc_paths(nr, args) {
             return ret;
         }
@@ -308,6 +311,30 @@ fn sends_reserved_descriptor(control: &[u8], reserved: &[RawFd]) -> bool {
         at += len.div_ceil(8) * 8;
     }
     false
+}
+
+/// The calls that change who the program is, for the whole of `atoll run`
+/// (its every thread makes the program's calls): libc's wrappers change
+/// every thread's credentials, the kernel's calls only the caller's. None
+/// for other calls.
+fn set_ids(nr: u64, args: [u64; 6]) -> Option<i64> {
+    let [a, b, c, ..] = args.map(|x| x as u32);
+    // SAFETY: plain numbers but for setgroups, whose list policy::check
+    // found inside the program area (the mirror) for as many gids as it
+    // counts; libc only reads it.
+    let r = unsafe {
+        match nr as libc::c_long {
+            libc::SYS_setuid => libc::setuid(a),
+            libc::SYS_setgid => libc::setgid(a),
+            libc::SYS_setreuid => libc::setreuid(a, b),
+            libc::SYS_setregid => libc::setregid(a, b),
+            libc::SYS_setresuid => libc::setresuid(a, b, c),
+            libc::SYS_setresgid => libc::setresgid(a, b, c),
+            libc::SYS_setgroups => libc::setgroups(args[0] as usize, args[1] as *const libc::gid_t),
+            _ => return None,
+        }
+    };
+    Some(raw_result(r.into()))
 }
 
 /// libc::syscall's -1 and errno as the kernel's -errno.

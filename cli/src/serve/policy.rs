@@ -161,6 +161,16 @@ fn rules(nr: c_long) -> Option<&'static [Arg]> {
         libc::SYS_timerfd_gettime => &[Fd(0), Buf(1, Bytes(ITIMERSPEC_SIZE))],
         libc::SYS_getuid | libc::SYS_getgid | libc::SYS_geteuid | libc::SYS_getegid | libc::SYS_umask => &[],
         libc::SYS_getgroups => &[Buf(1, ArgTimes(0, GID_SIZE))],
+        libc::SYS_setuid
+        | libc::SYS_setgid
+        | libc::SYS_setreuid
+        | libc::SYS_setregid
+        | libc::SYS_setresuid
+        | libc::SYS_setresgid => &[],
+        libc::SYS_setgroups => &[Buf(1, ArgTimes(0, GID_SIZE))],
+        libc::SYS_getresuid | libc::SYS_getresgid => {
+            &[Buf(0, Bytes(GID_SIZE)), Buf(1, Bytes(GID_SIZE)), Buf(2, Bytes(GID_SIZE))]
+        }
         libc::SYS_pipe | libc::SYS_pipe2 => &[Buf(0, Bytes(FD_PAIR_SIZE))],
         libc::SYS_socketpair => &[Buf(3, Bytes(FD_PAIR_SIZE))],
         libc::SYS_poll => &[Buf(0, ArgTimes(1, POLLFD_SIZE))],
@@ -364,13 +374,22 @@ mod tests {
             (libc::SYS_pselect6, [4, BUF, 0, 0, BUF + 64, BUF + 128]),
             (libc::SYS_sendmsg, [3, BUF, 0, 0, 0, 0]),
             (libc::SYS_recvmsg, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_setuid, [1001, 0, 0, 0, 0, 0]),
+            (libc::SYS_setgid, [1001, 0, 0, 0, 0, 0]),
+            (libc::SYS_setreuid, [1001, 1001, 0, 0, 0, 0]),
+            (libc::SYS_setregid, [1001, 1001, 0, 0, 0, 0]),
+            (libc::SYS_setresuid, [1001, 1001, 1001, 0, 0, 0]),
+            (libc::SYS_setresgid, [1001, 1001, 1001, 0, 0, 0]),
+            (libc::SYS_setgroups, [2, BUF, 0, 0, 0, 0]),
+            (libc::SYS_getresuid, [BUF, BUF + 4, BUF + 8, 0, 0, 0]),
+            (libc::SYS_getresgid, [BUF, BUF + 4, BUF + 8, 0, 0, 0]),
         ];
         assert_eq!(ok.len(), atoll_abi::syscalls::delegated().count());
         for (nr, args) in ok {
             assert_eq!(check6(nr, args), Ok(()), "system call {nr}");
         }
         for nr in
-            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_sendmmsg, libc::SYS_setuid]
+            [libc::SYS_mmap, libc::SYS_getpid, libc::SYS_execve, libc::SYS_kill, libc::SYS_sendmmsg, libc::SYS_setfsuid]
         {
             assert_eq!(check6(nr, [0; 6]), Err(libc::ENOSYS), "system call {nr}");
         }

@@ -30,7 +30,8 @@ pub fn wait4(c: &mut Call) -> SysResult {
     if options & !(WNOHANG | 0x0200_0000 | 0x4000_0000 | 0x8000_0000) != 0 {
         return Err(EINVAL);
     }
-    let which = which_for_wait4(c, pid as i64);
+    // pid_t is 32 bits: callers may leave the register's upper half zero.
+    let which = which_for_wait4(c, pid as i32 as i64);
     let Some(r) = family::wait(c.process, c.user, which, options & WNOHANG != 0, false)? else {
         return Ok(0);
     };
