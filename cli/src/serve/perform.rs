@@ -119,10 +119,12 @@ impl Performer {
             Ok(v) => v,
             Err(errno) => return -(errno as i64),
         };
+        // preadv's offset and pwritev2's flags come after the array.
+        let [fd, _, _, d, e, f] = args;
         // SAFETY: `iovecs` is our own array and outlives the call; each
         // buffer lies in the program area (checked), which holds no memory
         // of this process, and a fault there is EFAULT.
-        raw_result(unsafe { libc::syscall(nr as libc::c_long, args[0], iovecs.as_ptr(), iovecs.len()) })
+        raw_result(unsafe { libc::syscall(nr as libc::c_long, fd, iovecs.as_ptr(), iovecs.len(), d, e, f) })
     }
 
     /// sendmsg/recvmsg with our own copy of the msghdr: its name and
@@ -235,7 +237,7 @@ impl Perform for Performer {
         if let Err(errno) = policy::check(nr, &args, &self.reserved) {
             return -(errno as i64);
         }
-        if nr == libc::SYS_readv as u64 || nr == libc::SYS_writev as u64 {
+        if policy::is_vectored(nr) {
             return self.vectored(nr, args);
         }
         if nr == libc::SYS_pselect6 as u64 && args[5] != 0 {

@@ -31,6 +31,10 @@ pub const IOV_MAX: u64 = 1024;
 /// sizeof(struct pollfd), struct timespec, a pair of them (utimensat), gid_t.
 const POLLFD_SIZE: u64 = 8;
 const TIMESPEC_SIZE: u64 = 16;
+/// struct timeval, struct utimbuf (utimes, utime), loff_t (sendfile, splice).
+const TIMEVAL_SIZE: u64 = 16;
+const UTIMBUF_SIZE: u64 = 16;
+const OFFSET_SIZE: u64 = 8;
 const GID_SIZE: u64 = 4;
 /// int[2] (pipe, pipe2, socketpair).
 const FD_PAIR_SIZE: u64 = 8;
@@ -118,7 +122,7 @@ pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
     match nr as c_long {
         libc::SYS_ioctl => ioctl(args),
         libc::SYS_fcntl => fcntl(args),
-        libc::SYS_readv | libc::SYS_writev => iovecs(args),
+        _ if is_vectored(nr) => iovecs(args),
         _ => Ok(()),
     }
 }
@@ -203,6 +207,39 @@ fn rules(nr: c_long) -> Option<&'static [Arg]> {
         libc::SYS_openat | libc::SYS_faccessat | libc::SYS_faccessat2 => &[Fd(0), Path(1)],
         libc::SYS_newfstatat => &[Fd(0), Path(1), Buf(2, Bytes(STAT_SIZE))],
         libc::SYS_statx => &[Fd(0), Path(1), Buf(4, Bytes(STATX_SIZE))],
+        // The rest of the file system: owners, times, nodes, locks, hints,
+        // copies between descriptors, extended attributes, inotify.
+        libc::SYS_creat | libc::SYS_chown | libc::SYS_lchown | libc::SYS_mknod => &[Path(0)],
+        libc::SYS_fchownat | libc::SYS_mknodat => &[Fd(0), Path(1)],
+        libc::SYS_utime => &[Path(0), OptBuf(1, Bytes(UTIMBUF_SIZE))],
+        libc::SYS_utimes => &[Path(0), OptBuf(1, Bytes(2 * TIMEVAL_SIZE))],
+        libc::SYS_futimesat => &[Fd(0), OptPath(1), OptBuf(2, Bytes(2 * TIMEVAL_SIZE))],
+        libc::SYS_sync | libc::SYS_inotify_init | libc::SYS_inotify_init1 | libc::SYS_eventfd => &[],
+        libc::SYS_fchown
+        | libc::SYS_flock
+        | libc::SYS_syncfs
+        | libc::SYS_readahead
+        | libc::SYS_fadvise64
+        | libc::SYS_fallocate
+        | libc::SYS_sync_file_range
+        | libc::SYS_inotify_rm_watch => &[Fd(0)],
+        libc::SYS_inotify_add_watch => &[Fd(0), Path(1)],
+        libc::SYS_sendfile => &[Fd(0), Fd(1), OptBuf(2, Bytes(OFFSET_SIZE))],
+        libc::SYS_tee => &[Fd(0), Fd(1)],
+        libc::SYS_splice | libc::SYS_copy_file_range => {
+            &[Fd(0), OptBuf(1, Bytes(OFFSET_SIZE)), Fd(2), OptBuf(3, Bytes(OFFSET_SIZE))]
+        }
+        libc::SYS_preadv | libc::SYS_pwritev | libc::SYS_preadv2 | libc::SYS_pwritev2 => &[Fd(0)],
+        libc::SYS_openat2 => &[Fd(0), Path(1), Buf(2, Len::Arg(3))],
+        // An attribute's name is a string, checked as a path is.
+        libc::SYS_setxattr | libc::SYS_lsetxattr => &[Path(0), Path(1), Buf(2, Len::Arg(3))],
+        libc::SYS_fsetxattr => &[Fd(0), Path(1), Buf(2, Len::Arg(3))],
+        libc::SYS_getxattr | libc::SYS_lgetxattr => &[Path(0), Path(1), OptBuf(2, Len::Arg(3))],
+        libc::SYS_fgetxattr => &[Fd(0), Path(1), OptBuf(2, Len::Arg(3))],
+        libc::SYS_listxattr | libc::SYS_llistxattr => &[Path(0), OptBuf(1, Len::Arg(2))],
+        libc::SYS_flistxattr => &[Fd(0), OptBuf(1, Len::Arg(2))],
+        libc::SYS_removexattr | libc::SYS_lremovexattr => &[Path(0), Path(1)],
+        libc::SYS_fremovexattr => &[Fd(0), Path(1)],
         _ => return None,
     })
 }
@@ -256,6 +293,12 @@ fn fcntl(args: &[u64; 6]) -> Result<(), i32> {
         }
         _ => Err(libc::EINVAL),
     }
+}
+
+/// Calls that take an iovec array at argument 1, counted by argument 2.
+pub fn is_vectored(nr: u64) -> bool {
+    [libc::SYS_readv, libc::SYS_writev, libc::SYS_preadv, libc::SYS_pwritev, libc::SYS_preadv2, libc::SYS_pwritev2]
+        .contains(&(nr as c_long))
 }
 
 fn iovecs(args: &[u64; 6]) -> Result<(), i32> {
@@ -383,6 +426,49 @@ mod tests {
             (libc::SYS_setgroups, [2, BUF, 0, 0, 0, 0]),
             (libc::SYS_getresuid, [BUF, BUF + 4, BUF + 8, 0, 0, 0]),
             (libc::SYS_getresgid, [BUF, BUF + 4, BUF + 8, 0, 0, 0]),
+            (libc::SYS_creat, [BUF, 0o644, 0, 0, 0, 0]),
+            (libc::SYS_chown, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_lchown, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_mknod, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_fchownat, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_mknodat, [3, BUF, 0, 0, 0, 0]),
+            (libc::SYS_utime, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_utimes, [BUF, BUF + 64, 0, 0, 0, 0]),
+            (libc::SYS_futimesat, [3, 0, BUF, 0, 0, 0]),
+            (libc::SYS_sync, [0; 6]),
+            (libc::SYS_inotify_init, [0; 6]),
+            (libc::SYS_inotify_init1, [0; 6]),
+            (libc::SYS_eventfd, [0; 6]),
+            (libc::SYS_fchown, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_flock, [3, 2, 0, 0, 0, 0]),
+            (libc::SYS_syncfs, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_readahead, [3, 0, 4096, 0, 0, 0]),
+            (libc::SYS_fadvise64, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_fallocate, [3, 0, 0, 4096, 0, 0]),
+            (libc::SYS_sync_file_range, [3, 0, 0, 0, 0, 0]),
+            (libc::SYS_inotify_rm_watch, [3, 1, 0, 0, 0, 0]),
+            (libc::SYS_inotify_add_watch, [3, BUF, 2, 0, 0, 0]),
+            (libc::SYS_sendfile, [3, 4, BUF, 100, 0, 0]),
+            (libc::SYS_tee, [3, 4, 100, 0, 0, 0]),
+            (libc::SYS_splice, [3, 0, 4, BUF, 100, 0]),
+            (libc::SYS_copy_file_range, [3, BUF, 4, BUF + 8, 100, 0]),
+            (libc::SYS_preadv, [3, BUF, 2, 0, 0, 0]),
+            (libc::SYS_pwritev, [3, BUF, 2, 0, 0, 0]),
+            (libc::SYS_preadv2, [3, BUF, 2, 0, 0, 0]),
+            (libc::SYS_pwritev2, [3, BUF, 2, 0, 0, 0]),
+            (libc::SYS_openat2, [3, BUF, BUF + 64, 24, 0, 0]),
+            (libc::SYS_setxattr, [BUF, BUF + 64, BUF + 128, 8, 0, 0]),
+            (libc::SYS_lsetxattr, [BUF, BUF + 64, BUF + 128, 8, 0, 0]),
+            (libc::SYS_fsetxattr, [3, BUF + 64, BUF + 128, 8, 0, 0]),
+            (libc::SYS_getxattr, [BUF, BUF + 64, 0, 0, 0, 0]),
+            (libc::SYS_lgetxattr, [BUF, BUF + 64, BUF + 128, 8, 0, 0]),
+            (libc::SYS_fgetxattr, [3, BUF + 64, BUF + 128, 8, 0, 0]),
+            (libc::SYS_listxattr, [BUF, 0, 0, 0, 0, 0]),
+            (libc::SYS_llistxattr, [BUF, BUF + 128, 64, 0, 0, 0]),
+            (libc::SYS_flistxattr, [3, BUF + 128, 64, 0, 0, 0]),
+            (libc::SYS_removexattr, [BUF, BUF + 64, 0, 0, 0, 0]),
+            (libc::SYS_lremovexattr, [BUF, BUF + 64, 0, 0, 0, 0]),
+            (libc::SYS_fremovexattr, [3, BUF + 64, 0, 0, 0, 0]),
         ];
         assert_eq!(ok.len(), atoll_abi::syscalls::delegated().count());
         for (nr, args) in ok {
