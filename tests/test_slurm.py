@@ -39,8 +39,9 @@ as_alice srun -n1 --atoll-cpus=2 /usr/bin/true; echo "HALF: $?"
 as_alice srun -n1 --atoll-cpus=2 --atoll-mem=256M /usr/bin/echo SHOULD-NOT-RUN; echo "MORE THAN ALLOCATED: $?"
 echo "AFTER: $(atoll list)"
 echo "== scancel"
+for i in $(seq 120); do [ -z "$(squeue -h)" ] && atoll list | grep -q '^no enclaves' && break; sleep 0.5; done
 as_alice srun -n1 -c2 --atoll-cpus=2 --atoll-mem=256M /usr/bin/sleep 60 > /dev/null 2>&1 &
-for i in $(seq 60); do atoll list | grep -q '^[0-9].*slurm' && break; sleep 0.5; done
+for i in $(seq 120); do atoll list | grep -q '^[0-9].*slurm.* running ' && break; sleep 0.5; done
 atoll list | sed -n 's/^[0-9]* *\(slurm[0-9.]*\) *running *\([^ ]*\) .*/RUNNING \1 \2/p'
 scancel -u alice
 for i in $(seq 60); do atoll list | grep -q '^no enclaves' && break; sleep 0.5; done
@@ -109,11 +110,14 @@ as_alice srun -N2 -n2 /usr/bin/dash -c 'echo "PLAIN $(uname -n) sees CPUs $(cat 
 echo "== both nodes, in an enclave each"
 as_alice srun -N2 -n2 --atoll-cpus=1 --atoll-mem=128M /usr/bin/dash -c 'echo "ENCLAVE $(uname -n) sees CPUs $(cat /sys/devices/system/cpu/online)"'
 echo "== scancel"
-as_alice srun -N2 -n2 -c2 --atoll-cpus=2 --atoll-mem=256M /usr/bin/sleep 60 > /dev/null 2>&1 &
-for i in $(seq 120); do atoll list | grep -q '^[0-9].*slurm.* running ' && break; sleep 0.5; done
+# The last step's enclaves go in its epilog: wait until they and the job are gone.
+for i in $(seq 120); do [ -z "$(squeue -h)" ] && atoll list | grep -q '^no enclaves' && break; sleep 0.5; done
+as_alice srun -N2 -n2 -c2 --atoll-cpus=2 --atoll-mem=256M /usr/bin/sleep 60 > /tmp/scancel.out 2>&1 &
+for i in $(seq 240); do atoll list | grep -q '^[0-9].*slurm.* running ' && break; sleep 0.5; done
 atoll list | sed -n 's/^[0-9]* *\(slurm[0-9.]*\) *running *\([^ ]*\) .*/RUNNING \1 \2/p'
 scancel -u alice
 wait
+sed "s/^/SCANCEL-SRUN /" /tmp/scancel.out
 all_back NODE1
 # Node 2 waits for this word, not for Slurm (its slurmctld is about to go).
 for i in $(seq 20); do echo done | busybox nc 10.0.3.2 7000 && break; sleep 1; done

@@ -52,6 +52,7 @@ pub const SYSCALLS: &[(u64, &str, How)] = &[
     (23, "select", Delegated),
     (24, "sched_yield", Local),
     (25, "mremap", Local),
+    (26, "msync", Local),
     (28, "madvise", Local),
     (29, "shmget", Local),
     (30, "shmat", Local),

@@ -2,8 +2,9 @@
 /*
  * mmap of files: private mappings (whole file, at an offset, past the end
  * of the file), read-only shared ones, writes to a private mapping that
- * stay out of the file, and what cannot be mapped (a pipe, an unaligned
- * offset). Prints one line per check; the same output on Linux and in an
+ * stay out of the file, writes to a shared one that reach it (at msync,
+ * munmap and a child's exit, with the mapped descriptor closed), and what
+ * cannot be mapped (a pipe, an unaligned offset). Prints one line per check; the same output on Linux and in an
  * enclave.  usage: filemap DIR
  */
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -21,6 +24,57 @@
 static char expected(long i)
 {
 	return 'a' + i % 23;
+}
+
+/* Whether the file has `what` at `at`. */
+static const char *file_has(int fd, const char *what, off_t at)
+{
+	char buf[16] = "";
+
+	return pread(fd, buf, strlen(what), at) == (ssize_t)strlen(what) &&
+	       !memcmp(buf, what, strlen(what)) ? "yes" : "no";
+}
+
+/* A shared writable mapping of a descriptor closed at once. */
+static char *map_shared(const char *path)
+{
+	int fd = open(path, O_RDWR);
+	char *p = mmap(NULL, 4 * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	close(fd);
+	return p;
+}
+
+static void shared_writes(const char *path, int fd)
+{
+	struct stat st;
+	char *p = map_shared(path);
+	const char *synced;
+	pid_t pid;
+
+	memcpy(p + 10, "MSYNC", 5);
+	synced = msync(p, PAGE, MS_SYNC) ? errno_name(errno) : "ok";
+	printf("shared write, msync: %s, file has it %s\n", synced, file_has(fd, "MSYNC", 10));
+	memcpy(p + PAGE + 10, "UNMAP", 5);
+	munmap(p, 4 * PAGE);
+	fstat(fd, &st);
+	printf("shared write, munmap: file has it %s, size kept %s\n",
+	       file_has(fd, "UNMAP", PAGE + 10), st.st_size == SIZE ? "yes" : "no");
+	pid = fork();
+	if (pid == 0) {
+		p = map_shared(path);
+		memcpy(p + 2 * PAGE + 10, "CHILD", 5);
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	printf("shared write, a child's exit: file has it %s\n", file_has(fd, "CHILD", 2 * PAGE + 10));
+	/* The bytes as they were, for the checks after. */
+	for (long i = 10; i < 15; i++)
+		for (long page = 0; page < 3; page++) {
+			char c = expected(page * PAGE + i);
+
+			pwrite(fd, &c, 1, page * PAGE + i);
+		}
 }
 
 int main(int argc, char **argv)
@@ -71,6 +125,8 @@ int main(int argc, char **argv)
 	p = mmap(NULL, PAGE, PROT_READ, MAP_SHARED, fd, PAGE);
 	printf("shared read-only: %s\n", p != MAP_FAILED && p[3] == expected(PAGE + 3) ? "right" : "wrong");
 	munmap(p, PAGE);
+
+	shared_writes(path, fd);
 
 	p = mmap(NULL, PAGE, PROT_READ, MAP_PRIVATE, fd, 100);
 	printf("unaligned offset: %s\n", p == MAP_FAILED ? errno_name(errno) : "mapped");

@@ -8,7 +8,7 @@
 //! are not the program's at all (xemem.rs), nor ever freed here. Every
 //! frame freed goes through `pins`, which keeps exported ones.
 
-use alloc::collections::BTreeMap;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
@@ -86,6 +86,33 @@ struct SharedRange {
     end: u64,
     file: Arc<SharedFile>,
     first_page: u64,
+    write_back: Option<WriteBack>,
+}
+
+/// Where a writable shared mapping's pages go back to on Linux (msync,
+/// munmap, the program's end): a descriptor of the file that the program's
+/// `atoll run` keeps for it, and the file's size when it was mapped (pages
+/// past it are not written, so the file does not grow).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct WriteBack {
+    pub fd: u64,
+    pub file_size: u64,
+}
+
+/// Which pages of which file a shared mapping maps, and where they go back.
+pub struct FilePages {
+    pub key: FileKey,
+    pub first_page: u64,
+    pub write_back: Option<WriteBack>,
+}
+
+/// One piece to write back: `len` bytes at `va` to the file behind `fd`
+/// at `offset`.
+pub struct WriteBackPiece {
+    pub va: u64,
+    pub len: u64,
+    pub fd: u64,
+    pub offset: u64,
 }
 
 /// Removes [start, end) from a set of ranges, splitting any it cuts.
@@ -335,7 +362,7 @@ impl AddressSpace {
     }
 
     /// Makes [at, at + len), just mapped with 4 KiB pages that hold the
-    /// bytes of file `key` from page `first_page` on, map the enclave's
+    /// bytes of file `from.key` from page `from.first_page` on, map the enclave's
     /// shared copy of those pages: where the enclave has a page already it
     /// replaces this one (whose frame goes to `freed`); the others become
     /// the enclave's copy.
@@ -343,11 +370,11 @@ impl AddressSpace {
         &mut self,
         at: u64,
         len: u64,
-        key: FileKey,
-        first_page: u64,
+        from: FilePages,
         access: Access,
         freed: &mut Freed,
     ) -> Result<(), Errno> {
+        let FilePages { key, first_page, write_back } = from;
         let pages = (at..at + len).step_by(PAGE_SIZE as usize);
         let mine: Vec<u64> = pages
             .clone()
@@ -356,7 +383,8 @@ impl AddressSpace {
             .ok_or(EFAULT)?;
         let file = shared_file::open(key);
         self.removals += 1;
-        self.shared.insert(at, SharedRange { end: at + len, file: file.clone(), first_page });
+        let range = SharedRange { end: at + len, file: file.clone(), first_page, write_back };
+        self.shared.insert(at, range);
         for ((i, va), mine) in pages.enumerate().zip(mine) {
             let frame = file.hold(first_page + i as u64, mine);
             if frame != mine {
@@ -367,6 +395,30 @@ impl AddressSpace {
             }
         }
         self.pages.protect(&mut Tables, at, at + len, access).map_err(|_| ENOMEM)
+    }
+
+    /// What of [start, end) goes back to files on Linux: the writable
+    /// shared file pages, up to each file's size when it was mapped.
+    pub fn write_backs(&self, start: u64, end: u64) -> Vec<WriteBackPiece> {
+        let hits = self.shared.range(..end).filter(|(_, r)| r.end > start);
+        hits.filter_map(|(&s, r)| {
+            let wb = r.write_back?;
+            let va = s.max(start);
+            let offset = r.first_page * PAGE_SIZE + (va - s);
+            let len = (r.end.min(end) - va).min(wb.file_size.saturating_sub(offset));
+            (len > 0).then_some(WriteBackPiece { va, len, fd: wb.fd, offset })
+        })
+        .collect()
+    }
+
+    /// The descriptors kept for writing shared ranges back.
+    pub fn write_back_fds(&self) -> BTreeSet<u64> {
+        self.shared.values().filter_map(|r| r.write_back.map(|wb| wb.fd)).collect()
+    }
+
+    /// True if every byte of [start, end) is mapped (msync's ENOMEM).
+    pub fn covers(&self, start: u64, end: u64) -> bool {
+        self.is_covered(start, end)
     }
 
     /// The file mapped by the shared range that starts at `start`, and its
@@ -397,7 +449,8 @@ impl AddressSpace {
                 }
             }
         }
-        self.shared.insert(at, SharedRange { end: at + len, file, first_page: 0 });
+        self.shared
+            .insert(at, SharedRange { end: at + len, file, first_page: 0, write_back: None });
         for (i, frame) in frames.into_iter().enumerate() {
             let va = at + i as u64 * PAGE_SIZE;
             self.pages.map(&mut Tables, va, frame, false, access).map_err(|_| ENOMEM)?;
@@ -430,7 +483,7 @@ impl AddressSpace {
             }
             if b < r.end {
                 let first_page = r.first_page + (b - s) / PAGE_SIZE;
-                self.shared.insert(b, SharedRange { end: r.end, file: r.file, first_page });
+                self.shared.insert(b, SharedRange { end: r.end, first_page, ..r });
             }
         }
     }

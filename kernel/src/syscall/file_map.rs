@@ -4,19 +4,20 @@
 //! program's memory), then gives them the protection asked for. A private
 //! mapping is the program's own copy, as on Linux. A shared one maps the
 //! enclave's one copy of the file's pages (process::shared_file): every
-//! process in the enclave that maps them sees the others' writes. Those
-//! writes do not reach the file on Linux.
+//! process in the enclave that maps them sees the others' writes; a
+//! writable one's pages go back to the file on Linux at msync, munmap and
+//! the program's end (write_back.rs).
 
 use lwk_logic::errno::*;
 
 use super::memory::{access, how, retire, settle, MAP_SHARED, PROT_EXEC};
-use super::Call;
+use super::{write_back, Call};
 use crate::process::{delegate, uaccess, vm};
 use lwk_logic::user_pages::Access;
 
 const SYS_PREAD64: u64 = 17;
 const SYS_FSTAT: u64 = 5;
-/// struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24.
+/// struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24, st_size at 48.
 const STAT_SIZE: usize = 144;
 const S_IFMT: u32 = 0o170000;
 const S_IFREG: u32 = 0o100000;
@@ -81,9 +82,13 @@ fn share(c: &Call, fd: u64, at: u64, len: u64, offset: u64, access: Access) -> R
     }
     uaccess::write_bytes(c.process, at, &[0; STAT_SIZE])?;
     fill(c, fd, at, len, offset)?;
+    let write_back = if access.write { write_back::keep(c, fd, word(48)) } else { None };
+    let from = vm::FilePages { key: (word(0), word(8)), first_page: offset / 4096, write_back };
     let mut freed = vm::Freed::new();
-    let r =
-        c.process.vm.lock().share(at, len, (word(0), word(8)), offset / 4096, access, &mut freed);
+    let r = c.process.vm.lock().share(at, len, from, access, &mut freed);
+    if r.is_err() {
+        write_back::forget(c, write_back);
+    }
     // Pages replaced by the enclave's copies, or write access taken away,
     // must leave every core and the mirror.
     if access.write {

@@ -7,7 +7,7 @@ use lwk_logic::errno::*;
 
 use core::sync::atomic::Ordering;
 
-use super::Call;
+use super::{write_back, Call};
 use crate::process::{uaccess, vm};
 use crate::tlb;
 
@@ -102,9 +102,15 @@ pub fn munmap(c: &mut Call) -> SysResult {
     if addr % 4096 != 0 || len == 0 {
         return Err(EINVAL);
     }
+    // Shared file pages go back to their files first (Linux's munmap
+    // reports no failure of that either).
+    let end = addr.saturating_add(len);
+    let kept = write_back::kept_in(c, addr, end);
+    let _ = write_back::write_back(c, addr, end);
     let mut freed = vm::Freed::new();
     c.process.vm.lock().unmap(addr, len, &mut freed);
     retire(c, freed);
+    write_back::close_unkept(c, kept);
     Ok(0)
 }
 

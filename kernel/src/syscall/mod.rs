@@ -17,6 +17,7 @@ mod time;
 mod timer;
 mod usage;
 mod wait;
+mod write_back;
 mod xemem;
 
 use alloc::sync::Arc;
@@ -54,6 +55,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (15, signal::rt_sigreturn),
     (24, system::sched_yield),
     (25, memory::mremap),
+    (26, write_back::msync),
     (28, memory::madvise),
     (29, shm::shmget),
     (30, shm::shmat),

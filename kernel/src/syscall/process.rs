@@ -96,6 +96,7 @@ pub fn fork(c: &mut Call) -> SysResult {
 
 /// execve(path, argv, envp): a new program in this process.
 pub fn execve(c: &mut Call) -> SysResult {
+    super::write_back::all(c);
     let r = process::exec::execve(c.process, c.user, c.thread, c.frame, c.args);
     if r.is_ok() {
         c.replaced_registers = true;
@@ -112,12 +113,14 @@ pub fn vfork(c: &mut Call) -> SysResult {
 /// Ends the calling thread; the program's status is the last thread's.
 pub fn exit(c: &mut Call) -> SysResult {
     if c.process.thread_count() == 1 {
+        super::write_back::all(c);
         c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
     }
     process::exit_current_thread()
 }
 
 pub fn exit_group(c: &mut Call) -> SysResult {
+    super::write_back::all(c);
     c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
     process::exit_current_thread()
 }
