@@ -382,6 +382,10 @@ run churn atoll run e1 -- /extra/mmap_churn 1000
 section status_after_churn
 settle "$before"
 
+run inflight atoll run e1 -- /extra/unmap_inflight 4
+section status_after_inflight
+settle "$before"
+
 run unsupported atoll run e1 -- /extra/unsupported 100
 run strict atoll run e1 --strict -- /extra/unsupported 100
 run after_strict atoll run e1 -- /extra/hello
@@ -441,6 +445,19 @@ def test_mmap_churn_and_memory_returned(lifecycle_run):
     assert after["lwk_free_bytes"] == before["lwk_free_bytes"], \
         (f"the LWK has {before['lwk_free_bytes'] - after['lwk_free_bytes']} bytes less free memory "
          f"2 s after the program ended:\nbefore {before}\nafter  {after}")
+
+
+def test_unmapped_buffer_of_a_call_in_flight(lifecycle_run):
+    """Memory unmapped while a delegated call may still write it through
+    the mirror is not reused until that call ends (tests/programs/
+    unmap_inflight.c): the program's new memory holds only its own bytes,
+    and every frame comes back once the program ends."""
+    sec = lifecycle_run["inflight"]
+    assert_ran(sec)
+    assert "intact" in sec.lines(), str(sec)
+    before = status_json(lifecycle_run["status_before"])
+    after = status_json(lifecycle_run["status_after_inflight"])
+    assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"{before}\n{after}"
 
 
 def test_unsupported_call_reported_once_per_number(lifecycle_run):

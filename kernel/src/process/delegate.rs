@@ -5,15 +5,17 @@
 //! mirrored at the same addresses, writes the result and interrupts this
 //! core. Only the calling thread waits.
 
+use alloc::collections::BTreeSet;
+use alloc::vec::Vec;
 use atoll_abi::{
     Slot, DONE_VECTOR, KMSG_CALL_CANCEL, KMSG_CALL_POSTED, MAX_PROGRAMS, MAX_SLOTS, SLOT_DONE,
     SLOT_IDLE, SLOT_REQUEST,
 };
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{signal, Area, UserThread};
+use super::{signal, vm, Area, UserThread};
 use crate::kmsg::{self, Peer};
-use crate::sync::WaitQueue;
+use crate::sync::{SpinLock, WaitQueue};
 use hal::{cpu, percpu, tsc, MAX_CPUS};
 use lwk_logic::errno::{Errno, EINTR};
 
@@ -86,6 +88,77 @@ fn wake_answered(me: usize) {
     }
 }
 
+/// A program's delegated calls in flight, by ticket, and the frames it
+/// unmapped while some of them ran: `atoll run` performs a call through its
+/// mirror of the program's memory, which may still map those frames until
+/// the call ends (the next call's pickup zaps the mirror first). So they
+/// go back to the LWK only once every call that started before they were
+/// unmapped has ended, never while a worker may still write them.
+pub struct InFlight {
+    next: AtomicU64,
+    live: SpinLock<BTreeSet<u64>>,
+    /// Frames unmapped, and the ticket no call before which may still run.
+    parked: SpinLock<Vec<(vm::Freed, u64)>>,
+}
+
+impl InFlight {
+    pub const fn new() -> Self {
+        InFlight {
+            next: AtomicU64::new(0),
+            live: SpinLock::new(BTreeSet::new()),
+            parked: SpinLock::new(Vec::new()),
+        }
+    }
+
+    fn begin(&self) -> u64 {
+        let mut live = self.live.lock();
+        let ticket = self.next.fetch_add(1, Ordering::AcqRel);
+        live.insert(ticket);
+        ticket
+    }
+
+    /// The call ended: frames no earlier call may write go back.
+    fn end(&self, ticket: u64) {
+        let oldest = {
+            let mut live = self.live.lock();
+            live.remove(&ticket);
+            live.first().copied().unwrap_or(u64::MAX)
+        };
+        let ready: Vec<vm::Freed> = {
+            let mut parked = self.parked.lock();
+            let (ready, wait) = parked.drain(..).partition(|(_, upto)| *upto <= oldest);
+            *parked = wait;
+            ready.into_iter().map(|(freed, _)| freed).collect()
+        };
+        ready.into_iter().for_each(vm::free_all);
+    }
+
+    /// Frees `freed` (unmapped, shot down, the mirror told) now, or once
+    /// the calls in flight have ended.
+    pub fn free_after_calls(&self, freed: vm::Freed) {
+        let live = self.live.lock();
+        let upto = self.next.load(Ordering::Acquire);
+        if live.first().is_some_and(|&oldest| oldest < upto) {
+            self.parked.lock().push((freed, upto));
+            return;
+        }
+        drop(live);
+        vm::free_all(freed);
+    }
+
+    /// A new image (execve): calls its ended threads left behind no longer
+    /// hold its memory back (the old image's frames go with the old image).
+    pub fn forget_live(&self) {
+        self.live.lock().clear();
+    }
+
+    /// The program's memory goes: so do the frames kept for its calls.
+    pub fn free_parked(&self) {
+        let parked = core::mem::take(&mut *self.parked.lock());
+        parked.into_iter().for_each(|(freed, _)| vm::free_all(freed));
+    }
+}
+
 /// A delegated call's raw result, and whether a signal cut it short (the
 /// host interrupted the worker; an EINTR then is the signal's doing).
 pub struct Answer {
@@ -113,6 +186,7 @@ pub fn call_interruptible(
 ) -> Result<Answer, Errno> {
     let (area, i) = (u.process.area, u.slot);
     let g = area.index() * MAX_SLOTS + i;
+    let ticket = u.process.calls.begin();
     // The host interrupts the CPU the slot names; its bits say who waits
     // there. The thread may move while it waits: the CPU it started on
     // still hears the answer, unless it leaves, and then the boot CPU
@@ -162,9 +236,12 @@ pub fn call_interruptible(
     // be its own, taken over from a CPU that left.
     WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
     if !done() {
+        // The worker may still be at it: its ticket stays live until the
+        // program's memory goes.
         return Err(EINTR);
     }
     let ret = area.slot_ret(i);
     state.store(SLOT_IDLE, Ordering::Release);
+    u.process.calls.end(ticket);
     Ok(Answer { ret, cancelled })
 }

@@ -53,6 +53,7 @@ pub fn swap_in(p: &Process, new: AddressSpace) {
     let old = core::mem::replace(&mut *p.vm.lock(), new);
     p.root.store(root, Ordering::Release);
     *p.exec.old.lock() = Some(old);
+    p.calls.forget_live();
     p.exec.swapped.store(true, Ordering::Release);
     p.exec.start_expected.store(true, Ordering::Release);
 }

@@ -342,6 +342,7 @@ fn free(p: &Arc<Process>) {
     // Every thread left these page tables on its way out; this core too.
     hal::paging::switch_root(hal::paging::kernel_root());
     p.vm.lock().release();
+    p.calls.free_parked();
     p.area.set_usage(0, 0);
     p.area.set_state(PROC_FREE);
     status::report_memory();

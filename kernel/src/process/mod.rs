@@ -53,6 +53,9 @@ pub struct Process {
     /// vm's `removals` that every core has dropped (syscall/memory.rs).
     pub flushed_removals: AtomicU64,
     pub futexes: futex::FutexTable,
+    /// Its delegated calls in flight, and the memory unmapped while they
+    /// may still write it (kept until they end).
+    pub calls: delegate::InFlight,
     /// System-call numbers already reported as unsupported (512 bits).
     reported: SpinLock<[u64; 8]>,
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC, from the host at start.
@@ -122,6 +125,7 @@ impl Process {
             ran_on: AtomicU64::new(0),
             flushed_removals: AtomicU64::new(0),
             futexes: futex::FutexTable::new(),
+            calls: delegate::InFlight::new(),
             reported: SpinLock::new([0; 8]),
             realtime_offset_ns: AtomicI64::new(0),
             slots: SpinLock::new([0; atoll_abi::MAX_SLOTS / 64]),

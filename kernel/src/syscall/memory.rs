@@ -32,11 +32,12 @@ pub fn access(prot: u64) -> Access {
 }
 
 /// After mappings shrank: no core may still see them (TLB), the host's
-/// mirror drops them, then the frames are free.
+/// mirror drops them, then the frames are free (once no delegated call
+/// that began before may still write them through the mirror).
 pub fn retire(c: &Call, freed: vm::Freed) {
     shootdown(c);
     c.process.note_unmapped();
-    vm::free_all(freed);
+    c.process.calls.free_after_calls(freed);
     crate::status::report_memory();
     c.process.report_usage();
 }
