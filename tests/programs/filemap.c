@@ -68,6 +68,11 @@ static void shared_writes(const char *path, int fd)
 	}
 	waitpid(pid, NULL, 0);
 	printf("shared write, a child's exit: file has it %s\n", file_has(fd, "CHILD", 2 * PAGE + 10));
+	pid = open(path, O_RDONLY);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, pid, 0);
+	printf("shared writable of a read-only descriptor: %s\n",
+	       p == MAP_FAILED ? errno_name(errno) : "mapped");
+	close(pid);
 	/* The bytes as they were, for the checks after. */
 	for (long i = 10; i < 15; i++)
 		for (long page = 0; page < 3; page++) {

@@ -411,9 +411,11 @@ impl AddressSpace {
         .collect()
     }
 
-    /// The descriptors kept for writing shared ranges back.
-    pub fn write_back_fds(&self) -> BTreeSet<u64> {
-        self.shared.values().filter_map(|r| r.write_back.map(|wb| wb.fd)).collect()
+    /// The descriptors kept for writing back the shared ranges that
+    /// overlap [start, end).
+    pub fn write_back_fds(&self, start: u64, end: u64) -> BTreeSet<u64> {
+        let hits = self.shared.range(..end).filter(|(_, r)| r.end > start);
+        hits.filter_map(|(_, r)| r.write_back.map(|wb| wb.fd)).collect()
     }
 
     /// True if every byte of [start, end) is mapped (msync's ENOMEM).
@@ -677,8 +679,9 @@ impl AddressSpace {
             let frames: Vec<Option<u64>> =
                 indices.map(|i| r.file.frame(i).inspect(|&f| _ = r.file.hold(i, f))).collect();
             // Every page is held before any is mapped: the child's release
-            // lets each go once, whatever fails below.
-            child.shared.insert(start, r.clone());
+            // lets each go once, whatever fails below. The parent writes
+            // these frames back to the file; the child does not again.
+            child.shared.insert(start, SharedRange { write_back: None, ..r.clone() });
             for (va, frame) in pages.zip(frames) {
                 let Some(frame) = frame else { continue };
                 let access = self.translate(va).map_or(Access::NONE, |t| Access {

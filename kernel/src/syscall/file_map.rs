@@ -82,7 +82,7 @@ fn share(c: &Call, fd: u64, at: u64, len: u64, offset: u64, access: Access) -> R
     }
     uaccess::write_bytes(c.process, at, &[0; STAT_SIZE])?;
     fill(c, fd, at, len, offset)?;
-    let write_back = if access.write { write_back::keep(c, fd, word(48)) } else { None };
+    let write_back = if access.write { write_back::keep(c, fd, word(48))? } else { None };
     let from = vm::FilePages { key: (word(0), word(8)), first_page: offset / 4096, write_back };
     let mut freed = vm::Freed::new();
     let r = c.process.vm.lock().share(at, len, from, access, &mut freed);

@@ -105,7 +105,7 @@ pub fn munmap(c: &mut Call) -> SysResult {
     }
     // Shared file pages go back to their files first (Linux's munmap
     // reports no failure of that either).
-    let end = addr.saturating_add(len);
+    let end = addr.saturating_add(vm::page_up(len));
     let kept = write_back::kept_in(c, addr, end);
     let _ = write_back::write_back(c, addr, end);
     let mut freed = vm::Freed::new();

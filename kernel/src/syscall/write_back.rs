@@ -3,8 +3,11 @@
 //! the mapping itself, through the mirror) at msync, at munmap and when the
 //! program ends or execs, to a descriptor of the file that the program's
 //! `atoll run` keeps from mmap on (a duplicate, close-on-exec, so the
-//! program may close its own). A mapping replaced by MAP_FIXED or moved by
-//! mremap, or a program killed by a signal, is not written back.
+//! program may close its own). A forked child leaves its parent's mappings
+//! to the parent, whose write-back covers the frames they share. Not
+//! written back: a mapping replaced by MAP_FIXED or moved by mremap, one of
+//! a descriptor opened O_APPEND (pwrite would append), and a program killed
+//! by a signal.
 
 use alloc::collections::BTreeSet;
 use lwk_logic::errno::*;
@@ -19,19 +22,31 @@ const PAGE_SIZE: u64 = 4096;
 const SYS_PWRITE64: u64 = 18;
 const SYS_CLOSE: u64 = 3;
 const SYS_FCNTL: u64 = 72;
+const F_GETFL: u64 = 3;
 const F_DUPFD_CLOEXEC: u64 = 1030;
+const O_ACCMODE: u64 = 3;
+const O_RDWR: u64 = 2;
+const O_APPEND: u64 = 0o2000;
 /// The kept descriptors start here, out of the way of the program's own
 /// (from 0 if the program may not have that many).
 const KEPT_FD_FROM: u64 = 512;
 
-/// A descriptor of `fd`'s file kept for writing a mapping back (None if
-/// Linux gives none: the mapping then stays in the enclave).
-pub fn keep(c: &Call, fd: u64, file_size: u64) -> Option<WriteBack> {
-    let dup = |from| {
-        delegate::call(c.user, CALL_SYSCALL, SYS_FCNTL, [fd, F_DUPFD_CLOEXEC, from, 0, 0, 0])
-    };
-    let kept = [KEPT_FD_FROM, 0].into_iter().find_map(|from| dup(from).ok().filter(|&r| r >= 0))?;
-    Some(WriteBack { fd: kept as u64, file_size })
+/// A descriptor of `fd`'s file kept for writing a writable shared mapping
+/// back: EACCES if `fd` is not open for reading and writing (as on Linux);
+/// None if it appends, or Linux gives no descriptor (the mapping then stays
+/// in the enclave).
+pub fn keep(c: &Call, fd: u64, file_size: u64) -> Result<Option<WriteBack>, Errno> {
+    let fcntl = |cmd, arg| delegate::call(c.user, CALL_SYSCALL, SYS_FCNTL, [fd, cmd, arg, 0, 0, 0]);
+    let flags = Errno::from_return(fcntl(F_GETFL, 0)?)?;
+    if flags & O_ACCMODE != O_RDWR {
+        return Err(EACCES);
+    }
+    if flags & O_APPEND != 0 {
+        return Ok(None);
+    }
+    let dup = |from| fcntl(F_DUPFD_CLOEXEC, from).ok().filter(|&r| r >= 0);
+    let kept = [KEPT_FD_FROM, 0].into_iter().find_map(dup);
+    Ok(kept.map(|fd| WriteBack { fd: fd as u64, file_size }))
 }
 
 /// The mapping that would have kept it was not made.
@@ -68,13 +83,12 @@ pub fn write_back(c: &Call, start: u64, end: u64) -> Result<(), Errno> {
 
 /// The kept descriptors of shared ranges in [start, end), before they go.
 pub fn kept_in(c: &Call, start: u64, end: u64) -> BTreeSet<u64> {
-    let vm = c.process.vm.lock();
-    vm.write_backs(start, end).iter().map(|p| p.fd).collect()
+    c.process.vm.lock().write_back_fds(start, end)
 }
 
 /// Closes those of `fds` that no shared range keeps any more.
 pub fn close_unkept(c: &Call, fds: BTreeSet<u64>) {
-    let still = c.process.vm.lock().write_back_fds();
+    let still = c.process.vm.lock().write_back_fds(0, u64::MAX);
     for fd in fds.difference(&still) {
         let _ = delegate::call(c.user, CALL_SYSCALL, SYS_CLOSE, [*fd, 0, 0, 0, 0, 0]);
     }
@@ -92,7 +106,8 @@ pub fn msync(c: &mut Call) -> SysResult {
     {
         return Err(EINVAL);
     }
-    let end = addr.checked_add(len.div_ceil(PAGE_SIZE) * PAGE_SIZE).ok_or(ENOMEM)?;
+    let end = len.div_ceil(PAGE_SIZE).checked_mul(PAGE_SIZE).and_then(|n| addr.checked_add(n));
+    let end = end.ok_or(ENOMEM)?;
     if !c.process.vm.lock().covers(addr, end) {
         return Err(ENOMEM);
     }
