@@ -218,14 +218,16 @@ int atoll_usermsg_send(struct atoll_enclave *e, struct atoll_msg_io *io)
 static struct port_msg *take(struct user_ports *u, u16 port)
 {
 	struct port_msg *m;
+	size_t size;
 
 	spin_lock_irq(&ports_lock);
 	m = list_first_entry_or_null(&u->port[port].msgs, struct port_msg, node);
 	if (m) {
 		list_del(&m->node);
 		u->port[port].count--;
-		u->bytes -= ksize(m);
-		all_bytes -= ksize(m);
+		size = ksize(m);
+		u->bytes -= size;
+		all_bytes -= size;
 	}
 	spin_unlock_irq(&ports_lock);
 	return m;

@@ -5,7 +5,6 @@
 //! mirrored at the same addresses, writes the result and interrupts this
 //! core. Only the calling thread waits.
 
-use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 use atoll_abi::{
     Slot, DONE_VECTOR, KMSG_CALL_CANCEL, KMSG_CALL_POSTED, MAX_PROGRAMS, MAX_SLOTS, SLOT_DONE,
@@ -96,7 +95,9 @@ fn wake_answered(me: usize) {
 /// unmapped has ended, never while a worker may still write them.
 pub struct InFlight {
     next: AtomicU64,
-    live: SpinLock<BTreeSet<u64>>,
+    /// Tickets of the calls in flight (a few: one per waiting thread; the
+    /// vector keeps its room, so a call allocates nothing once warm).
+    live: SpinLock<Vec<u64>>,
     /// Frames unmapped, and the ticket no call before which may still run.
     parked: SpinLock<Vec<(vm::Freed, u64)>>,
 }
@@ -105,7 +106,7 @@ impl InFlight {
     pub const fn new() -> Self {
         InFlight {
             next: AtomicU64::new(0),
-            live: SpinLock::new(BTreeSet::new()),
+            live: SpinLock::new(Vec::new()),
             parked: SpinLock::new(Vec::new()),
         }
     }
@@ -113,7 +114,7 @@ impl InFlight {
     fn begin(&self) -> u64 {
         let mut live = self.live.lock();
         let ticket = self.next.fetch_add(1, Ordering::AcqRel);
-        live.insert(ticket);
+        live.push(ticket);
         ticket
     }
 
@@ -121,8 +122,10 @@ impl InFlight {
     fn end(&self, ticket: u64) {
         let oldest = {
             let mut live = self.live.lock();
-            live.remove(&ticket);
-            live.first().copied().unwrap_or(u64::MAX)
+            if let Some(i) = live.iter().position(|&t| t == ticket) {
+                live.swap_remove(i);
+            }
+            live.iter().copied().min().unwrap_or(u64::MAX)
         };
         let ready: Vec<vm::Freed> = {
             let mut parked = self.parked.lock();
@@ -138,7 +141,7 @@ impl InFlight {
     pub fn free_after_calls(&self, freed: vm::Freed) {
         let live = self.live.lock();
         let upto = self.next.load(Ordering::Acquire);
-        if live.first().is_some_and(|&oldest| oldest < upto) {
+        if live.iter().any(|&t| t < upto) {
             self.parked.lock().push((freed, upto));
             return;
         }

@@ -93,7 +93,7 @@ struct SharedRange {
 /// munmap, the program's end): a descriptor of the file that the program's
 /// `atoll run` keeps for it, and the file's size when it was mapped (pages
 /// past it are not written, so the file does not grow).
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy)]
 pub struct WriteBack {
     pub fd: u64,
     pub file_size: u64,
@@ -418,11 +418,6 @@ impl AddressSpace {
         hits.filter_map(|(_, r)| r.write_back.map(|wb| wb.fd)).collect()
     }
 
-    /// True if every byte of [start, end) is mapped (msync's ENOMEM).
-    pub fn covers(&self, start: u64, end: u64) -> bool {
-        self.is_covered(start, end)
-    }
-
     /// The file mapped by the shared range that starts at `start`, and its
     /// end (shmdt finds its segment by it).
     pub fn shared_at(&self, start: u64) -> Option<(FileKey, u64)> {
@@ -511,7 +506,7 @@ impl AddressSpace {
     }
 
     /// True if every byte of [start, end) is reserved.
-    fn is_covered(&self, start: u64, end: u64) -> bool {
+    pub fn is_covered(&self, start: u64, end: u64) -> bool {
         let mut at = start;
         for (&s, &e) in self.ranges.range(..end) {
             if e <= at {

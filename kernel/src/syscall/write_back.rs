@@ -52,8 +52,12 @@ pub fn keep(c: &Call, fd: u64, file_size: u64) -> Result<Option<WriteBack>, Errn
 /// The mapping that would have kept it was not made.
 pub fn forget(c: &Call, kept: Option<WriteBack>) {
     if let Some(wb) = kept {
-        let _ = delegate::call(c.user, CALL_SYSCALL, SYS_CLOSE, [wb.fd, 0, 0, 0, 0, 0]);
+        close(c, wb.fd);
     }
+}
+
+fn close(c: &Call, fd: u64) {
+    let _ = delegate::call(c.user, CALL_SYSCALL, SYS_CLOSE, [fd, 0, 0, 0, 0, 0]);
 }
 
 /// Writes the shared file pages in [start, end) back to their files; EIO
@@ -89,8 +93,8 @@ pub fn kept_in(c: &Call, start: u64, end: u64) -> BTreeSet<u64> {
 /// Closes those of `fds` that no shared range keeps any more.
 pub fn close_unkept(c: &Call, fds: BTreeSet<u64>) {
     let still = c.process.vm.lock().write_back_fds(0, u64::MAX);
-    for fd in fds.difference(&still) {
-        let _ = delegate::call(c.user, CALL_SYSCALL, SYS_CLOSE, [*fd, 0, 0, 0, 0, 0]);
+    for &fd in fds.difference(&still) {
+        close(c, fd);
     }
 }
 
@@ -108,7 +112,7 @@ pub fn msync(c: &mut Call) -> SysResult {
     }
     let end = len.div_ceil(PAGE_SIZE).checked_mul(PAGE_SIZE).and_then(|n| addr.checked_add(n));
     let end = end.ok_or(ENOMEM)?;
-    if !c.process.vm.lock().covers(addr, end) {
+    if !c.process.vm.lock().is_covered(addr, end) {
         return Err(ENOMEM);
     }
     write_back(c, addr, end).map(|()| 0)
