@@ -144,7 +144,8 @@ static int tcp_loopback(void)
 
 static int waiting(void)
 {
-	struct itimerspec ten_ms = { .it_value = { 0, 10000000 } }, left;
+	/* Long enough to be still armed at the next delegated call on a slow host. */
+	struct itimerspec soon = { .it_value = { 0, 200000000 } }, left;
 	struct epoll_event ev = { .events = EPOLLIN }, got[4];
 	struct timeval none = { 0, 0 };
 	uint64_t n = 5, value = 0, ticks = 0;
@@ -163,7 +164,7 @@ static int waiting(void)
 	printf("epoll: %d ready, the eventfd %s\n", ready, got[0].data.fd == e ? "first" : "not first");
 	OK(read(e, &value, sizeof(value)));
 	printf("eventfd: %llu\n", (unsigned long long)value);
-	OK(timerfd_settime(t, 0, &ten_ms, NULL));
+	OK(timerfd_settime(t, 0, &soon, NULL));
 	OK(timerfd_gettime(t, &left));
 	ready = epoll_pwait(ep, got, 4, 1000, NULL);
 	OK(read(t, &ticks, sizeof(ticks)));
