@@ -3,6 +3,7 @@ ld.so, libc, libstdc++ and libgomp, file mappings and dlopen, against the
 same programs on Linux: the same output, line for line
 (tests/programs/hello.c, filemap.c, dlopen.c, plugin.c, procpaths.c,
 openmp_cpp.cpp)."""
+import re
 
 
 def test_dynamic_programs_match_linux(vm, programs):
@@ -22,6 +23,8 @@ run_both procpaths /extra/dyn-procpaths /tmp/files/procpaths.data
 run_both openmp /extra/dyn-openmp-cpp
 run_both ls /usr/bin/ls /extra
 atoll run e -- /extra/dyn-hello
+atoll run e -- /usr/bin/lstopo-no-graphics --of console | grep -E "NUMANode|PU L"
+atoll status e | grep '^lwk memory'
 atoll destroy e > /dev/null || exit 10
 ''', extra_dir=str(programs), timeout=300)
     assert res.status == 0, res.output
@@ -36,10 +39,16 @@ atoll destroy e > /dev/null || exit 10
                  "/proc/self/exe is the program: yes", "reopened through /proc/<getpid()>/fd: yes",
                  "/proc/<getpid()>/exe is the program: yes",
                  "get_nprocs and /proc/cpuinfo count the CPUs it may use: yes", "libm: loaded, cos(0) = 1.0",
+                 "/proc/meminfo and node 0 tell sysinfo's memory: yes",
                  "reduction: 499500000", "exception: thrown and caught",
                  "team as large as the CPUs: yes", "hello from /extra/dyn-hello (glibc, dynamic)"]:
         assert line in out, out
     assert "not supported in the enclave" not in out, out
+    # hwloc sees the enclave: its two CPUs, and one NUMA node of its memory.
+    assert len(re.findall(r"PU L#\d", out)) == 2, out
+    node_mb = int(re.search(r"NUMANode L#0 \(P#0 (\d+)MB\)", out).group(1))
+    lwk_mib = float(re.search(r"^lwk memory: [\d.]+ of ([\d.]+) MiB free", out, re.M).group(1))
+    assert abs(node_mb - lwk_mib) <= 1, out
 
 
 def test_shared_file_mappings_between_processes(vm, programs):

@@ -70,12 +70,17 @@ impl Device {
 
     /// IOC_INFO for the index-th enclave; None past the last one (ENOENT).
     pub fn info(&self, index: u32) -> io::Result<Option<EnclaveInfo>> {
+        Device::info_on(self.file.as_raw_fd(), index)
+    }
+
+    /// IOC_INFO on descriptor `fd`.
+    pub fn info_on(fd: RawFd, index: u32) -> io::Result<Option<EnclaveInfo>> {
         let mut req = EnclaveInfo::new();
         req.index = index;
         // SAFETY: `req` is a live local `EnclaveInfo`, the type whose size
         // IOC_INFO encodes; it holds no pointers, so the module touches only
-        // those bytes.
-        match check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_INFO as _, &mut req as *mut EnclaveInfo) }) {
+        // those bytes. A bad `fd` fails.
+        match check(unsafe { libc::ioctl(fd, IOC_INFO as _, &mut req as *mut EnclaveInfo) }) {
             Ok(()) => Ok(Some(req)),
             Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
             Err(e) => Err(e),

@@ -12,6 +12,7 @@ pub mod policy;
 pub mod proc_paths;
 pub mod signals;
 pub mod status;
+pub mod system_files;
 pub mod usercopy;
 
 use crate::device::Device;

@@ -4,7 +4,9 @@
  * /proc/<getpid()> is this process, whose fd directory reopens its files
  * (as UCX opens a peer's shared-memory file); the CPU count that glibc
  * reads from /sys and the processors /proc/cpuinfo lists are the CPUs the
- * program may use. The same output on Linux and in an enclave.
+ * program may use, and the memory /proc/meminfo and NUMA node 0's meminfo
+ * (hwloc's) tell is the memory sysinfo tells. The same output on Linux (a
+ * one-node machine) and in an enclave.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -25,6 +27,24 @@ static int processors(void)
 
 	while (f && fgets(line, sizeof(line), f))
 		n += strncmp(line, "processor", 9) == 0;
+	if (f)
+		fclose(f);
+	return n;
+}
+
+/* The kB count of line `key` in meminfo file `path`; -1 if missing. */
+static long long kib(const char *path, const char *key)
+{
+	char line[256];
+	long long n = -1;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *at = strstr(line, key);
+
+		if (at && at[strlen(key)] == ':')
+			n = atoll(at + strlen(key) + 1);
+	}
 	if (f)
 		fclose(f);
 	return n;
@@ -59,5 +79,14 @@ int main(int argc, char **argv)
 	sched_getaffinity(0, sizeof(mine), &mine);
 	printf("get_nprocs and /proc/cpuinfo count the CPUs it may use: %s\n",
 	       get_nprocs() == CPU_COUNT(&mine) && processors() == CPU_COUNT(&mine) ? "yes" : "no");
+
+	struct sysinfo si;
+	long long total = sysinfo(&si) == 0 ? (long long)si.totalram * si.mem_unit / 1024 : -2;
+	long long node = kib("/sys/devices/system/node/node0/meminfo", "MemTotal");
+	long long free = kib("/proc/meminfo", "MemFree");
+
+	printf("/proc/meminfo and node 0 tell sysinfo's memory: %s\n",
+	       kib("/proc/meminfo", "MemTotal") == total && node == total && free > 0 && free <= total ?
+	       "yes" : "no");
 	return 0;
 }

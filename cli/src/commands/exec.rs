@@ -45,7 +45,7 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     let mut path = copier.read_c_string(args[0], MAX_STRING)?;
     // /proc/self/exe is the program, not this process (busybox runs its
     // applets so); other programs' /proc/<pid>/exe are left to the open.
-    if proc_paths::meaning(&path, |_| None) == Some(proc_paths::Meaning::Exe) {
+    if proc_paths::meaning(&path, &proc_paths::Unknown) == Some(proc_paths::Meaning::Exe) {
         path = proc_paths::program();
     }
     let argv = read_strings(&copier, args[1])?;

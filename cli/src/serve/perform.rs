@@ -3,6 +3,7 @@
 
 use super::policy::{self, IFCONF_SIZE, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, PATH_MAX, SIGMASK_ARG_SIZE};
 use super::proc_paths::{self, Meaning};
+use super::system_files::Memory;
 use super::usercopy::UserCopy;
 use crate::device::Device;
 use std::ffi::CString;
@@ -39,13 +40,6 @@ impl Performer {
         self
     }
 
-    fn host_pid_of(&self, pid: u32) -> Option<u32> {
-        let (fd, id) = self.programs?;
-        let list = Device::programs_on(fd, id).ok()?;
-        let n = (list.count as usize).min(list.program.len());
-        list.program[..n].iter().find(|p| p.pid == pid).map(|p| p.host_pid)
-    }
-
     /// What the path at program address `at` means (None: itself, or not
     /// readable, which the call itself then reports).
     fn path_meaning(&self, at: u64) -> Option<Meaning> {
@@ -56,7 +50,7 @@ impl Performer {
             return None;
         }
         let path = self.copier.read_c_string(at, PATH_MAX as usize).ok()?;
-        proc_paths::meaning(&path, |pid| self.host_pid_of(pid))
+        proc_paths::meaning(&path, self)
     }
 
     /// The call with its /proc paths replaced by what they mean, if any is
@@ -229,6 +223,21 @@ impl Performer {
             }
         }
         ret
+    }
+}
+
+impl proc_paths::Enclave for Performer {
+    fn host_pid_of(&self, pid: u32) -> Option<u32> {
+        let (fd, id) = self.programs?;
+        let list = Device::programs_on(fd, id).ok()?;
+        let n = (list.count as usize).min(list.program.len());
+        list.program[..n].iter().find(|p| p.pid == pid).map(|p| p.host_pid)
+    }
+
+    fn memory(&self) -> Option<Memory> {
+        let (fd, id) = self.programs?;
+        let info = (0..).map_while(|index| Device::info_on(fd, index).ok().flatten()).find(|e| e.id == id)?;
+        (info.lwk_total_bytes > 0).then_some(Memory { total: info.lwk_total_bytes, free: info.lwk_free_bytes })
     }
 }
 
