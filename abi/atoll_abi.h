@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	12
+#define ATOLL_ABI_VERSION	13
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -609,6 +609,19 @@ enum atoll_slot_state {
  * replaced the program goes on; after, it is killed).
  */
 #define ATOLL_CALL_EXEC		4
+
+/*
+ * A descriptor `atoll run` keeps for writing a shared file mapping back
+ * (the LWK's write_back.rs); nr says what, args[0] is the descriptor. The
+ * program cannot use, close or replace a kept descriptor.
+ * KEEP: a close-on-exec duplicate of the program's args[0] (from 512 up);
+ * ret the kept descriptor. WRITE: pwrite64(args[0], args[1], args[2],
+ * args[3]) from the program's memory. DROP: closes it.
+ */
+#define ATOLL_CALL_KEPT_FILE	5
+#define ATOLL_KEPT_KEEP		1
+#define ATOLL_KEPT_WRITE	2
+#define ATOLL_KEPT_DROP		3
 
 struct atoll_region {
 	__u64 start;		/* page aligned, within [ATOLL_USER_START, ATOLL_USER_END) */

@@ -35,6 +35,7 @@ atoll destroy e > /dev/null || exit 10
     for line in ["private, whole file: same bytes yes, zero past the end yes",
                  "write to a private mapping: mapping changed yes, file changed no",
                  "fixed over another: at the hint yes, bytes from offset 2 pages yes, neighbours kept yes",
+                 "shared write, every other descriptor closed: file has it yes",
                  "a pipe: ENODEV", "plugin: loaded, answer 42",
                  "/proc/self/exe is the program: yes", "reopened through /proc/<getpid()>/fd: yes",
                  "/proc/<getpid()>/exe is the program: yes",

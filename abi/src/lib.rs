@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 12;
+pub const ABI_VERSION: u32 = 13;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -582,6 +582,12 @@ pub const CALL_SYSCALL: u32 = 1;
 pub const CALL_UNSUPPORTED: u32 = 2;
 pub const CALL_FORK: u32 = 3;
 pub const CALL_EXEC: u32 = 4;
+/// A descriptor `atoll run` keeps for writing a shared file mapping back;
+/// the call's nr is one of KEPT_* (atoll_abi.h).
+pub const CALL_KEPT_FILE: u32 = 5;
+pub const KEPT_KEEP: u64 = 1;
+pub const KEPT_WRITE: u64 = 2;
+pub const KEPT_DROP: u64 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -19,7 +19,8 @@ use crate::device::Device;
 use crate::error::os_error;
 use atoll_abi::syscalls::How;
 use atoll_abi::{
-    Call, CALL_EXEC, CALL_FORK, CALL_SYSCALL, CALL_UNSUPPORTED, EVENT_CALL, EVENT_CRASHED, EVENT_EXITED, MAX_SLOTS,
+    Call, CALL_EXEC, CALL_FORK, CALL_KEPT_FILE, CALL_SYSCALL, CALL_UNSUPPORTED, EVENT_CALL, EVENT_CRASHED,
+    EVENT_EXITED, MAX_SLOTS,
 };
 use messages::Messages;
 use perform::Perform;
@@ -204,6 +205,7 @@ impl<M: Module, P: Perform> Server<M, P> {
                 Some(exec) => exec(call.args),
                 None => -(libc::ENOSYS as i64),
             },
+            CALL_KEPT_FILE => self.performer.kept_file(call.nr, call.args),
             CALL_FORK => match FORK.get() {
                 Some(fork) => fork(call.args[0] as u32, call.args[1] as u32, call.args[2]),
                 None => -(libc::ENOSYS as i64),

@@ -6,20 +6,33 @@ use super::proc_paths::{self, Meaning};
 use super::system_files::Memory;
 use super::usercopy::UserCopy;
 use crate::device::Device;
+use atoll_abi::{KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
+use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
+use std::sync::Mutex;
 
 /// Performs delegated system calls (a trait so the worker tests can block
 /// and count at will).
 pub trait Perform: Send + Sync + 'static {
     /// The result as the kernel returns it: a value, or -errno.
     fn perform(&self, nr: u64, args: [u64; 6]) -> i64;
+
+    /// CALL_KEPT_FILE: `op` (KEPT_*) on a descriptor kept for writing a
+    /// shared file mapping back; the result as perform's.
+    fn kept_file(&self, _op: u64, _args: [u64; 6]) -> i64 {
+        -(libc::ENOSYS as i64)
+    }
 }
 
 pub struct Performer {
     /// Descriptors the program must not touch.
     reserved: Vec<RawFd>,
+    /// Descriptors kept for writing shared file mappings back (CALL_KEPT_FILE):
+    /// the program must not touch them either.
+    kept: Mutex<BTreeSet<RawFd>>,
     copier: UserCopy,
     /// (/dev/atoll descriptor, enclave id): where to look up the programs
     /// of the enclave, for their /proc paths.
@@ -30,7 +43,7 @@ impl Performer {
     /// `reserved` is extended with the copier's own descriptors.
     pub fn new(mut reserved: Vec<RawFd>, copier: UserCopy) -> Performer {
         reserved.extend(copier.fds());
-        Performer { reserved, copier, programs: None }
+        Performer { reserved, kept: Mutex::new(BTreeSet::new()), copier, programs: None }
     }
 
     /// /proc/<pid> of a program in enclave `id` (listed through /dev/atoll
@@ -149,7 +162,7 @@ impl Performer {
         let mut control_copy = vec![0u8; if sending && control != 0 { control_len as usize } else { 0 }];
         if !control_copy.is_empty() {
             self.copier.read(control, &mut control_copy)?;
-            if sends_reserved_descriptor(&control_copy, &self.reserved) {
+            if sends_reserved_descriptor(&control_copy, &self.reserved()) {
                 return Err(libc::EBADF);
             }
         }
@@ -226,6 +239,18 @@ impl Performer {
     }
 }
 
+impl Performer {
+    /// The descriptors the program must not touch now.
+    fn reserved(&self) -> Cow<'_, [RawFd]> {
+        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        if kept.is_empty() {
+            Cow::Borrowed(&self.reserved)
+        } else {
+            Cow::Owned(self.reserved.iter().chain(kept.iter()).copied().collect())
+        }
+    }
+}
+
 impl proc_paths::Enclave for Performer {
     fn host_pid_of(&self, pid: u32) -> Option<u32> {
         let (fd, id) = self.programs?;
@@ -242,8 +267,44 @@ impl proc_paths::Enclave for Performer {
 }
 
 impl Perform for Performer {
+    fn kept_file(&self, op: u64, args: [u64; 6]) -> i64 {
+        const KEPT_FROM: libc::c_int = 512;
+        let fd = args[0] as u32 as RawFd;
+        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+        match op {
+            KEPT_KEEP if self.reserved.contains(&fd) || kept.contains(&fd) => -(libc::EBADF as i64),
+            KEPT_KEEP => {
+                // From 512 up, out of the program's way, unless its limit is lower.
+                // SAFETY: fcntl on a descriptor number: at worst it fails (EBADF).
+                let dup = |from: libc::c_int| unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, from) };
+                let new = match dup(KEPT_FROM) {
+                    r if r < 0 => dup(0),
+                    r => r,
+                };
+                if new >= 0 {
+                    kept.insert(new);
+                }
+                raw_result(new.into())
+            }
+            _ if !kept.contains(&fd) => -(libc::EBADF as i64),
+            KEPT_WRITE if !policy::inside(args[1], args[2]) => -(libc::EFAULT as i64),
+            KEPT_WRITE => {
+                drop(kept);
+                // SAFETY: the buffer is inside the program area (checked),
+                // the mirror, which pwrite64 only reads.
+                raw_result(unsafe { libc::syscall(libc::SYS_pwrite64, fd, args[1], args[2], args[3]) })
+            }
+            KEPT_DROP => {
+                kept.remove(&fd);
+                // SAFETY: closes a descriptor this process kept and nothing else uses.
+                raw_result(unsafe { libc::close(fd) }.into())
+            }
+            _ => -(libc::EINVAL as i64),
+        }
+    }
+
     fn perform(&self, nr: u64, args: [u64; 6]) -> i64 {
-        if let Err(errno) = policy::check(nr, &args, &self.reserved) {
+        if let Err(errno) = policy::check(nr, &args, &self.reserved()) {
             return -(errno as i64);
         }
         if policy::is_vectored(nr) {

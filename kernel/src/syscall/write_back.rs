@@ -2,8 +2,8 @@
 //! writable MAP_SHARED mapping are written back (a delegated pwrite64 from
 //! the mapping itself, through the mirror) at msync, at munmap and when the
 //! program ends or execs, to a descriptor of the file that the program's
-//! `atoll run` keeps from mmap on (a duplicate, close-on-exec, so the
-//! program may close its own). A forked child leaves its parent's mappings
+//! `atoll run` keeps from mmap on (CALL_KEPT_FILE: a duplicate the program
+//! cannot use, close or replace, so it may close its own). A forked child leaves its parent's mappings
 //! to the parent, whose write-back covers the frames they share. Not
 //! written back: a mapping replaced by MAP_FIXED or moved by mremap, one of
 //! a descriptor opened O_APPEND (pwrite would append), and a program killed
@@ -15,21 +15,15 @@ use lwk_logic::errno::*;
 use super::Call;
 use crate::process::delegate;
 use crate::process::vm::WriteBack;
-use atoll_abi::CALL_SYSCALL;
+use atoll_abi::{CALL_KEPT_FILE, CALL_SYSCALL, KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
 
 const PAGE_SIZE: u64 = 4096;
 
-const SYS_PWRITE64: u64 = 18;
-const SYS_CLOSE: u64 = 3;
 const SYS_FCNTL: u64 = 72;
 const F_GETFL: u64 = 3;
-const F_DUPFD_CLOEXEC: u64 = 1030;
 const O_ACCMODE: u64 = 3;
 const O_RDWR: u64 = 2;
 const O_APPEND: u64 = 0o2000;
-/// The kept descriptors start here, out of the way of the program's own
-/// (from 0 if the program may not have that many).
-const KEPT_FD_FROM: u64 = 512;
 
 /// A descriptor of `fd`'s file kept for writing a writable shared mapping
 /// back: EACCES if `fd` is not open for reading and writing (as on Linux);
@@ -44,9 +38,14 @@ pub fn keep(c: &Call, fd: u64, file_size: u64) -> Result<Option<WriteBack>, Errn
     if flags & O_APPEND != 0 {
         return Ok(None);
     }
-    let dup = |from| fcntl(F_DUPFD_CLOEXEC, from).ok().filter(|&r| r >= 0);
-    let kept = [KEPT_FD_FROM, 0].into_iter().find_map(dup);
-    Ok(kept.map(|fd| WriteBack { fd: fd as u64, file_size }))
+    let kept = kept_file(c, KEPT_KEEP, [fd, 0, 0, 0]).ok();
+    Ok(kept.map(|fd| WriteBack { fd, file_size }))
+}
+
+/// CALL_KEPT_FILE `op` with `args`: its value, or the errno.
+fn kept_file(c: &Call, op: u64, [a, b, d, e]: [u64; 4]) -> SysResult {
+    let r = delegate::call(c.user, CALL_KEPT_FILE, op, [a, b, d, e, 0, 0])?;
+    Errno::from_return(r)
 }
 
 /// The mapping that would have kept it was not made.
@@ -57,7 +56,7 @@ pub fn forget(c: &Call, kept: Option<WriteBack>) {
 }
 
 fn close(c: &Call, fd: u64) {
-    let _ = delegate::call(c.user, CALL_SYSCALL, SYS_CLOSE, [fd, 0, 0, 0, 0, 0]);
+    let _ = kept_file(c, KEPT_DROP, [fd, 0, 0, 0]);
 }
 
 /// Writes the shared file pages in [start, end) back to their files; EIO
@@ -68,9 +67,9 @@ pub fn write_back(c: &Call, start: u64, end: u64) -> Result<(), Errno> {
     for p in pieces {
         let mut done = 0;
         while done < p.len {
-            let args = [p.fd, p.va + done, p.len - done, p.offset + done, 0, 0];
-            match delegate::call(c.user, CALL_SYSCALL, SYS_PWRITE64, args).map(Errno::from_return) {
-                Ok(Ok(n)) if n > 0 => done += n,
+            let args = [p.fd, p.va + done, p.len - done, p.offset + done];
+            match kept_file(c, KEPT_WRITE, args) {
+                Ok(n) if n > 0 => done += n,
                 _ => {
                     failed = true;
                     break;
