@@ -4,7 +4,8 @@ Open MPI over shared memory (btl self,vader): ping-pong latency and
 bandwidth (8 B .. 4 MiB) between two ranks on the same two vCPUs, a CG
 solve (two allreduces per iteration) on them with Linux's other CPUs busy
 (worst/best and mean of RUNS solves), and the start-up time of a 4-rank
-job. Prints ratios against the same run's Linux figures; writes
+job, and the kernel's copy under the single-copy path alone
+(process_vm_readv). Prints ratios against the same run's Linux figures; writes
 mpi-bench.{json,md,png} to --out-dir (default bench/results)."""
 import argparse
 import os
@@ -33,10 +34,12 @@ def parse(output):
         pp = [kv(l) for l in s[f"{side}_pingpong"].splitlines() if l.startswith("mpi_pingpong:")]
         cg = [kv(l)["seconds"] for l in s[f"{side}_cg_busy"].splitlines() if l.startswith("mpi_cg:")]
         st = [kv(l)["seconds"] for l in s[f"{side}_start"].splitlines() if l.startswith("start:")]
+        cma = [kv(l) for l in s[f"{side}_cma"].splitlines() if l.startswith("cma_copy:")]
         res[side] = {
             "pingpong": {int(p["bytes"]): {"half_rtt_ns": p["half_rtt_ns"], "mb_per_s": p["mb_per_s"]} for p in pp},
             "cg_busy": runs_stats(cg),
             "start": {"seconds": st, "median": statistics.median(st)},
+            "cma_cycles": {int(c["bytes"]): c["cycles"] for c in cma},
         }
     return res
 
@@ -66,6 +69,11 @@ def table(res, config):
         lines.append(f"| {b} B | {lp['half_rtt_ns'] / 1000:.1f} µs | {ep['half_rtt_ns'] / 1000:.1f} µs | "
                      f"{ep['half_rtt_ns'] / lp['half_rtt_ns']:.2f}x | {lp['mb_per_s']:.0f} | {ep['mb_per_s']:.0f} | "
                      f"{ep['mb_per_s'] / lp['mb_per_s']:.2f}x |")
+    lines += ["", "| process_vm_readv alone (the kernel's copy, best of 9) | Linux cycles | enclave | enclave / Linux |",
+              "|---|---|---|---|"]
+    for b in sorted(L["cma_cycles"]):
+        l, e = L["cma_cycles"][b], E["cma_cycles"][b]
+        lines.append(f"| {b} B | {l:.0f} | {e:.0f} | {e / l:.2f}x |")
     lines += ["", f"| CG, {config['RUNS']} solves, Linux's other CPUs busy | Linux | enclave | enclave / Linux |",
               "|---|---|---|---|"]
     for key, label in [("mean", "mean s"), ("best", "best s"), ("worst", "worst s"),

@@ -2,6 +2,7 @@
 # Open MPI, two ranks on guest CPUs FIRST and FIRST+1, first on Linux
 # (each rank pinned to its CPU) and then in a two-CPU enclave on those
 # CPUs (atoll run --rank-cpus), over shared memory only (btl self,vader).
+# The kernel's copy under Open MPI's single-copy path (cma_copy) on both.
 # Prints "=== <where>_<what>" sections with the programs' output.
 # From the driver: FIRST, CELLS, ITERATIONS, RUNS, STARTS.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -31,6 +32,7 @@ starts() {  # STARTS timed 4-rank jobs of MPI_Init + barrier + Finalize
 }
 
 measure linux_pingpong $MPIRUN -n 2 /tmp/pinned /extra/mpi_pingpong
+measure linux_cma taskset -c "$FIRST-$SECOND" /extra/cma_copy
 busy
 measure linux_cg_busy $MPIRUN -n 2 /tmp/pinned /extra/mpi_cg "$CELLS" "$ITERATIONS" "$RUNS"
 quiet
@@ -41,6 +43,7 @@ section create
 atoll create --cpus "$FIRST-$SECOND" --mem 1G --name mpi > /dev/null || fail "atoll create failed"
 RUN="atoll run mpi --rank-cpus --"
 measure enclave_pingpong $MPIRUN -n 2 $RUN /extra/mpi_pingpong
+measure enclave_cma atoll run mpi -- /extra/cma_copy
 busy
 measure enclave_cg_busy $MPIRUN -n 2 $RUN /extra/mpi_cg "$CELLS" "$ITERATIONS" "$RUNS"
 quiet

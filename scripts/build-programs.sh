@@ -72,7 +72,7 @@ case $what in tests|all)
 esac
 
 case $what in bench|all)
-    for p in getpid devnull thread_create fork_wait signal_rtt spin_rate; do
+    for p in getpid devnull thread_create fork_wait signal_rtt spin_rate cma_copy; do
         cc "$p" -pthread "$B/$p.c"
     done
     cc stream $OMP "$B/stream.c"

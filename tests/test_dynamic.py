@@ -36,6 +36,8 @@ atoll destroy e > /dev/null || exit 10
                  "write to a private mapping: mapping changed yes, file changed no",
                  "fixed over another: at the hint yes, bytes from offset 2 pages yes, neighbours kept yes",
                  "shared write, every other descriptor closed: file has it yes",
+                 "shared write, replaced by MAP_FIXED: file has it yes",
+                 "shared write through an O_APPEND descriptor: file has it yes, size kept yes",
                  "a pipe: ENODEV", "plugin: loaded, answer 42",
                  "/proc/self/exe is the program: yes", "reopened through /proc/<getpid()>/fd: yes",
                  "/proc/<getpid()>/exe is the program: yes",

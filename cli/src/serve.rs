@@ -5,6 +5,7 @@
 //! forever), so one worker must always be waiting: a worker that takes a
 //! call while no other is idle starts another first.
 
+pub mod kept_files;
 pub mod messages;
 pub mod names;
 pub mod perform;
@@ -26,14 +27,18 @@ use messages::Messages;
 use perform::Perform;
 use std::collections::HashSet;
 use std::io;
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 /// How a forked child gets its server (area, LWK pid, the module's adopt
-/// token) -> its `atoll run`'s Linux pid or -errno; set by `atoll run`
-/// (unset, fork fails with ENOSYS).
-pub static FORK: OnceLock<fn(u32, u32, u64) -> i64> = OnceLock::new();
+/// token, the descriptors kept for the parent's write-back) -> its `atoll
+/// run`'s Linux pid or -errno.
+pub type ForkServer = fn(u32, u32, u64, &[RawFd]) -> i64;
+
+/// Set by `atoll run` (unset, fork fails with ENOSYS).
+pub static FORK: OnceLock<ForkServer> = OnceLock::new();
 
 /// How an execve is performed (the call's arguments) -> 0 or -errno; set
 /// by `atoll run` (unset, execve fails with ENOSYS).
@@ -202,12 +207,20 @@ impl<M: Module, P: Perform> Server<M, P> {
                 -(libc::ENOSYS as i64)
             }
             CALL_EXEC => match EXEC.get() {
-                Some(exec) => exec(call.args),
+                Some(exec) => {
+                    let r = exec(call.args);
+                    if r == 0 {
+                        self.performer.exec_done();
+                    }
+                    r
+                }
                 None => -(libc::ENOSYS as i64),
             },
             CALL_KEPT_FILE => self.performer.kept_file(call.nr, call.args),
             CALL_FORK => match FORK.get() {
-                Some(fork) => fork(call.args[0] as u32, call.args[1] as u32, call.args[2]),
+                Some(fork) => {
+                    fork(call.args[0] as u32, call.args[1] as u32, call.args[2], &self.performer.kept_snapshot())
+                }
                 None => -(libc::ENOSYS as i64),
             },
             _ => -(libc::ENOSYS as i64),

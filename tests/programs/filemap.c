@@ -3,10 +3,11 @@
  * mmap of files: private mappings (whole file, at an offset, past the end
  * of the file), read-only shared ones, writes to a private mapping that
  * stay out of the file, writes to a shared one that reach it (at msync,
- * munmap and a child's exit, with the mapped descriptor closed, and with
- * every other descriptor closed), and what cannot be mapped (a pipe, an
- * unaligned offset). Prints one line per check; the same output on Linux
- * and in an enclave.  usage: filemap DIR
+ * munmap, MAP_FIXED over it and a child's exit, with the mapped descriptor
+ * closed, with every other descriptor closed, and through an O_APPEND
+ * one), and what cannot be mapped (a pipe, an unaligned offset). Prints
+ * one line per check; the same output on Linux and in an enclave.
+ * usage: filemap DIR
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -71,6 +72,21 @@ static void shared_writes(const char *path, int fd)
 	munmap(p, 4 * PAGE);
 	printf("shared write, every other descriptor closed: file has it %s\n",
 	       file_has(fd, "CLOSED", PAGE + 20));
+	p = map_shared(path);
+	memcpy(p + 2 * PAGE + 20, "FIXED", 5);
+	mmap(p, 4 * PAGE, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	munmap(p, 4 * PAGE);
+	printf("shared write, replaced by MAP_FIXED: file has it %s\n", file_has(fd, "FIXED", 2 * PAGE + 20));
+	/* The mapping writes at its offsets whatever the descriptor's flags. */
+	pid = open(path, O_RDWR | O_APPEND);
+	p = mmap(NULL, PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, pid, 0);
+	fcntl(pid, F_SETFL, O_APPEND);
+	close(pid);
+	memcpy(p + 30, "APPEND", 6);
+	munmap(p, PAGE);
+	fstat(fd, &st);
+	printf("shared write through an O_APPEND descriptor: file has it %s, size kept %s\n",
+	       file_has(fd, "APPEND", 30), st.st_size == SIZE ? "yes" : "no");
 	pid = fork();
 	if (pid == 0) {
 		p = map_shared(path);
@@ -85,7 +101,7 @@ static void shared_writes(const char *path, int fd)
 	       p == MAP_FAILED ? errno_name(errno) : "mapped");
 	close(pid);
 	/* The bytes as they were, for the checks after. */
-	for (long i = 10; i < 26; i++)
+	for (long i = 10; i < 36; i++)
 		for (long page = 0; page < 3; page++) {
 			char c = expected(page * PAGE + i);
 

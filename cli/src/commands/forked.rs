@@ -43,8 +43,9 @@ pub fn prepare(context: Context) -> Result<()> {
 }
 
 /// CALL_FORK in a worker: forks this process for the child in `area`;
-/// its Linux pid once it serves the child, or -errno.
-fn fork_server(area: u32, pid: u32, token: u64) -> i64 {
+/// its Linux pid once it serves the child, or -errno. `kept`: the
+/// descriptors kept for the parent's write-back, which the copy closes.
+fn fork_server(area: u32, pid: u32, token: u64, kept: &[RawFd]) -> i64 {
     let Some(context) = CONTEXT.get() else { return -(libc::ENOSYS as i64) };
     let (ready_read, ready_write) = match sys::pipe() {
         Ok(p) => p,
@@ -54,7 +55,7 @@ fn fork_server(area: u32, pid: u32, token: u64) -> i64 {
         Err(e) => -(e.raw_os_error().unwrap_or(libc::EAGAIN) as i64),
         Ok(Forked::Child) => {
             drop(ready_read);
-            sys::exit_now(serve_child(context, (area, pid, token), ready_write))
+            sys::exit_now(serve_child(context, (area, pid, token), kept, ready_write))
         }
         Ok(Forked::Parent(child)) => {
             drop(ready_write);
@@ -72,9 +73,10 @@ fn fork_server(area: u32, pid: u32, token: u64) -> i64 {
 type Child = (u32, u32, u64);
 
 /// The forked process: serves the child until it ends; the exit status.
-fn serve_child(context: &Context, child: Child, ready: OwnedFd) -> i32 {
-    // The parent's program is not ours: its /dev/atoll file and copier go.
-    for fd in [context.device_fd].into_iter().chain(context.copier_fds) {
+fn serve_child(context: &Context, child: Child, kept: &[RawFd], ready: OwnedFd) -> i32 {
+    // The parent's program is not ours: its /dev/atoll file, copier and
+    // kept descriptors (the parent writes the mappings back) go.
+    for fd in [context.device_fd].into_iter().chain(context.copier_fds).chain(kept.iter().copied()) {
         sys::close(fd);
     }
     // The parent's copy of stderr was inherited: this process takes it over.

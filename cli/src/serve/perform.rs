@@ -1,18 +1,16 @@
 //! Performing one delegated system call in this process, once
 //! `policy::check` has let it through. The thin layer over libc::syscall.
 
+use super::kept_files::{Held, KeptFiles};
 use super::policy::{self, IFCONF_SIZE, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, PATH_MAX, SIGMASK_ARG_SIZE};
 use super::proc_paths::{self, Meaning};
 use super::system_files::Memory;
 use super::usercopy::UserCopy;
 use crate::device::Device;
-use atoll_abi::{KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
 use std::borrow::Cow;
-use std::collections::BTreeSet;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
-use std::sync::Mutex;
 
 /// Performs delegated system calls (a trait so the worker tests can block
 /// and count at will).
@@ -25,14 +23,22 @@ pub trait Perform: Send + Sync + 'static {
     fn kept_file(&self, _op: u64, _args: [u64; 6]) -> i64 {
         -(libc::ENOSYS as i64)
     }
+
+    /// The descriptors kept for write-back now.
+    fn kept_snapshot(&self) -> Vec<RawFd> {
+        Vec::new()
+    }
+
+    /// The program exec'ed (its close-on-exec descriptors are gone).
+    fn exec_done(&self) {}
 }
 
 pub struct Performer {
     /// Descriptors the program must not touch.
     reserved: Vec<RawFd>,
-    /// Descriptors kept for writing shared file mappings back (CALL_KEPT_FILE):
-    /// the program must not touch them either.
-    kept: Mutex<BTreeSet<RawFd>>,
+    /// Descriptors kept for writing shared file mappings back: the program
+    /// must not touch them either.
+    kept: KeptFiles,
     copier: UserCopy,
     /// (/dev/atoll descriptor, enclave id): where to look up the programs
     /// of the enclave, for their /proc paths.
@@ -43,7 +49,7 @@ impl Performer {
     /// `reserved` is extended with the copier's own descriptors.
     pub fn new(mut reserved: Vec<RawFd>, copier: UserCopy) -> Performer {
         reserved.extend(copier.fds());
-        Performer { reserved, kept: Mutex::new(BTreeSet::new()), copier, programs: None }
+        Performer { reserved, kept: KeptFiles::default(), copier, programs: None }
     }
 
     /// /proc/<pid> of a program in enclave `id` (listed through /dev/atoll
@@ -59,7 +65,7 @@ impl Performer {
         let mut head = [0u8; 6];
         // Most paths are not under /proc or /sys: only their first bytes are read.
         self.copier.read(at, &mut head).ok()?;
-        if &head != b"/proc/" && &head != b"/sys/d" {
+        if &head != b"/proc/" && !head.starts_with(b"/sys/") {
             return None;
         }
         let path = self.copier.read_c_string(at, PATH_MAX as usize).ok()?;
@@ -162,7 +168,7 @@ impl Performer {
         let mut control_copy = vec![0u8; if sending && control != 0 { control_len as usize } else { 0 }];
         if !control_copy.is_empty() {
             self.copier.read(control, &mut control_copy)?;
-            if sends_reserved_descriptor(&control_copy, &self.reserved()) {
+            if sends_reserved_descriptor(&control_copy, &self.reserved(&self.kept.hold())) {
                 return Err(libc::EBADF);
             }
         }
@@ -240,9 +246,8 @@ impl Performer {
 }
 
 impl Performer {
-    /// The descriptors the program must not touch now.
-    fn reserved(&self) -> Cow<'_, [RawFd]> {
-        let kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
+    /// The descriptors the program must not touch, with `kept` held.
+    fn reserved<'a>(&'a self, kept: &Held<'_>) -> Cow<'a, [RawFd]> {
         if kept.is_empty() {
             Cow::Borrowed(&self.reserved)
         } else {
@@ -268,45 +273,27 @@ impl proc_paths::Enclave for Performer {
 
 impl Perform for Performer {
     fn kept_file(&self, op: u64, args: [u64; 6]) -> i64 {
-        const KEPT_FROM: libc::c_int = 512;
-        let fd = args[0] as u32 as RawFd;
-        let mut kept = self.kept.lock().unwrap_or_else(|p| p.into_inner());
-        match op {
-            KEPT_KEEP if self.reserved.contains(&fd) || kept.contains(&fd) => -(libc::EBADF as i64),
-            KEPT_KEEP => {
-                // From 512 up, out of the program's way, unless its limit is lower.
-                // SAFETY: fcntl on a descriptor number: at worst it fails (EBADF).
-                let dup = |from: libc::c_int| unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, from) };
-                let new = match dup(KEPT_FROM) {
-                    r if r < 0 => dup(0),
-                    r => r,
-                };
-                if new >= 0 {
-                    kept.insert(new);
-                }
-                raw_result(new.into())
-            }
-            _ if !kept.contains(&fd) => -(libc::EBADF as i64),
-            KEPT_WRITE if !policy::inside(args[1], args[2]) => -(libc::EFAULT as i64),
-            KEPT_WRITE => {
-                drop(kept);
-                // SAFETY: the buffer is inside the program area (checked),
-                // the mirror, which pwrite64 only reads.
-                raw_result(unsafe { libc::syscall(libc::SYS_pwrite64, fd, args[1], args[2], args[3]) })
-            }
-            KEPT_DROP => {
-                kept.remove(&fd);
-                // SAFETY: closes a descriptor this process kept and nothing else uses.
-                raw_result(unsafe { libc::close(fd) }.into())
-            }
-            _ => -(libc::EINVAL as i64),
-        }
+        self.kept.call(op, args)
+    }
+
+    fn kept_snapshot(&self) -> Vec<RawFd> {
+        self.kept.snapshot()
+    }
+
+    fn exec_done(&self) {
+        self.kept.exec_done();
     }
 
     fn perform(&self, nr: u64, args: [u64; 6]) -> i64 {
-        if let Err(errno) = policy::check(nr, &args, &self.reserved()) {
+        let kept = self.kept.hold();
+        if let Err(errno) = policy::check(nr, &args, &self.reserved(&kept)) {
             return -(errno as i64);
         }
+        // A close or dup2 keeps the kept set still until it is done (no
+        // descriptor becomes kept between its check and the call); other
+        // calls may block for long, and need not.
+        let numbers = [libc::SYS_close, libc::SYS_dup2, libc::SYS_dup3];
+        let _held = numbers.contains(&(nr as libc::c_long)).then_some(kept);
         if policy::is_vectored(nr) {
             return self.vectored(nr, args);
         }

@@ -3,8 +3,9 @@
 //! lists (glibc's get_nprocs and runtimes size themselves by them; on
 //! Linux those CPUs are offline). Its memory: /proc/meminfo (free, and
 //! runtimes that size caches or heaps) and the NUMA node's files, which
-//! hwloc reads (sysinfo already answers for the enclave). The enclave is
-//! one NUMA node, node 0, with every CPU and byte of it.
+//! hwloc reads (sysinfo already answers for the enclave), without Linux's
+//! huge page pools. The enclave is one NUMA node, node 0, with every CPU
+//! and byte of it.
 
 /// The enclave's memory, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,11 +35,24 @@ pub fn file(path: &[u8], cpus: u32, memory: impl FnOnce() -> Option<Memory>) -> 
         b"/sys/devices/system/node/node0/meminfo" => {
             Some(meminfo(&read("/sys/devices/system/node/node0/meminfo")?, memory()?))
         }
+        _ if is_huge_page_count(path) => Some(b"0\n".to_vec()),
         _ => match path.strip_prefix(NODE)? {
             b"online" | b"possible" | b"has_cpu" | b"has_memory" | b"has_normal_memory" => Some(b"0\n".to_vec()),
             _ => None,
         },
     }
+}
+
+/// A count of Linux's huge page pools (hwloc takes them off a node's
+/// memory): the enclave has none.
+fn is_huge_page_count(path: &[u8]) -> bool {
+    let pools = [&b"/sys/kernel/mm/hugepages/hugepages-"[..], b"/sys/devices/system/node/node0/hugepages/hugepages-"];
+    let Some(rest) = pools.iter().find_map(|p| path.strip_prefix(*p)) else { return false };
+    let Some(slash) = rest.iter().position(|&b| b == b'/') else { return false };
+    matches!(
+        &rest[slash + 1..],
+        b"nr_hugepages" | b"free_hugepages" | b"surplus_hugepages" | b"resv_hugepages" | b"nr_overcommit_hugepages"
+    )
 }
 
 fn cpu_list(cpus: u32) -> Vec<u8> {
@@ -152,6 +166,13 @@ mod tests {
         assert_eq!(cpu_map(2), b"00000003\n");
         assert_eq!(cpu_map(32), b"ffffffff\n");
         assert_eq!(cpu_map(33), b"00000001,ffffffff\n");
+        let pool = b"/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages";
+        assert_eq!(file(pool, 4, none), Some(b"0\n".to_vec()));
+        assert_eq!(
+            file(b"/sys/kernel/mm/hugepages/hugepages-1048576kB/free_hugepages", 4, none),
+            Some(b"0\n".to_vec())
+        );
+        assert_eq!(file(b"/sys/kernel/mm/hugepages/hugepages-2048kB/demote", 4, none), None);
     }
 
     #[test]

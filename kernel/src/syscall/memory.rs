@@ -89,12 +89,21 @@ pub fn mmap(c: &mut Call) -> SysResult {
     {
         return Err(EINVAL);
     }
-    if flags & MAP_ANONYMOUS == 0 {
-        return super::file_map::mmap_file(c, addr, len, prot, flags, fd, offset);
+    // A MAP_FIXED mapping replaces what was there as munmap would.
+    let fixed = flags & MAP_FIXED != 0 && addr.is_multiple_of(4096) && len > 0;
+    let replaced =
+        fixed.then(|| write_back::before_unmap(c, addr, addr.saturating_add(vm::page_up(len))));
+    let r = if flags & MAP_ANONYMOUS == 0 {
+        super::file_map::mmap_file(c, addr, len, prot, flags, fd, offset)
+    } else {
+        let mut freed = vm::Freed::new();
+        let r = c.process.vm.lock().mmap(addr, len, access(prot), how(flags), &mut freed);
+        settle(c, freed);
+        r
+    };
+    if let Some(kept) = replaced {
+        write_back::close_unkept(c, kept);
     }
-    let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().mmap(addr, len, access(prot), how(flags), &mut freed);
-    settle(c, freed);
     r
 }
 
@@ -103,11 +112,7 @@ pub fn munmap(c: &mut Call) -> SysResult {
     if addr % 4096 != 0 || len == 0 {
         return Err(EINVAL);
     }
-    // Shared file pages go back to their files first (Linux's munmap
-    // reports no failure of that either).
-    let end = addr.saturating_add(vm::page_up(len));
-    let kept = write_back::kept_in(c, addr, end);
-    let _ = write_back::write_back(c, addr, end);
+    let kept = write_back::before_unmap(c, addr, addr.saturating_add(vm::page_up(len)));
     let mut freed = vm::Freed::new();
     c.process.vm.lock().unmap(addr, len, &mut freed);
     retire(c, freed);
@@ -133,10 +138,14 @@ pub fn mremap(c: &mut Call) -> SysResult {
     if flags & !MREMAP_MAYMOVE != 0 {
         return Err(EINVAL);
     }
+    // A shared file range that moves or shrinks is no longer written back
+    // (README): descriptors it alone kept are closed.
+    let kept = write_back::kept_in(c, old, old.saturating_add(vm::page_up(old_len)));
     let mut freed = vm::Freed::new();
     let r =
         c.process.vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
     retire(c, freed);
+    write_back::close_unkept(c, kept);
     r
 }
 

@@ -1,13 +1,12 @@
 //! Writes to shared file mappings reach the file on Linux: the pages of a
-//! writable MAP_SHARED mapping are written back (a delegated pwrite64 from
-//! the mapping itself, through the mirror) at msync, at munmap and when the
-//! program ends or execs, to a descriptor of the file that the program's
-//! `atoll run` keeps from mmap on (CALL_KEPT_FILE: a duplicate the program
-//! cannot use, close or replace, so it may close its own). A forked child leaves its parent's mappings
-//! to the parent, whose write-back covers the frames they share. Not
-//! written back: a mapping replaced by MAP_FIXED or moved by mremap, one of
-//! a descriptor opened O_APPEND (pwrite would append), and a program killed
-//! by a signal.
+//! writable MAP_SHARED mapping are written back (from the mapping itself,
+//! through the mirror) at msync, at munmap, when MAP_FIXED replaces it and
+//! when the program ends or execs, through a descriptor of the file that
+//! the program's `atoll run` keeps from mmap on (CALL_KEPT_FILE: the file
+//! reopened, which the program cannot use, close or replace, so it may
+//! close its own). A forked child leaves its parent's mappings to the
+//! parent, whose write-back covers the frames they share. Not written back:
+//! a mapping moved by mremap, and a program killed by a signal.
 
 use alloc::collections::BTreeSet;
 use lwk_logic::errno::*;
@@ -23,20 +22,15 @@ const SYS_FCNTL: u64 = 72;
 const F_GETFL: u64 = 3;
 const O_ACCMODE: u64 = 3;
 const O_RDWR: u64 = 2;
-const O_APPEND: u64 = 0o2000;
 
 /// A descriptor of `fd`'s file kept for writing a writable shared mapping
 /// back: EACCES if `fd` is not open for reading and writing (as on Linux);
-/// None if it appends, or Linux gives no descriptor (the mapping then stays
-/// in the enclave).
+/// None if Linux gives no descriptor (the mapping then stays in the enclave).
 pub fn keep(c: &Call, fd: u64, file_size: u64) -> Result<Option<WriteBack>, Errno> {
-    let fcntl = |cmd, arg| delegate::call(c.user, CALL_SYSCALL, SYS_FCNTL, [fd, cmd, arg, 0, 0, 0]);
-    let flags = Errno::from_return(fcntl(F_GETFL, 0)?)?;
+    let args = [fd, F_GETFL, 0, 0, 0, 0];
+    let flags = Errno::from_return(delegate::call(c.user, CALL_SYSCALL, SYS_FCNTL, args)?)?;
     if flags & O_ACCMODE != O_RDWR {
         return Err(EACCES);
-    }
-    if flags & O_APPEND != 0 {
-        return Ok(None);
     }
     let kept = kept_file(c, KEPT_KEEP, [fd, 0, 0, 0]).ok();
     Ok(kept.map(|fd| WriteBack { fd, file_size }))
@@ -82,6 +76,15 @@ pub fn write_back(c: &Call, start: u64, end: u64) -> Result<(), Errno> {
     } else {
         Ok(())
     }
+}
+
+/// [start, end) is about to be unmapped (munmap, or MAP_FIXED over it):
+/// its shared file pages go back to their files (Linux reports no failure
+/// of that either); the kept descriptors of its ranges, for close_unkept.
+pub fn before_unmap(c: &Call, start: u64, end: u64) -> BTreeSet<u64> {
+    let kept = kept_in(c, start, end);
+    let _ = write_back(c, start, end);
+    kept
 }
 
 /// The kept descriptors of shared ranges in [start, end), before they go.
