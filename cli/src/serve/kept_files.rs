@@ -10,6 +10,7 @@ use std::collections::BTreeSet;
 use std::os::fd::RawFd;
 use std::sync::{RwLock, RwLockReadGuard};
 
+use super::perform::raw_result as result;
 use super::policy;
 use atoll_abi::{KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
 
@@ -99,14 +100,5 @@ impl KeptFiles {
     /// close-on-exec ones; the numbers are free again.
     pub fn exec_done(&self) {
         self.fds.write().unwrap_or_else(|p| p.into_inner()).clear();
-    }
-}
-
-/// A libc return value as perform's result: the value, or -errno.
-fn result(value: libc::c_long) -> i64 {
-    if value < 0 {
-        -(std::io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
-    } else {
-        value
     }
 }

@@ -59,6 +59,15 @@ impl Performer {
         self
     }
 
+    /// The descriptors the program must not touch, with `kept` held.
+    fn reserved<'a>(&'a self, kept: &Held<'_>) -> Cow<'a, [RawFd]> {
+        if kept.is_empty() {
+            Cow::Borrowed(&self.reserved)
+        } else {
+            Cow::Owned(self.reserved.iter().chain(kept.iter()).copied().collect())
+        }
+    }
+
     /// What the path at program address `at` means (None: itself, or not
     /// readable, which the call itself then reports).
     fn path_meaning(&self, at: u64) -> Option<Meaning> {
@@ -245,17 +254,6 @@ impl Performer {
     }
 }
 
-impl Performer {
-    /// The descriptors the program must not touch, with `kept` held.
-    fn reserved<'a>(&'a self, kept: &Held<'_>) -> Cow<'a, [RawFd]> {
-        if kept.is_empty() {
-            Cow::Borrowed(&self.reserved)
-        } else {
-            Cow::Owned(self.reserved.iter().chain(kept.iter()).copied().collect())
-        }
-    }
-}
-
 impl proc_paths::Enclave for Performer {
     fn host_pid_of(&self, pid: u32) -> Option<u32> {
         let (fd, id) = self.programs?;
@@ -397,7 +395,7 @@ fn set_ids(nr: u64, args: [u64; 6]) -> Option<i64> {
 }
 
 /// libc::syscall's -1 and errno as the kernel's -errno.
-fn raw_result(value: libc::c_long) -> i64 {
+pub(super) fn raw_result(value: libc::c_long) -> i64 {
     if value == -1 {
         -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
     } else {

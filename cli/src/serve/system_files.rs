@@ -7,6 +7,8 @@
 //! huge page pools. The enclave is one NUMA node, node 0, with every CPU
 //! and byte of it.
 
+use std::os::unix::ffi::OsStrExt;
+
 /// The enclave's memory, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Memory {
@@ -23,18 +25,15 @@ pub fn file(path: &[u8], cpus: u32, memory: impl FnOnce() -> Option<Memory>) -> 
     if cpus == 0 {
         return None;
     }
-    let read = |linux: &str| std::fs::read(linux).ok();
+    let linux = || std::fs::read(std::ffi::OsStr::from_bytes(path)).ok();
     match path {
         b"/sys/devices/system/cpu/online"
         | b"/sys/devices/system/cpu/possible"
         | b"/sys/devices/system/cpu/present"
         | b"/sys/devices/system/node/node0/cpulist" => Some(cpu_list(cpus)),
         b"/sys/devices/system/node/node0/cpumap" => Some(cpu_map(cpus)),
-        b"/proc/cpuinfo" => Some(cpuinfo(&read("/proc/cpuinfo")?, cpus)),
-        b"/proc/meminfo" => Some(meminfo(&read("/proc/meminfo")?, memory()?)),
-        b"/sys/devices/system/node/node0/meminfo" => {
-            Some(meminfo(&read("/sys/devices/system/node/node0/meminfo")?, memory()?))
-        }
+        b"/proc/cpuinfo" => Some(cpuinfo(&linux()?, cpus)),
+        b"/proc/meminfo" | b"/sys/devices/system/node/node0/meminfo" => Some(meminfo(&linux()?, memory()?)),
         _ if is_huge_page_count(path) => Some(b"0\n".to_vec()),
         _ => match path.strip_prefix(NODE)? {
             b"online" | b"possible" | b"has_cpu" | b"has_memory" | b"has_normal_memory" => Some(b"0\n".to_vec()),
