@@ -305,8 +305,14 @@ void atoll_mirror_put(struct atoll_program *p);
 void atoll_mirror_zap_all(void);
 int atoll_vma_no_split(struct vm_area_struct *vma, unsigned long addr);
 int atoll_vma_no_mremap(struct vm_area_struct *vma);
+/* Where a walk of the LWK's tables ended: the leaf entry and what it held. */
+struct atoll_lwk_leaf {
+	u64 *at;
+	u64 seen;
+};
+
 int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
-			bool *writable, u64 **leaf);
+			bool *writable, struct atoll_lwk_leaf *leaf);
 
 /* xemem.c, xemem_map.c, xemem_lwk.c: segments shared between kernels' programs */
 int atoll_xemem_init(void);

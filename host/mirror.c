@@ -19,7 +19,7 @@
 #define LWK_PTE_PRESENT	BIT_ULL(0)
 #define LWK_PTE_WRITE	BIT_ULL(1)
 #define LWK_PTE_USER	BIT_ULL(2)
-#define LWK_PTE_DIRTY_BIT 6		/* the LWK zeroes only dirty pages at MADV_DONTNEED */
+#define LWK_PTE_DIRTY	BIT_ULL(6)	/* the LWK zeroes only dirty pages at MADV_DONTNEED */
 #define LWK_PTE_LARGE	BIT_ULL(7)	/* in a PDPTE: 1 GiB; in a PDE: 2 MiB */
 #define LWK_PTE_ADDR	GENMASK_ULL(51, 12)
 
@@ -43,9 +43,11 @@ static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
  * The physical 4 KiB page the LWK maps at va for its user in the tables
  * at cr3 (which must lie in e's memory), or -EFAULT.
  * *writable: every level allows writes; *leaf: the LWK's entry.
+ * The LWK changes its tables meanwhile; tables it takes out stay unused
+ * until the delegated calls that may walk them have ended.
  */
 int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
-			bool *writable, u64 **leaf)
+			bool *writable, struct atoll_lwk_leaf *leaf)
 {
 	u64 table = cr3 & LWK_PTE_ADDR, entry, size;
 	int shift;
@@ -60,7 +62,8 @@ int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 
 		if (!(entry & LWK_PTE_WRITE))
 			*writable = false;
 		size = 1ULL << shift;
-		*leaf = &((u64 *)__va(table))[(va >> shift) & 511];
+		leaf->at = &((u64 *)__va(table))[(va >> shift) & 511];
+		leaf->seen = entry;
 		if (shift == PAGE_SHIFT ||
 		    ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
 			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) |
@@ -83,15 +86,31 @@ static bool loading(struct atoll_program *p)
 	return smp_load_acquire(&p->proc->state) == ATOLL_PROC_LOADED;
 }
 
+/*
+ * Marks the LWK's leaf written (Linux may write the page now, which the
+ * LWK's CPUs cannot see) if it still holds what the walk saw: the LWK may
+ * have changed or cleared it since, and a bit set in a cleared entry would
+ * make it look taken. False: the fault is retried and walks again.
+ */
+static bool lwk_mark_dirty(const struct atoll_lwk_leaf *leaf)
+{
+	u64 seen = leaf->seen;
+
+	if (seen & LWK_PTE_DIRTY)
+		return true;
+	return try_cmpxchg64(leaf->at, &seen, seen | LWK_PTE_DIRTY);
+}
+
 static vm_fault_t mirror_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
 	struct atoll_program *p = vma->vm_private_data;
 	bool write = vmf->flags & FAULT_FLAG_WRITE;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct atoll_lwk_leaf leaf;
 	pgprot_t prot;
 	bool writable;
-	u64 phys, *leaf;
+	u64 phys;
 
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
@@ -107,8 +126,10 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 	prot = vma->vm_page_prot;
 	if (writable && (vma->vm_flags & VM_WRITE)) {
 		prot = __pgprot(pgprot_val(prot) | _PAGE_RW);
-		/* Linux may write it now, which the LWK's CPU cannot see. */
-		set_bit(LWK_PTE_DIRTY_BIT, (unsigned long *)leaf);
+		if (!lwk_mark_dirty(&leaf)) {
+			ret = VM_FAULT_NOPAGE;
+			goto out;
+		}
 	} else {
 		prot = __pgprot(pgprot_val(prot) & ~_PAGE_RW);
 	}
@@ -123,15 +144,14 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 {
 	struct atoll_program *p = vmf->vma->vm_private_data;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
+	struct atoll_lwk_leaf leaf;
 	bool writable;
-	u64 phys, *leaf;
+	u64 phys;
 
 	down_read(&p->map_sem);
 	if (!atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf) &&
-	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte)) {
-		set_bit(LWK_PTE_DIRTY_BIT, (unsigned long *)leaf);
-		ret = 0;
-	}
+	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
+		ret = lwk_mark_dirty(&leaf) ? 0 : VM_FAULT_NOPAGE;
 	up_read(&p->map_sem);
 	return ret;
 }

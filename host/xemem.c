@@ -72,7 +72,8 @@ static u64 hash_run(u64 h, u64 phys, u64 len)
  */
 static int walk_lwk(struct xemem_seg *s, struct atoll_enclave *e, u64 root, u64 want_hash)
 {
-	u64 run = 0, len = 0, h = ATOLL_XEMEM_HASH_SEED, *leaf;
+	u64 run = 0, len = 0, h = ATOLL_XEMEM_HASH_SEED;
+	struct atoll_lwk_leaf leaf;
 	bool writable;
 	u32 i;
 

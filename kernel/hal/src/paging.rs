@@ -288,6 +288,15 @@ impl lwk_logic::user_pages::TableMemory for UserTables {
     fn write(&mut self, table: u64, index: usize, value: u64) {
         crate::physmem::write_u64(table + 8 * index as u64, value)
     }
+    fn compare_exchange(
+        &mut self,
+        table: u64,
+        index: usize,
+        current: u64,
+        new: u64,
+    ) -> Result<(), u64> {
+        crate::physmem::compare_exchange_u64(table + 8 * index as u64, current, new)
+    }
     fn new_table(&mut self) -> Option<u64> {
         crate::mem::alloc_zeroed_frames(1, 1)
     }

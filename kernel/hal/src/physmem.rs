@@ -1,6 +1,7 @@
 //! Access to physical memory through the direct map.
 
 use super::KERNEL_OFFSET;
+use core::sync::atomic::Ordering;
 use lwk_logic::acpi::PhysRead;
 
 extern "C" {
@@ -90,6 +91,15 @@ pub fn zero_owned(phys: u64, len: usize) {
 pub(crate) fn write_u64(phys: u64, value: u64) {
     // SAFETY: an owned, direct-mapped, 8-byte aligned frame word (see above).
     unsafe { core::ptr::write_volatile(phys_to_virt(phys) as *mut u64, value) };
+}
+
+/// Compare-and-swap of one word of a page-table frame (the host's mirror
+/// sets bits in leaves the same way): Ok, or Err with the word it holds.
+pub(crate) fn compare_exchange_u64(phys: u64, current: u64, new: u64) -> Result<(), u64> {
+    // SAFETY: an owned, direct-mapped, 8-byte aligned frame word (see
+    // above), which other CPUs and the host access only atomically.
+    let word = unsafe { core::sync::atomic::AtomicU64::from_ptr(phys_to_virt(phys) as *mut u64) };
+    word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire).map(|_| ())
 }
 
 /// Copies bytes out of owned RAM.

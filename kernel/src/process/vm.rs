@@ -13,7 +13,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
 use lwk_logic::user_pages::{
-    Access, MapError, Translation, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE,
+    Access, MapError, Translation, Unlinked, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE,
 };
 
 // The program's page tables live in frames from the frame allocator.
@@ -64,6 +64,9 @@ pub struct AddressSpace {
     shared: BTreeMap<u64, SharedRange>,
     /// Frames let go of at exit (`detach_shared`), freed with the rest.
     deferred: Freed,
+    /// Page tables taken out of the tree, to free once no CPU and no walk
+    /// of the host's mirror can still be in them (`take_unlinked`).
+    unlinked: Freed,
     /// XEMEM attachments, start -> Attached.
     attached: BTreeMap<u64, Attached>,
     /// Changes that took translations away or narrowed them, so far: a core
@@ -151,6 +154,7 @@ impl AddressSpace {
             small_only: BTreeMap::new(),
             shared: BTreeMap::new(),
             deferred: Freed::new(),
+            unlinked: Freed::new(),
             attached: BTreeMap::new(),
             removals: 0,
         })
@@ -219,6 +223,26 @@ impl AddressSpace {
         Ok(())
     }
 
+    /// Maps one page; a table it takes out of the tree waits in `unlinked`.
+    fn map_page(
+        &mut self,
+        va: u64,
+        frame: u64,
+        large: bool,
+        access: Access,
+    ) -> Result<(), MapError> {
+        let Unlinked(table) = self.pages.map(&mut Tables, va, frame, large, access)?;
+        self.unlinked.extend(table.map(|t| (t, PAGE_SIZE)));
+        Ok(())
+    }
+
+    /// The page tables taken out of the tree since the last call: the
+    /// caller frees them as it frees unmapped frames (after a shootdown,
+    /// and after the delegated calls that may still walk them).
+    pub fn take_unlinked(&mut self) -> Freed {
+        core::mem::take(&mut self.unlinked)
+    }
+
     fn map_or_free(
         &mut self,
         va: u64,
@@ -226,7 +250,7 @@ impl AddressSpace {
         large: bool,
         access: Access,
     ) -> Result<(), Errno> {
-        match self.pages.map(&mut Tables, va, frame, large, access) {
+        match self.map_page(va, frame, large, access) {
             Ok(()) => Ok(()),
             Err(e) => {
                 mem::free_frames(frame, if large { LARGE_PAGE_SIZE / PAGE_SIZE } else { 1 });
@@ -391,7 +415,7 @@ impl AddressSpace {
                 let _ =
                     self.pages.unmap(&mut Tables, va, va + PAGE_SIZE, |p, s| freed.push((p, s)));
                 // The page table is there: mapping one page cannot fail.
-                let _ = self.pages.map(&mut Tables, va, frame, false, access);
+                let _ = self.map_page(va, frame, false, access);
             }
         }
         self.pages.protect(&mut Tables, at, at + len, access).map_err(|_| ENOMEM)
@@ -450,7 +474,7 @@ impl AddressSpace {
             .insert(at, SharedRange { end: at + len, file, first_page: 0, write_back: None });
         for (i, frame) in frames.into_iter().enumerate() {
             let va = at + i as u64 * PAGE_SIZE;
-            self.pages.map(&mut Tables, va, frame, false, access).map_err(|_| ENOMEM)?;
+            self.map_page(va, frame, false, access).map_err(|_| ENOMEM)?;
         }
         Ok(())
     }
@@ -684,7 +708,7 @@ impl AddressSpace {
                     write: t.writable,
                     exec: t.executable,
                 });
-                child.pages.map(&mut Tables, va, frame, false, access).map_err(|_| ENOMEM)?;
+                child.map_page(va, frame, false, access).map_err(|_| ENOMEM)?;
             }
         }
         for (&start, &end) in &self.ranges {
@@ -745,7 +769,7 @@ impl AddressSpace {
                 let large = va.is_multiple_of(LARGE_PAGE_SIZE)
                     && phys.is_multiple_of(LARGE_PAGE_SIZE)
                     && run_len - off >= LARGE_PAGE_SIZE;
-                if self.pages.map(&mut Tables, va, phys, large, access).is_err() {
+                if self.map_page(va, phys, large, access).is_err() {
                     self.unmap(at, len, &mut Freed::new());
                     return Err(ENOMEM);
                 }
@@ -840,6 +864,7 @@ impl AddressSpace {
             "page tables at {root:#x} freed while a CPU still has them loaded"
         );
         let mut freed = core::mem::take(&mut self.deferred);
+        freed.append(&mut self.unlinked);
         self.unshare(USER_START, USER_END, &mut freed);
         self.unattach(USER_START, USER_END);
         free_all(freed);

@@ -34,7 +34,8 @@ pub fn access(prot: u64) -> Access {
 /// After mappings shrank: no core may still see them (TLB), the host's
 /// mirror drops them, then the frames are free (once no delegated call
 /// that began before may still write them through the mirror).
-pub fn retire(c: &Call, freed: vm::Freed) {
+pub fn retire(c: &Call, mut freed: vm::Freed) {
+    freed.append(&mut c.process.vm.lock().take_unlinked());
     shootdown(c);
     c.process.note_unmapped();
     c.process.calls.free_after_calls(freed);
@@ -49,17 +50,20 @@ fn shootdown(c: &Call) {
     c.process.flushed_removals.fetch_max(upto, Ordering::AcqRel);
 }
 
-/// After a mapping was made: if it replaced pages, they go as `retire`
+/// After a mapping was made: if it replaced pages (or page tables), they go as `retire`
 /// lets them. It may reuse addresses another thread unmapped a moment ago
 /// whose shootdown has not finished: a core could still translate them to
 /// the old frames, so that shootdown is done here before the program sees
 /// the new mapping.
-pub fn settle(c: &Call, freed: vm::Freed) {
+pub fn settle(c: &Call, mut freed: vm::Freed) {
+    let behind = {
+        let mut vm = c.process.vm.lock();
+        freed.append(&mut vm.take_unlinked());
+        vm.removals() > c.process.flushed_removals.load(Ordering::Acquire)
+    };
     if !freed.is_empty() {
         return retire(c, freed);
     }
-    let behind =
-        c.process.vm.lock().removals() > c.process.flushed_removals.load(Ordering::Acquire);
     if behind {
         shootdown(c);
     }

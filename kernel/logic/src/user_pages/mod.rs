@@ -4,6 +4,13 @@
 //! that an unmap or protection change cuts into is split into 4 KiB pages
 //! first. The page tables own the user frames: unmapping hands each frame
 //! back through a callback.
+//!
+//! The host's mirror walks these tables while they change, and sets DIRTY
+//! in a leaf it maps writable (compare-and-swap against what it read). So
+//! a leaf that holds a frame is changed here by compare-and-swap too, never
+//! by a read and a plain write that could lose that mark; and a table taken
+//! out of the tree is handed to the caller (`Unlinked`) to free only when
+//! no walk can still be in it.
 
 /// Size of a small page.
 pub const PAGE_SIZE: u64 = 4096;
@@ -38,6 +45,15 @@ pub trait TableMemory {
     fn read(&self, table: u64, index: usize) -> u64;
     /// Writes entry `index` of the table at `table`.
     fn write(&mut self, table: u64, index: usize, value: u64);
+    /// Writes `new` to entry `index` if it still holds `current`; else
+    /// returns what it holds.
+    fn compare_exchange(
+        &mut self,
+        table: u64,
+        index: usize,
+        current: u64,
+        new: u64,
+    ) -> Result<(), u64>;
     /// A zeroed frame for a new table, or None when memory is out.
     fn new_table(&mut self) -> Option<u64>;
     /// Gives back a table frame no entry points at any more.
@@ -93,6 +109,29 @@ pub struct Translation {
     pub rest_of_page: u64,
     /// Its page's size (4 KiB or 2 MiB).
     pub page_size: u64,
+}
+
+/// A page table `map` took out of the tree (a table of small pages, all
+/// unmapped, replaced by a 2 MiB page): the caller frees its frame once no
+/// CPU and no walk of the host's can still be in it.
+#[must_use]
+#[derive(Debug, PartialEq, Eq)]
+pub struct Unlinked(pub Option<u64>);
+
+/// Sets entry `index` of `table` to `new(entry)`, retrying while the host
+/// marks it DIRTY meanwhile; returns the entry replaced.
+fn update(mem: &mut impl TableMemory, table: u64, index: usize, new: impl Fn(u64) -> u64) -> u64 {
+    let mut entry = mem.read(table, index);
+    loop {
+        let want = new(entry);
+        if want == entry {
+            return entry;
+        }
+        match mem.compare_exchange(table, index, entry, want) {
+            Ok(()) => return entry,
+            Err(now) => entry = now,
+        }
+    }
 }
 
 /// Table indices (PML4, PDPT, PD, PT) of a virtual address.
@@ -154,7 +193,7 @@ impl UserPageTable {
         phys: u64,
         large: bool,
         access: Access,
-    ) -> Result<(), MapError> {
+    ) -> Result<Unlinked, MapError> {
         if self.root == 0 {
             return Err(MapError::NoMemory);
         }
@@ -167,18 +206,18 @@ impl UserPageTable {
                 va.is_multiple_of(LARGE_PAGE_SIZE) && phys.is_multiple_of(LARGE_PAGE_SIZE)
             );
             let e = mem.read(pd, i2);
+            let mut unlinked = None;
             if e & PRESENT != 0
                 && e & HUGE == 0
                 && (0..ENTRIES).all(|i| mem.read(e & ADDR_MASK, i) == 0)
             {
                 // A table of small pages all unmapped since: make room.
-                mem.write(pd, i2, 0);
-                mem.free_table(e & ADDR_MASK);
+                unlinked = Some(e & ADDR_MASK);
             } else if e != 0 {
                 return Err(MapError::Occupied);
             }
             mem.write(pd, i2, phys | flags | HUGE);
-            return Ok(());
+            return Ok(Unlinked(unlinked));
         }
         if mem.read(pd, i2) & HUGE != 0 {
             return Err(MapError::Occupied);
@@ -188,7 +227,7 @@ impl UserPageTable {
             return Err(MapError::Occupied);
         }
         mem.write(pt, i1, phys | flags);
-        Ok(())
+        Ok(Unlinked(None))
     }
 
     /// Where `va` leads, if it is mapped and accessible.
@@ -271,15 +310,19 @@ impl UserPageTable {
 
     /// Turns the 2 MiB leaf at `pd[index]` into a table of 512 small pages.
     fn split(mem: &mut impl TableMemory, pd: u64, index: usize) -> Result<(), MapError> {
-        let e = mem.read(pd, index);
+        let mut e = mem.read(pd, index);
         let pt = mem.new_table().ok_or(MapError::NoMemory)?;
-        let base = e & ADDR_MASK & !(LARGE_PAGE_SIZE - 1);
-        let flags = e & !ADDR_MASK & !HUGE;
-        for i in 0..ENTRIES {
-            mem.write(pt, i, (base + i as u64 * PAGE_SIZE) | flags);
+        loop {
+            let base = e & ADDR_MASK & !(LARGE_PAGE_SIZE - 1);
+            let flags = e & !ADDR_MASK & !HUGE;
+            for i in 0..ENTRIES {
+                mem.write(pt, i, (base + i as u64 * PAGE_SIZE) | flags);
+            }
+            match mem.compare_exchange(pd, index, e, pt | TABLE_FLAGS) {
+                Ok(()) => return Ok(()),
+                Err(now) => e = now, // marked DIRTY meanwhile: copy that too
+            }
         }
-        mem.write(pd, index, pt | TABLE_FLAGS);
-        Ok(())
     }
 
     /// The page directory covering `va`, or the next address worth looking
@@ -297,14 +340,16 @@ impl UserPageTable {
         Ok(e3 & ADDR_MASK)
     }
 
-    /// Visits every leaf in [start, end), splitting 2 MiB pages the range
-    /// only partly covers. `visit(entry, size)` returns the new entry.
+    /// Visits every leaf holding a frame in [start, end), splitting 2 MiB
+    /// pages the range only partly covers: sets it to `new(entry, size)`,
+    /// then tells `done(old entry, size)`.
     fn for_each_leaf(
         &mut self,
         mem: &mut impl TableMemory,
         start: u64,
         end: u64,
-        mut visit: impl FnMut(u64, u64) -> u64,
+        new: impl Fn(u64, u64) -> u64,
+        mut done: impl FnMut(u64, u64),
     ) -> Result<(), MapError> {
         if self.root == 0 {
             return Ok(());
@@ -326,8 +371,8 @@ impl UserPageTable {
             }
             if e2 & HUGE != 0 {
                 if va.is_multiple_of(LARGE_PAGE_SIZE) && end - va >= LARGE_PAGE_SIZE {
-                    let new = visit(e2, LARGE_PAGE_SIZE);
-                    mem.write(pd, i2, new);
+                    let old = update(mem, pd, i2, |e| new(e, LARGE_PAGE_SIZE));
+                    done(old, LARGE_PAGE_SIZE);
                     va += LARGE_PAGE_SIZE;
                     continue;
                 }
@@ -337,8 +382,8 @@ impl UserPageTable {
             let pt = e2 & ADDR_MASK;
             let e1 = mem.read(pt, i1);
             if holds_frame(e1) {
-                let new = visit(e1, PAGE_SIZE);
-                mem.write(pt, i1, new);
+                let old = update(mem, pt, i1, |e| new(e, PAGE_SIZE));
+                done(old, PAGE_SIZE);
             }
             va += PAGE_SIZE;
         }
@@ -353,10 +398,13 @@ impl UserPageTable {
         end: u64,
         mut free: impl FnMut(u64, u64),
     ) -> Result<(), MapError> {
-        self.for_each_leaf(mem, start, end, |entry, size| {
-            free(entry & ADDR_MASK & !(size - 1), size);
-            0
-        })
+        self.for_each_leaf(
+            mem,
+            start,
+            end,
+            |_, _| 0,
+            |entry, size| free(entry & ADDR_MASK & !(size - 1), size),
+        )
     }
 
     /// Gives [start, end) the access `access`; absent pages stay absent.
@@ -368,10 +416,16 @@ impl UserPageTable {
         access: Access,
     ) -> Result<(), MapError> {
         let flags = access.leaf_flags();
-        self.for_each_leaf(mem, start, end, |entry, size| {
-            let huge = if size == LARGE_PAGE_SIZE { HUGE } else { 0 };
-            (entry & (ADDR_MASK | DIRTY)) | flags | huge
-        })
+        self.for_each_leaf(
+            mem,
+            start,
+            end,
+            |entry, size| {
+                let huge = if size == LARGE_PAGE_SIZE { HUGE } else { 0 };
+                (entry & (ADDR_MASK | DIRTY)) | flags | huge
+            },
+            |_, _| {},
+        )
     }
 
     /// MADV_DONTNEED without zeroing what was never written: for every
@@ -386,34 +440,38 @@ impl UserPageTable {
         end: u64,
         mut zero: impl FnMut(u64, u64),
     ) {
-        self.walk_leaves(mem, start, end, |entry, size, page, from, to| {
-            if entry & DIRTY == 0 {
-                return entry;
-            }
-            zero((entry & ADDR_MASK & !(size - 1)) + (from - page), to - from);
-            if from == page && to == page + size {
-                entry & !DIRTY
-            } else {
-                entry
-            }
-        });
+        // The mark goes before the zeroing: a write the host makes after
+        // that marks the page again.
+        self.walk_leaves(
+            mem,
+            start,
+            end,
+            |entry, whole| if whole { entry & !DIRTY } else { entry },
+            |old, size, page, from, to| {
+                if old & DIRTY != 0 {
+                    zero((old & ADDR_MASK & !(size - 1)) + (from - page), to - from);
+                }
+            },
+        );
     }
 
     /// Marks the pages of [start, end) written (the kernel wrote them
     /// through its own mapping, which sets no mark).
     pub fn mark_dirty(&mut self, mem: &mut impl TableMemory, start: u64, end: u64) {
-        self.walk_leaves(mem, start, end, |entry, _, _, _, _| entry | DIRTY);
+        self.walk_leaves(mem, start, end, |entry, _| entry | DIRTY, |_, _, _, _, _| {});
     }
 
     /// Visits the leaves holding frames in [start, end) without splitting:
-    /// `visit(entry, size, page, from, to)` returns the new entry, where
+    /// sets each to `new(entry, whole)`, `whole` if the range covers its
+    /// page, then tells `done(old entry, size, page, from, to)`, where
     /// [from, to) is the part of the page at `page` inside the range.
     fn walk_leaves(
         &mut self,
         mem: &mut impl TableMemory,
         start: u64,
         end: u64,
-        mut visit: impl FnMut(u64, u64, u64, u64, u64) -> u64,
+        new: impl Fn(u64, bool) -> u64,
+        mut done: impl FnMut(u64, u64, u64, u64, u64),
     ) {
         if self.root == 0 {
             return;
@@ -438,10 +496,9 @@ impl UserPageTable {
             let page = va & !(size - 1);
             let to = end.min(page + size);
             if holds_frame(entry) {
-                let new = visit(entry, size, page, va, to);
-                if new != entry {
-                    mem.write(table, index, new);
-                }
+                let whole = va == page && to == page + size;
+                let old = update(mem, table, index, |e| new(e, whole));
+                done(old, size, page, va, to);
             }
             va = to;
         }

@@ -7,6 +7,9 @@ struct FakeMemory {
     next: u64,
     freed_tables: Vec<u64>,
     fail_after: Option<usize>,
+    /// The host's mirror marking every leaf written just before each
+    /// compare-and-swap here (the race it must survive).
+    host_marks: bool,
 }
 
 impl FakeMemory {
@@ -16,6 +19,7 @@ impl FakeMemory {
             next: 0x100_0000,
             freed_tables: vec![],
             fail_after: None,
+            host_marks: false,
         };
         // A "kernel" PML4 with one upper-half entry.
         m.tables.insert(0x1000, [0; 512]);
@@ -30,6 +34,25 @@ impl TableMemory for FakeMemory {
     }
     fn write(&mut self, table: u64, index: usize, value: u64) {
         self.tables.get_mut(&table).expect("write to a table that does not exist")[index] = value;
+    }
+    fn compare_exchange(
+        &mut self,
+        table: u64,
+        index: usize,
+        current: u64,
+        new: u64,
+    ) -> Result<(), u64> {
+        let now = self.read(table, index);
+        if self.host_marks && now & PRESENT != 0 {
+            self.write(table, index, now | DIRTY);
+        }
+        match self.read(table, index) {
+            now if now == current => {
+                self.write(table, index, new);
+                Ok(())
+            }
+            now => Err(now),
+        }
     }
     fn new_table(&mut self) -> Option<u64> {
         if let Some(n) = self.fail_after.as_mut() {
@@ -63,8 +86,8 @@ fn new_table_shares_the_kernel_half_only() {
 fn small_and_large_pages_translate_with_offsets() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x40_1000, 0x5000_0000, false, RO).unwrap();
-    pt.map(&mut m, 0x20_0000_0000, 0x6000_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x40_1000, 0x5000_0000, false, RO), Ok(Unlinked(None)));
+    assert_eq!(pt.map(&mut m, 0x20_0000_0000, 0x6000_0000, true, RW), Ok(Unlinked(None)));
     let t = pt.translate(&m, 0x40_1234).unwrap();
     assert_eq!((t.phys, t.writable, t.rest_of_page), (0x5000_0234, false, 0x1000 - 0x234));
     let t = pt.translate(&m, 0x20_0012_3456).unwrap();
@@ -78,7 +101,7 @@ fn small_and_large_pages_translate_with_offsets() {
 fn mapping_twice_is_refused() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x20_0000, 0x20_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x20_0000, 0x20_0000, true, RW), Ok(Unlinked(None)));
     assert_eq!(pt.map(&mut m, 0x20_0000, 0x40_0000, true, RW), Err(MapError::Occupied));
     assert_eq!(pt.map(&mut m, 0x20_1000, 0x1000, false, RW), Err(MapError::Occupied));
 }
@@ -95,7 +118,7 @@ fn out_of_table_memory_is_an_error_not_a_panic() {
 fn partial_unmap_splits_a_large_page_and_frees_exactly_the_cut() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW), Ok(Unlinked(None)));
     let mut freed = vec![];
     pt.unmap(&mut m, 0x4000_1000, 0x4000_3000, |p, s| freed.push((p, s))).unwrap();
     assert_eq!(freed, vec![(0x8000_1000, 4096), (0x8000_2000, 4096)]);
@@ -118,7 +141,10 @@ fn whole_large_pages_are_freed_whole() {
             true,
             RW,
         )
-        .unwrap();
+        .unwrap()
+        .0
+        .ok_or(())
+        .unwrap_err();
     }
     let mut freed = vec![];
     pt.unmap(&mut m, 0x4000_0000, 0x4000_0000 + 3 * LARGE_PAGE_SIZE, |p, s| freed.push((p, s)))
@@ -131,7 +157,7 @@ fn whole_large_pages_are_freed_whole() {
 fn protect_changes_access_and_prot_none_keeps_the_frame() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW), Ok(Unlinked(None)));
     pt.protect(&mut m, 0x4000_0000, 0x4000_1000, Access::NONE).unwrap();
     assert!(pt.translate(&m, 0x4000_0000).is_none(), "guard page is inaccessible");
     pt.protect(&mut m, 0x4000_2000, 0x4000_3000, RO).unwrap();
@@ -148,7 +174,7 @@ fn protect_changes_access_and_prot_none_keeps_the_frame() {
 fn protect_whole_large_page_keeps_it_large() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4000_0000, 0x8000_0000, true, RW), Ok(Unlinked(None)));
     pt.protect(&mut m, 0x4000_0000, 0x4020_0000, RO).unwrap();
     let t = pt.translate(&m, 0x4010_0000).unwrap();
     assert_eq!((t.phys, t.writable, t.rest_of_page), (0x8010_0000, false, 0x10_0000));
@@ -159,10 +185,13 @@ fn destroy_returns_every_frame_and_table() {
     let mut m = FakeMemory::new();
     let tables_before = m.tables.len();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x40_0000, 0x1_0000, false, RO).unwrap();
-    pt.map(&mut m, 0x40_1000, 0x1_1000, false, Access::NONE).unwrap();
-    pt.map(&mut m, 0x3fff_ffe0_0000 - LARGE_PAGE_SIZE, 0x4000_0000, true, RW).unwrap();
-    pt.map(&mut m, 0x1000_0000_0000, 0x4020_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x40_0000, 0x1_0000, false, RO), Ok(Unlinked(None)));
+    assert_eq!(pt.map(&mut m, 0x40_1000, 0x1_1000, false, Access::NONE), Ok(Unlinked(None)));
+    assert_eq!(
+        pt.map(&mut m, 0x3fff_ffe0_0000 - LARGE_PAGE_SIZE, 0x4000_0000, true, RW),
+        Ok(Unlinked(None))
+    );
+    assert_eq!(pt.map(&mut m, 0x1000_0000_0000, 0x4020_0000, true, RW), Ok(Unlinked(None)));
     pt.unmap(&mut m, 0x1000_0000_1000, 0x1000_0000_2000, |_, _| {}).unwrap();
     let mut freed = 0u64;
     pt.destroy(&mut m, |_, s| freed += s);
@@ -185,12 +214,12 @@ fn emptiness_and_frames_are_seen_per_page() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
     assert!(pt.is_empty(&m, 0x4000_0000, 0x4040_0000));
-    pt.map(&mut m, 0x4020_3000, 0x9000, false, Access::NONE).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4020_3000, 0x9000, false, Access::NONE), Ok(Unlinked(None)));
     assert!(pt.has_frame(&m, 0x4020_3000), "PROT_NONE pages still have memory");
     assert!(!pt.has_frame(&m, 0x4020_4000));
     assert!(pt.is_empty(&m, 0x4000_0000, 0x4020_0000));
     assert!(!pt.is_empty(&m, 0x4020_0000, 0x4040_0000));
-    pt.map(&mut m, 0x4060_0000, 0x20_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4060_0000, 0x20_0000, true, RW), Ok(Unlinked(None)));
     assert!(!pt.is_empty(&m, 0x4060_0000, 0x4080_0000));
     assert!(pt.has_frame(&m, 0x407f_f000));
 }
@@ -199,14 +228,17 @@ fn emptiness_and_frames_are_seen_per_page() {
 fn a_large_page_replaces_an_emptied_table_of_small_ones() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x4000_1000, 0x9000, false, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4000_1000, 0x9000, false, RW), Ok(Unlinked(None)));
     let tables = m.tables.len();
     pt.unmap(&mut m, 0x4000_1000, 0x4000_2000, |_, _| {}).unwrap();
-    pt.map(&mut m, 0x4000_0000, 0x20_0000, true, RW).unwrap();
-    assert_eq!(m.tables.len(), tables - 1, "the empty table was freed");
+    let unlinked = pt.map(&mut m, 0x4000_0000, 0x20_0000, true, RW).unwrap();
+    let table = unlinked.0.expect("the empty table is handed back");
+    assert_eq!(m.tables.len(), tables, "not freed: a walk may still be in it");
+    assert!((0..512).all(|i| m.read(table, i) == 0));
+    m.free_table(table);
     assert_eq!(pt.translate(&m, 0x4000_1000).unwrap().phys, 0x20_1000);
     // A table that still maps something is not replaced.
-    pt.map(&mut m, 0x4040_3000, 0xa000, false, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4040_3000, 0xa000, false, RW), Ok(Unlinked(None)));
     assert_eq!(pt.map(&mut m, 0x4040_0000, 0x40_0000, true, RW), Err(MapError::Occupied));
 }
 
@@ -230,9 +262,12 @@ fn clean_zeroes_only_written_pages_and_marks_them_clean() {
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
     let base = 0x4000_0000;
     for i in 0..4 {
-        pt.map(&mut m, base + i * PAGE_SIZE, 0x800_0000 + i * PAGE_SIZE, false, RW).unwrap();
+        assert_eq!(
+            pt.map(&mut m, base + i * PAGE_SIZE, 0x800_0000 + i * PAGE_SIZE, false, RW),
+            Ok(Unlinked(None))
+        );
     }
-    pt.map(&mut m, base + LARGE_PAGE_SIZE, 0x1000_0000, true, RW).unwrap();
+    assert_eq!(pt.map(&mut m, base + LARGE_PAGE_SIZE, 0x1000_0000, true, RW), Ok(Unlinked(None)));
     write_to(&mut m, &pt, base + PAGE_SIZE);
     write_to(&mut m, &pt, base + 3 * PAGE_SIZE + 8);
     write_to(&mut m, &pt, base + LARGE_PAGE_SIZE + 5);
@@ -258,11 +293,30 @@ fn clean_zeroes_only_written_pages_and_marks_them_clean() {
 fn protect_keeps_the_dirty_mark() {
     let mut m = FakeMemory::new();
     let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
-    pt.map(&mut m, 0x4000_0000, 0x800_0000, false, RW).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4000_0000, 0x800_0000, false, RW), Ok(Unlinked(None)));
     write_to(&mut m, &pt, 0x4000_0000);
     pt.protect(&mut m, 0x4000_0000, 0x4000_1000, RO).unwrap();
     pt.protect(&mut m, 0x4000_0000, 0x4000_1000, Access::NONE).unwrap();
     let mut zeroed = vec![];
     pt.clean(&mut m, 0x4000_0000, 0x4000_1000, |p, n| zeroed.push((p, n)));
     assert_eq!(zeroed, vec![(0x800_0000, PAGE_SIZE)]);
+}
+
+#[test]
+fn a_mark_the_host_sets_meanwhile_is_kept() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    assert_eq!(pt.map(&mut m, 0x4000_0000, 0x800_0000, false, RW), Ok(Unlinked(None)));
+    assert_eq!(pt.map(&mut m, 0x4020_0000, 0x1000_0000, true, RW), Ok(Unlinked(None)));
+    m.host_marks = true;
+    pt.protect(&mut m, 0x4000_0000, 0x4000_1000, RO).unwrap();
+    // Part of the large page: it is split, and every small page keeps it.
+    pt.protect(&mut m, 0x4020_0000, 0x4020_1000, RO).unwrap();
+    m.host_marks = false;
+    let mut zeroed = vec![];
+    pt.clean(&mut m, 0x4000_0000, 0x4000_1000, |p, n| zeroed.push((p, n)));
+    pt.clean(&mut m, 0x4020_0000, 0x4040_0000, |p, n| zeroed.push((p, n)));
+    assert_eq!(zeroed.len(), 1 + 512, "{zeroed:x?}");
+    assert_eq!(zeroed[0], (0x800_0000, PAGE_SIZE));
+    assert_eq!(zeroed[512], (0x1000_0000 + 511 * PAGE_SIZE, PAGE_SIZE));
 }
