@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	13
+#define ATOLL_ABI_VERSION	14
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -577,6 +577,13 @@ struct atoll_kmsg_check_start {
 #define ATOLL_PROT_WRITE	2
 #define ATOLL_PROT_EXEC		4
 
+/*
+ * struct atoll_region.flags: memory comes on first touch, from the touched
+ * page up to the region's end (the main stack below its first contents);
+ * at most one such region, writable, not executable.
+ */
+#define ATOLL_REGION_ON_DEMAND	1
+
 enum atoll_proc_state {
 	ATOLL_PROC_FREE = 0,
 	ATOLL_PROC_CREATING = 1,
@@ -627,7 +634,7 @@ struct atoll_region {
 	__u64 start;		/* page aligned, within [ATOLL_USER_START, ATOLL_USER_END) */
 	__u64 size;		/* page multiple */
 	__u32 prot;		/* ATOLL_PROT_* */
-	__u32 pad0;
+	__u32 flags;		/* ATOLL_REGION_* */
 };
 
 struct atoll_slot {

@@ -280,6 +280,15 @@ static int check_regions(const struct atoll_run *run, char *err)
 			atoll_err(err, "region %u has unknown protection bits %#x", i, r->prot);
 			return -EINVAL;
 		}
+		if (r->flags & ~ATOLL_REGION_ON_DEMAND) {
+			atoll_err(err, "region %u has unknown flags %#x", i, r->flags);
+			return -EINVAL;
+		}
+		if ((r->flags & ATOLL_REGION_ON_DEMAND) &&
+		    (r->prot & ATOLL_PROT_EXEC || !(r->prot & ATOLL_PROT_WRITE))) {
+			atoll_err(err, "region %u: on demand but not plain read-write", i);
+			return -EINVAL;
+		}
 		for (j = 0; j < i; j++) {
 			q = &run->region[j];
 			if (r->start < q->start + q->size && q->start < r->start + r->size) {

@@ -1,6 +1,7 @@
 """fork, vfork, wait4 and friends in an enclave, against the same program
 on Linux (tests/programs/fork.c), and a fork bomb bounded by the enclave
-(a clear EAGAIN or ENOMEM; the enclave stays up, its memory comes back)."""
+(a clear EAGAIN or ENOMEM; the enclave stays up, its memory comes back);
+the main stack's memory given on first touch (tests/programs/stack_use.c)."""
 import json
 import re
 
@@ -43,3 +44,35 @@ resources
     assert after["programs"] == [], after
     assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"memory lost:\n{before}\n{after}"
     assert_nothing_lost(out)
+
+
+def test_main_stack_gets_memory_when_first_touched(vm, programs):
+    """Deep recursion, a 6 MiB stack array, delegated and local calls and a
+    signal frame on untouched stack, a fork copying it: as on Linux; and a
+    program that uses little stack holds little memory."""
+    res = vm(r'''
+/extra/stack_use /extra/hello > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
+atoll create --cpus 1 --mem 256M --name e > /dev/null || exit 9
+atoll run e -- /extra/stack_use /extra/hello > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
+cat /tmp/enclave.out
+diff /tmp/linux.out /tmp/enclave.out && echo SAME
+atoll run e -- /extra/sleep > /tmp/sleep.out & S=$!
+for _ in $(seq 100); do grep -q sleeping /tmp/sleep.out && break; sleep 0.1; done
+echo "DURING $(atoll --json status e)"
+kill -TERM $S; wait $S
+atoll destroy e > /dev/null || exit 10
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
+    assert "SAME" in out, f"the enclave's output differs from Linux's:\n{out}"
+    for line in ["read into untouched stack below the stack pointer: 256, same bytes",
+                 "delegated read into an untouched stack buffer: same bytes",
+                 "clock_gettime into it: 0, nonzero: yes", "handler ran below the array: yes",
+                 "forked child saw the array: yes", "stack: done"]:
+        assert line in out, out
+    during = json.loads(re.search(r"^DURING (.*)$", out, re.M).group(1))
+    sleeper = [p for p in during["programs"] if p["command"].endswith("sleep")]
+    assert sleeper, during
+    # Its 8 MiB stack reserved, the little it uses given memory.
+    assert sleeper[0]["mem_bytes"] < 4 << 20, sleeper

@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 13;
+pub const ABI_VERSION: u32 = 14;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -595,8 +595,14 @@ pub struct Region {
     pub start: u64,
     pub size: u64,
     pub prot: u32,
-    pub pad0: u32,
+    /// REGION_* (atoll_abi.h).
+    pub flags: u32,
 }
+
+/// Region.flags: memory comes on first touch, from the touched page up to
+/// the region's end (the main stack below its first contents); at most one
+/// such region, writable, not executable.
+pub const REGION_ON_DEMAND: u32 = 1;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]

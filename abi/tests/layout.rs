@@ -159,7 +159,7 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "id": id, "force": force, "phase_ns": phase_ns, "pad0": pad0, "error": error,
     });
 
-    layout!("atoll_region", Region { "start": start, "size": size, "prot": prot, "pad0": pad0 });
+    layout!("atoll_region", Region { "start": start, "size": size, "prot": prot, "flags": flags });
     layout!("atoll_slot", Slot {
         "state": state, "cpu": cpu, "kind": kind, "tid": tid, "nr": nr, "args": args,
         "ret": ret, "pad0": pad0,
@@ -387,6 +387,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_PROT_READ", PROT_READ as u64),
         ("ATOLL_PROT_WRITE", PROT_WRITE as u64),
         ("ATOLL_PROT_EXEC", PROT_EXEC as u64),
+        ("ATOLL_REGION_ON_DEMAND", REGION_ON_DEMAND as u64),
         ("ATOLL_PROC_FREE", PROC_FREE as u64),
         ("ATOLL_PROC_CREATING", PROC_CREATING as u64),
         ("ATOLL_PROC_LOADED", PROC_LOADED as u64),

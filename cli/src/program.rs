@@ -107,6 +107,7 @@ pub fn plan(files: &Files, how: &Invocation, facts: &Facts) -> Result<Plan, Stri
     let aux = auxv(&program, interp.as_ref(), facts);
     let contents = Contents { argv: how.argv, envp: how.envp, execfn: how.execfn, random: facts.random, aux: &aux };
     let stack = stack::build(atoll_abi::STACK_TOP, &contents)?;
+    let layout = layout.with_stack_in_use(stack.sp);
     let entry = interp.as_ref().map_or(program.entry, |i| i.entry);
     Ok(Plan { layout, placements, stack, entry })
 }

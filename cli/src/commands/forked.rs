@@ -1,8 +1,8 @@
 //! The `atoll run` of a forked child. When a program forks, the LWK makes
 //! the child process and asks the parent's `atoll run` (CALL_FORK); a
 //! worker forks this process, and the copy adopts the child
-//! (ATOLL_IOC_ADOPT), maps its memory, starts it and serves it as `atoll
-//! run` serves any program. Being a fork, it has the parent's descriptors,
+//! (ATOLL_IOC_ADOPT), starts it, then maps its memory and serves it as
+//! `atoll run` serves any program. Being a fork, it has the parent's descriptors,
 //! which are the child's: its delegated calls see what the program
 //! inherited, as on Linux.
 
@@ -100,10 +100,15 @@ fn adopt_and_serve(context: &Context, child: Child, messages: Messages, ready: O
     (req.id, req.area, req.pid, req.token) = (context.enclave_id, child.0, child.1, child.2);
     dev.adopt(&mut req)
         .map_err(|e| failed(format!("cannot adopt the child: {} ({})", c_str(&req.error), os_error(&e))))?;
+    // The child runs from here on, and its parent's fork returns: its calls
+    // wait in their slots until the workers below take them. (Setting them
+    // up took most of a fork's time. If it fails, this process ends, and
+    // with it the child.)
+    dev.start(0, 0).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
+    let _ = std::fs::File::from(ready).write_all(b"1");
     let mirror = Mirror::map(dev.fd())?;
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| failed(format!("cannot make a pipe: {}", os_error(&e))))?;
-    let server = serve(dev, context.enclave_id, messages, copier, context.strict, |dev| dev.start(0, 0))?;
-    let _ = std::fs::File::from(ready).write_all(b"1");
+    let server = serve(dev, context.enclave_id, messages, copier, context.strict, |_| Ok(()))?;
     let code = serve_until_end(&server, &context.enclave_name, false);
     drop(mirror);
     Ok(code)

@@ -315,8 +315,10 @@ mod tests {
 
     #[test]
     fn request() {
-        let regions =
-            vec![Region { start: 0x40_0000, size: 0x2000, prot: PROT_READ, pad0: 0 }, program::regions::stack_region()];
+        let regions = vec![
+            Region { start: 0x40_0000, size: 0x2000, prot: PROT_READ, flags: 0 },
+            program::regions::stack_region(),
+        ];
         let layout = Layout { regions: regions.clone(), brk_start: 0x40_2000 };
         let req = run_request(&enclave(2, ENCLAVE_RUNNING), 2, &layout, Path::new("/bin/a-rather-long-name"));
         assert_eq!(atoll_abi::c_str(&req.comm), "a-rather-long-n");

@@ -1,15 +1,19 @@
 //! The memory regions IOC_RUN asks the LWK for: the program's segments and
 //! its loader's (a dynamic program's), rounded out to whole pages, plus the
-//! main stack; and where brk starts: past the program, as on Linux.
+//! main stack (memory on demand below its first contents); and where brk
+//! starts: past the program, as on Linux.
 
 use super::elf::Segment;
-use atoll_abi::{Region, MAX_REGIONS, MMAP_BASE, PROT_READ, PROT_WRITE, STACK_SIZE, STACK_TOP, USER_START};
+use atoll_abi::{
+    Region, MAX_REGIONS, MMAP_BASE, PROT_READ, PROT_WRITE, REGION_ON_DEMAND, STACK_SIZE, STACK_TOP, USER_START,
+};
 
 pub const PAGE: u64 = 4096;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// Page aligned, increasing, never overlapping; the stack is last.
+    /// Page aligned, increasing, never overlapping; the stack is last (two
+    /// regions once `with_stack_in_use` has split it).
     pub regions: Vec<Region>,
     /// The first page above every segment: the program's heap grows from here.
     pub brk_start: u64,
@@ -60,15 +64,34 @@ pub fn layout(segments: &[Segment], interp: &[Segment]) -> Result<Layout, String
     }
     let brk_start = segments.iter().filter_map(|s| page_up(s.addr + s.memsz)).max().unwrap_or(USER_START);
 
-    if regions.len() + 1 > MAX_REGIONS {
+    // Two more for the stack (see `with_stack_in_use`).
+    if regions.len() + 2 > MAX_REGIONS {
         return Err(format!(
             "needs {} memory regions for its segments; an enclave program can have at most {}",
             regions.len(),
-            MAX_REGIONS - 1
+            MAX_REGIONS - 2
         ));
     }
     regions.push(stack_region());
     Ok(Layout { regions, brk_start })
+}
+
+impl Layout {
+    /// The stack's first contents start at `sp`: memory from that page up,
+    /// the rest of the stack on demand (the LWK gives it when touched, so
+    /// a start zeroes, and a fork copies, only what the program uses).
+    pub fn with_stack_in_use(mut self, sp: u64) -> Self {
+        let in_use = sp & !(PAGE - 1);
+        let stack = self.regions.pop().expect("the stack region is last");
+        debug_assert_eq!(stack, stack_region());
+        if in_use > stack.start {
+            let lower = Region { flags: REGION_ON_DEMAND, ..region(stack.start, in_use, stack.prot) };
+            self.regions.extend([lower, region(in_use, STACK_TOP, stack.prot)]);
+        } else {
+            self.regions.push(stack);
+        }
+        self
+    }
 }
 
 fn page_up(addr: u64) -> Option<u64> {
@@ -76,7 +99,7 @@ fn page_up(addr: u64) -> Option<u64> {
 }
 
 fn region(start: u64, end: u64, prot: u32) -> Region {
-    Region { start, size: end - start, prot, pad0: 0 }
+    Region { start, size: end - start, prot, flags: 0 }
 }
 
 #[cfg(test)]
@@ -194,8 +217,20 @@ mod tests {
     #[test]
     fn counts_regions() {
         let apart = |n: usize| (0..n).map(|i| seg(i, 0x40_0000 + 0x2000 * i as u64, 0x10, R)).collect::<Vec<_>>();
-        assert_eq!(layout(&apart(MAX_REGIONS - 1), &[]).unwrap().regions.len(), MAX_REGIONS);
-        assert!(layout(&apart(MAX_REGIONS), &[]).unwrap_err().contains("at most 15"));
+        assert_eq!(layout(&apart(MAX_REGIONS - 2), &[]).unwrap().regions.len(), MAX_REGIONS - 1);
+        assert!(layout(&apart(MAX_REGIONS - 1), &[]).unwrap_err().contains("at most 14"));
+    }
+
+    #[test]
+    fn the_stack_below_its_contents_is_on_demand() {
+        let l = layout(&[seg(0, 0x40_0000, 0x10, R)], &[]).unwrap().with_stack_in_use(STACK_TOP - 0x1234);
+        let [.., lower, upper] = &l.regions[..] else { panic!("{:?}", l.regions) };
+        assert_eq!(
+            (lower.start, lower.size, lower.flags),
+            (STACK_TOP - STACK_SIZE, STACK_SIZE - 0x2000, REGION_ON_DEMAND)
+        );
+        assert_eq!((upper.start, upper.size, upper.flags), (STACK_TOP - 0x2000, 0x2000, 0));
+        assert_eq!((lower.prot, upper.prot), (PROT_READ | PROT_WRITE, PROT_READ | PROT_WRITE));
     }
 
     #[test]

@@ -50,7 +50,12 @@ impl ExecState {
 /// Launcher: puts `new` in place of the process's address space.
 pub fn swap_in(p: &Process, new: AddressSpace) {
     let root = new.root();
-    let old = core::mem::replace(&mut *p.vm.lock(), new);
+    let old = {
+        let mut vm = p.vm.lock();
+        let old = core::mem::replace(&mut *vm, new);
+        p.note_stack(&vm);
+        old
+    };
     p.root.store(root, Ordering::Release);
     *p.exec.old.lock() = Some(old);
     p.calls.forget_live();

@@ -108,7 +108,12 @@ fn build(area: Area) -> Result<AddressSpace, Errno> {
     }
     let mut vm = AddressSpace::new(req.brk_start)?;
     for r in &req.regions {
-        if let Err(e) = vm.map_fixed(r.start, r.size, access(r.prot)) {
+        let mapped = match r.flags {
+            0 => vm.map_fixed(r.start, r.size, access(r.prot)),
+            REGION_ON_DEMAND => vm.map_on_demand(r.start, r.size, access(r.prot)),
+            _ => Err(EINVAL),
+        };
+        if let Err(e) = mapped {
             crate::println!(
                 "program: cannot map {:#x}+{:#x}: error {}",
                 r.start,

@@ -52,6 +52,10 @@ pub struct Process {
     pub ran_on: AtomicU64,
     /// vm's `removals` that every core has dropped (syscall/memory.rs).
     pub flushed_removals: AtomicU64,
+    /// vm's `still_to_grow`, read without its lock (each delegated call
+    /// looks): between updates under the lock the real range only shrinks,
+    /// except at execve, which sets it anew.
+    stack_to_grow: [AtomicU64; 2],
     pub futexes: futex::FutexTable,
     /// Its delegated calls in flight, and the memory unmapped while they
     /// may still write it (kept until they end).
@@ -113,6 +117,7 @@ impl Process {
         cpus: cpus::Cpus,
         parent: Option<&Arc<Process>>,
     ) -> Arc<Process> {
+        let (bottom, low) = vm.still_to_grow();
         let p = Arc::new(Process {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             area,
@@ -124,6 +129,7 @@ impl Process {
             wait_status: AtomicU32::new(0),
             ran_on: AtomicU64::new(0),
             flushed_removals: AtomicU64::new(0),
+            stack_to_grow: [AtomicU64::new(bottom), AtomicU64::new(low)],
             futexes: futex::FutexTable::new(),
             calls: delegate::InFlight::new(),
             reported: SpinLock::new([0; 8]),
@@ -146,6 +152,27 @@ impl Process {
 
     pub fn root(&self) -> u64 {
         self.root.load(Ordering::Acquire)
+    }
+
+    /// Gives the main stack memory at `va` (and up to what it has) if it
+    /// has none there yet; false if `va` is not in that part, or memory
+    /// ran out (a fault there is then a SIGSEGV, as on Linux).
+    pub fn grow_stack(&self, va: u64) -> bool {
+        let [bottom, low] = [0, 1].map(|i| self.stack_to_grow[i].load(Ordering::Acquire));
+        if !(bottom..low).contains(&va) {
+            return false;
+        }
+        let mut vm = self.vm.lock();
+        let grown = vm.grow_to(va).unwrap_or(false);
+        self.note_stack(&vm);
+        grown
+    }
+
+    /// Takes `vm`'s part of the stack still to grow (under its lock).
+    pub fn note_stack(&self, vm: &vm::AddressSpace) {
+        let (bottom, low) = vm.still_to_grow();
+        self.stack_to_grow[0].store(bottom, Ordering::Release);
+        self.stack_to_grow[1].store(low, Ordering::Release);
     }
 
     pub fn is_exiting(&self) -> bool {
@@ -214,7 +241,11 @@ impl Process {
 
     /// Tells the host (for `atoll status`) its threads and memory now.
     pub fn report_usage(&self) {
-        let mem = self.vm.lock().mapped_bytes();
+        let mem = {
+            let vm = self.vm.lock();
+            self.note_stack(&vm);
+            vm.mapped_bytes()
+        };
         self.area.set_usage(self.thread_count() as u32, mem);
     }
 

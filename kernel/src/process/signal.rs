@@ -339,7 +339,7 @@ const FRAME_SIZE: u64 = 8 + UCONTEXT_SIZE + 128;
 /// sigcontext words after the 18 registers: cs/gs/fs/ss, err, trapno,
 /// oldmask, cr2, fpstate.
 const SC_FPSTATE: usize = 24;
-const RED_ZONE: u64 = 128;
+pub const RED_ZONE: u64 = 128;
 /// Room for a whole frame: the frame, its alignment and the FPU state.
 const FRAME_BUF: usize = FRAME_SIZE as usize + 16 + 64 + FPU_STATE_SIZE;
 

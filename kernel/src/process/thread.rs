@@ -136,6 +136,10 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
         14 => cr2,
         _ => frame.rip,
     };
+    // A first touch of the main stack's part that has no memory yet.
+    if frame.vector == 14 && frame.error_code & 1 == 0 && u.process.grow_stack(cr2) {
+        return;
+    }
     if signal::catch_fault(u, frame, signal, addr, frame.vector == 14 && frame.error_code & 1 != 0)
     {
         return;

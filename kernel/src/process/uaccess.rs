@@ -5,16 +5,29 @@
 
 use core::sync::atomic::AtomicU32;
 
-use super::Process;
+use super::{vm::AddressSpace, Process};
 use hal::physmem;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};
+use lwk_logic::user_pages::Translation;
+
+/// Where `va` leads; the main stack's part without memory yet gets it
+/// first (a system call may be the first to touch it).
+fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translation, Errno> {
+    if let Some(t) = vm.translate(va) {
+        return Ok(t);
+    }
+    if vm.grow_to(va).unwrap_or(false) {
+        p.note_stack(vm);
+    }
+    vm.translate(va).ok_or(EFAULT)
+}
 
 /// Copies `buf.len()` bytes from the program's `va`.
 pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
-    let vm = p.vm.lock();
+    let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
-        let t = vm.translate(va.checked_add(done as u64).ok_or(EFAULT)?).ok_or(EFAULT)?;
+        let t = page_of(p, &mut vm, va.checked_add(done as u64).ok_or(EFAULT)?)?;
         let n = (t.rest_of_page as usize).min(buf.len() - done);
         physmem::copy_from(t.phys, &mut buf[done..done + n]);
         done += n;
@@ -27,7 +40,7 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
-        let t = vm.translate(va.checked_add(done as u64).ok_or(EFAULT)?).ok_or(EFAULT)?;
+        let t = page_of(p, &mut vm, va.checked_add(done as u64).ok_or(EFAULT)?)?;
         if !t.writable {
             return Err(EFAULT);
         }
@@ -80,7 +93,7 @@ pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
         return Err(EINVAL);
     }
     let mut vm = p.vm.lock();
-    let t = vm.translate(va).ok_or(EFAULT)?;
+    let t = page_of(p, &mut vm, va)?;
     // Futex operations may write it (FUTEX_WAKE_OP, robust lists).
     vm.mark_written(va, va + 4);
     Ok(physmem::atomic_u32(t.phys))

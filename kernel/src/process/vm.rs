@@ -1,7 +1,9 @@
 //! A program's address space: which ranges are reserved (for placing new
 //! mappings) and the page tables, which own the memory. Memory is
 //! populated and zeroed when it is mapped (no demand paging), with 2 MiB
-//! pages wherever a whole aligned 2 MiB is covered. PROT_NONE reservations
+//! pages wherever a whole aligned 2 MiB is covered; the one exception is
+//! the main stack below its first contents, which gets memory when first
+//! touched (`GrowsDown`). PROT_NONE reservations
 //! get memory only when they become accessible. Ranges that map a file
 //! MAP_SHARED hold the enclave's one copy of its pages (shared_file.rs),
 //! which they never free themselves; XEMEM attachments map frames that
@@ -69,10 +71,22 @@ pub struct AddressSpace {
     unlinked: Freed,
     /// XEMEM attachments, start -> Attached.
     attached: BTreeMap<u64, Attached>,
+    /// The part of the main stack that has no memory yet, if any.
+    grows: Option<GrowsDown>,
     /// Changes that took translations away or narrowed them, so far: a core
     /// may keep the old ones until the shootdown that follows each
     /// (memory.rs: a new mapping over such addresses waits for it).
     removals: u64,
+}
+
+/// A region whose memory comes on first touch, from the touched page up to
+/// what it has (the main stack below its first contents): [bottom, low)
+/// has none yet. A fork copies, and a start zeroes, only what is used.
+#[derive(Clone, Copy)]
+struct GrowsDown {
+    bottom: u64,
+    low: u64,
+    access: Access,
 }
 
 /// [its start, end) maps frames of XEMEM attachment `id`.
@@ -155,6 +169,7 @@ impl AddressSpace {
             shared: BTreeMap::new(),
             deferred: Freed::new(),
             unlinked: Freed::new(),
+            grows: None,
             attached: BTreeMap::new(),
             removals: 0,
         })
@@ -162,7 +177,55 @@ impl AddressSpace {
 
     /// Bytes reserved for the program (every mapping is populated at once).
     pub fn mapped_bytes(&self) -> u64 {
-        self.ranges.iter().map(|(s, e)| e - s).sum()
+        let to_come = self.grows.map_or(0, |g| g.low - g.bottom);
+        self.ranges.iter().map(|(s, e)| e - s).sum::<u64>() - to_come
+    }
+
+    /// Reserves [start, start+len) for memory on first touch, from the
+    /// top down (`grow_to`); one such region per address space.
+    pub fn map_on_demand(&mut self, start: u64, len: u64, access: Access) -> Result<(), Errno> {
+        let end = start.checked_add(len).ok_or(EINVAL)?;
+        let aligned = start.is_multiple_of(PAGE_SIZE) && len.is_multiple_of(PAGE_SIZE);
+        if !aligned || len == 0 || !in_user_range(start, len) || !self.is_free(start, end) {
+            return Err(EINVAL);
+        }
+        if self.grows.is_some() || !access.write || access.exec {
+            return Err(EINVAL);
+        }
+        self.reserve(start, end);
+        // Grown a page at a time: 4 KiB pages, so the copies stay small.
+        self.small_only.insert(start, end);
+        self.grows = Some(GrowsDown { bottom: start, low: end, access });
+        Ok(())
+    }
+
+    /// Gives the on-demand region memory from `va`'s page up to what it
+    /// has; false if `va` is not in its part without memory.
+    pub fn grow_to(&mut self, va: u64) -> Result<bool, Errno> {
+        let Some(g) = self.grows.filter(|g| (g.bottom..g.low).contains(&va)) else {
+            return Ok(false);
+        };
+        let page = va & !(PAGE_SIZE - 1);
+        self.populate(page, g.low, g.access)?;
+        self.grows = Some(GrowsDown { low: page, ..g });
+        Ok(true)
+    }
+
+    /// [bottom, low) of the on-demand region's part without memory, or an
+    /// empty range.
+    pub fn still_to_grow(&self) -> (u64, u64) {
+        self.grows.map_or((0, 0), |g| (g.bottom, g.low))
+    }
+
+    /// Before a change to [start, end): the on-demand region it touches
+    /// gets all its memory and is an ordinary one from then on (a program
+    /// rarely changes its main stack; this keeps every other path as it is).
+    fn settle_on_demand(&mut self, start: u64, end: u64) -> Result<(), Errno> {
+        let Some(g) = self.grows.filter(|g| start < g.low && g.bottom < end) else {
+            return Ok(());
+        };
+        self.grows = None;
+        self.populate(g.bottom, g.low, g.access)
     }
 
     pub fn root(&self) -> u64 {
@@ -359,6 +422,9 @@ impl AddressSpace {
     pub fn unmap(&mut self, start: u64, len: u64, freed: &mut Freed) {
         self.removals += 1;
         let end = start.saturating_add(page_up(len)).min(USER_END);
+        // Out of memory: the pages that got none stay reserved without,
+        // and fault (only if the program touches what it did not unmap).
+        let _ = self.settle_on_demand(start, end);
         self.unshare(start, end, freed);
         self.unattach(start, end);
         self.unreserve(start, end);
@@ -519,6 +585,7 @@ impl AddressSpace {
         if !self.is_covered(start, end) {
             return Err(ENOMEM);
         }
+        self.settle_on_demand(start, end)?;
         let read_only = self.attached.range(..end).any(|(_, a)| a.end > start && !a.writable);
         if access.write && read_only {
             return Err(EACCES);
@@ -601,6 +668,7 @@ impl AddressSpace {
         if !self.is_covered(old, old + old_len) {
             return Err(EFAULT);
         }
+        self.settle_on_demand(old, old + old_len.max(new_len))?;
         if !self.shared_in(old, old + old_len).is_empty() || self.attached_in(old, old + old_len) {
             // Moving or growing a shared file mapping is not supported.
             return Err(EINVAL);
@@ -684,6 +752,7 @@ impl AddressSpace {
         child.large_mappings = self.large_mappings;
         child.small_only = self.small_only.clone();
         child.ranges = self.ranges.clone();
+        child.grows = self.grows;
         if let Err(e) = self.copy_pages_to(&mut child) {
             child.release();
             return Err(e);

@@ -25,7 +25,7 @@ use atoll_abi::syscalls::{self, How};
 use hal::TrapFrame;
 use lwk_logic::errno::{self, SysResult, ENOSYS};
 
-use crate::process::signal::Finished;
+use crate::process::signal::{Finished, RED_ZONE};
 use crate::process::{delegate, Process, UserThread};
 use crate::sched::Thread;
 
@@ -192,6 +192,9 @@ fn dispatch(frame: &mut TrapFrame) -> bool {
         let route = lookup(nr);
         if !matches!(route, Some(Route::Quick(_))) {
             hal::cpu::enable_interrupts();
+            // A buffer on the stack may have no memory yet: `atoll run`
+            // (a delegated call) and direct copies reach only what has.
+            process.grow_stack(frame.rsp.saturating_sub(RED_ZONE));
         }
         let mut replaced = false;
         let result = match route {
