@@ -570,6 +570,10 @@ static long adopt_locked(struct atoll_program *p, void *req)
 	p->next_slot = 0;
 	bitmap_zero(p->claimed, ATOLL_MAX_SLOTS);
 	p->adopted = true;
+	/* Its parent in the LWK starts it once the fork is answered: no START. */
+	down_write(&p->map_sem);
+	p->started = true;
+	up_write(&p->map_sem);
 	WRITE_ONCE(p->proc->host_pid, task_tgid_nr(current));
 	set_nodename(p->proc);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
@@ -593,16 +597,14 @@ static long start_locked(struct atoll_program *p, const struct atoll_start *s)
 		return -ENXIO;
 	if (READ_ONCE(p->e->crashed))
 		return -EHOSTDOWN;
-	/* The LWK sets each state with a release. */
+	/* The LWK sets each state with a release. An adopted child counts as started. */
 	if (p->started || smp_load_acquire(&proc->state) != ATOLL_PROC_LOADED)
 		return -EINVAL;
-	if (!p->adopted) {
-		if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
-			return -EINVAL;
-		proc->entry = s->entry;
-		proc->stack_pointer = s->stack_pointer;
-		proc->realtime_ns = ktime_get_real_ns();
-	}
+	if (!user_addr(s->entry) || !user_addr(s->stack_pointer))
+		return -EINVAL;
+	proc->entry = s->entry;
+	proc->stack_pointer = s->stack_pointer;
+	proc->realtime_ns = ktime_get_real_ns();
 	/* Write access granted for loading must not outlive it. */
 	atoll_mirror_zap(p, true);
 	ret = send_proc(p, ATOLL_KMSG_PROC_START, 0);

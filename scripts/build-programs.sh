@@ -41,7 +41,7 @@ case $what in tests|all)
     cc cputime -pthread "$T/cputime.c"
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc unmap_inflight -pthread "$T/unmap_inflight.c"
-    cc stack_use "$T/stack_use.c"
+    cc stack_use -pthread "$T/stack_use.c"
     cc openmp $OMP "$T/openmp.c"
     cc omp_resize $OMP "$T/omp_resize.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"

@@ -48,11 +48,12 @@ resources
 
 def test_main_stack_gets_memory_when_first_touched(vm, programs):
     """Deep recursion, a 6 MiB stack array, delegated and local calls and a
-    signal frame on untouched stack, a fork copying it: as on Linux; and a
-    program that uses little stack holds little memory."""
+    signal frame on untouched stack, a fork copying it, threads racing to
+    touch it first: as on Linux; and a program that uses little stack holds
+    little memory."""
     res = vm(r'''
 /extra/stack_use /extra/hello > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
-atoll create --cpus 1 --mem 256M --name e > /dev/null || exit 9
+atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
 atoll run e -- /extra/stack_use /extra/hello > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
 cat /tmp/enclave.out
 diff /tmp/linux.out /tmp/enclave.out && echo SAME
@@ -69,7 +70,8 @@ atoll destroy e > /dev/null || exit 10
     for line in ["read into untouched stack below the stack pointer: 256, same bytes",
                  "delegated read into an untouched stack buffer: same bytes",
                  "clock_gettime into it: 0, nonzero: yes", "handler ran below the array: yes",
-                 "forked child saw the array: yes", "stack: done"]:
+                 "forked child saw the array: yes",
+                 "threads first-touching the main stack at once: 512 of 512 pages", "stack: done"]:
         assert line in out, out
     during = json.loads(re.search(r"^DURING (.*)$", out, re.M).group(1))
     sleeper = [p for p in during["programs"] if p["command"].endswith("sleep")]

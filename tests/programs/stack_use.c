@@ -3,11 +3,13 @@
  * The main stack gets memory when first touched (in an enclave; Linux
  * grows it on faults too): deep recursion, a 6 MiB array on the stack,
  * an untouched stack buffer handed to a delegated read and to a local
- * call, a signal handler's frame far below the last touch, and a fork
- * that must copy what is in use. Prints the same lines on Linux.
+ * call, a signal handler's frame far below the last touch, a fork that
+ * must copy what is in use, and threads first-touching the main thread's
+ * stack at once. Prints the same lines on Linux.
  *   stack_use FILE     FILE: any readable file of at least 64 KiB
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,43 @@ static void on_usr1(int sig)
 
 	memset(mark, sig, sizeof(mark));
 	handled = mark[255];
+}
+
+#define TOUCHERS 4
+#define SHARED (2L << 20)
+
+static unsigned char *volatile shared_stack;
+static volatile int touched;
+
+/* Writes every TOUCHERS-th page of the main thread's array, top down. */
+static void *toucher(void *arg)
+{
+	long id = (long)arg;
+
+	while (!shared_stack)
+		;
+	for (long page = SHARED / 4096 - 1 - id; page >= 0; page -= TOUCHERS)
+		shared_stack[page * 4096] = (unsigned char)page;
+	__atomic_add_fetch(&touched, 1, __ATOMIC_SEQ_CST);
+	return NULL;
+}
+
+/*
+ * The array lies below everything the main thread touched, and it makes
+ * no call while the threads write it: their faults race to grow the stack.
+ */
+static __attribute__((noinline)) long touched_by_threads(void)
+{
+	unsigned char big[SHARED];
+	long ok = 0;
+
+	shared_stack = big;
+	while (touched < TOUCHERS)
+		;
+	for (long page = 0; page < SHARED / 4096; page++)
+		ok += big[page * 4096] == (unsigned char)page;
+	shared_stack = NULL;
+	return ok;
 }
 
 /* A frame of about 128 bytes per level. */
@@ -145,6 +184,14 @@ int main(int argc, char **argv)
 	       n == (long)sizeof(head) && !memcmp(got, head, sizeof(head)) ? "same bytes" : "differs");
 	if (deep(argv[1]))
 		return 1;
+	pthread_t t[TOUCHERS];
+
+	for (long i = 0; i < TOUCHERS; i++)
+		pthread_create(&t[i], NULL, toucher, (void *)i);
+	printf("threads first-touching the main stack at once: %ld of %ld pages\n",
+	       touched_by_threads(), SHARED / 4096);
+	for (int i = 0; i < TOUCHERS; i++)
+		pthread_join(t[i], NULL);
 	printf("recursion 40000 deep: %ld\n", depth(40000));
 	printf("stack: done\n");
 	return 0;

@@ -1,8 +1,8 @@
 //! The `atoll run` of a forked child. When a program forks, the LWK makes
 //! the child process and asks the parent's `atoll run` (CALL_FORK); a
 //! worker forks this process, and the copy adopts the child
-//! (ATOLL_IOC_ADOPT), starts it, then maps its memory and serves it as
-//! `atoll run` serves any program. Being a fork, it has the parent's descriptors,
+//! (ATOLL_IOC_ADOPT), which lets the LWK start it, then maps its memory
+//! and serves it as `atoll run` serves any program. Being a fork, it has the parent's descriptors,
 //! which are the child's: its delegated calls see what the program
 //! inherited, as on Linux.
 
@@ -59,7 +59,7 @@ fn fork_server(area: u32, pid: u32, token: u64, kept: &[RawFd]) -> i64 {
         }
         Ok(Forked::Parent(child)) => {
             drop(ready_write);
-            // One byte once the child is adopted and started; nothing if it failed.
+            // One byte once the child is adopted; nothing if that failed.
             let mut byte = [0u8; 1];
             match std::fs::File::from(ready_read).read(&mut byte) {
                 Ok(1) => child.into(),
@@ -100,11 +100,10 @@ fn adopt_and_serve(context: &Context, child: Child, messages: Messages, ready: O
     (req.id, req.area, req.pid, req.token) = (context.enclave_id, child.0, child.1, child.2);
     dev.adopt(&mut req)
         .map_err(|e| failed(format!("cannot adopt the child: {} ({})", c_str(&req.error), os_error(&e))))?;
-    // The child runs from here on, and its parent's fork returns: its calls
+    // Its parent's fork returns now, and the LWK starts the child: its calls
     // wait in their slots until the workers below take them. (Setting them
-    // up took most of a fork's time. If it fails, this process ends, and
+    // up took most of a fork's time. If that fails, this process ends, and
     // with it the child.)
-    dev.start(0, 0).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
     let _ = std::fs::File::from(ready).write_all(b"1");
     let mirror = Mirror::map(dev.fd())?;
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| failed(format!("cannot make a pipe: {}", os_error(&e))))?;

@@ -140,11 +140,17 @@ pub fn fork(
     parent.family.children.lock().push(child.clone());
 
     // The parent's `atoll run` forks a server for the child, which adopts
-    // and starts it; only then does the parent go on.
+    // it; then the child starts, and the parent goes on.
     let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
     let served = delegate::call(u, atoll_abi::CALL_FORK, 0, args);
     match served {
-        Ok(host_pid) if host_pid > 0 => {}
+        Ok(host_pid) if host_pid > 0 => {
+            if !launch::start_forked(&child) {
+                // Its server let go of it meanwhile (and that freed it).
+                parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
+                return Err(EAGAIN);
+            }
+        }
         // The fork failed on Linux, or its copy ended without serving: no
         // file holds the child (one that adopted it was released, which
         // freed it already).

@@ -260,27 +260,44 @@ fn start(area: Area) {
         area.set_state(PROC_RUNNING);
         return;
     }
-    let pid = p.pid;
-    let forked = p.family.fork_start.lock().take();
-    let started = match forked {
-        // A forked child goes on from the fork, with its own first thread.
-        Some(f) => {
-            area.set_state(PROC_RUNNING);
-            let (frame, fs, clear, mask) = (f.frame, f.fs_base, f.clear_child_tid, f.signal_mask);
-            thread::spawn_user_thread(&p, frame, fs, clear, pid, mask, f.altstack)
-        }
-        None => {
-            let (entry, sp, realtime) = area.start_request();
-            let offset = realtime as i64 - Process::monotonic_ns() as i64;
-            p.realtime_offset_ns.store(offset, Ordering::Relaxed);
-            area.set_state(PROC_RUNNING);
-            thread::spawn_user_thread(&p, user::initial_frame(entry, sp), 0, 0, pid, 0, [0; 3])
-        }
-    };
-    if started.is_err() {
+    if p.family.fork_start.lock().is_some() {
+        // A forked child: its parent starts it (`start_forked`).
+        return;
+    }
+    let (entry, sp, realtime) = area.start_request();
+    let offset = realtime as i64 - Process::monotonic_ns() as i64;
+    p.realtime_offset_ns.store(offset, Ordering::Relaxed);
+    area.set_state(PROC_RUNNING);
+    let frame = user::initial_frame(entry, sp);
+    if thread::spawn_user_thread(&p, frame, 0, 0, p.pid, 0, [0; 3]).is_err() {
         p.begin_exit(SIGKILL);
         program_ended(&p);
     }
+}
+
+/// Starts a forked child once its `atoll run` has adopted it, so that it
+/// never runs unless the fork succeeded: it goes on from the fork with its
+/// own first thread. False if that `atoll run` let go of it first (which
+/// freed it).
+pub fn start_forked(child: &Arc<Process>) -> bool {
+    {
+        // As `release` decides, under the same lock.
+        let programs = PROGRAMS.lock();
+        let held = programs[child.area.index()]
+            .as_ref()
+            .is_some_and(|o| Arc::ptr_eq(&o.process, child) && !o.released);
+        if !held || child.area.state() != PROC_LOADED {
+            return false;
+        }
+        child.area.set_state(PROC_RUNNING);
+    }
+    let Some(f) = child.family.fork_start.lock().take() else { return true };
+    let (frame, fs, clear, mask) = (f.frame, f.fs_base, f.clear_child_tid, f.signal_mask);
+    if thread::spawn_user_thread(child, frame, fs, clear, child.pid, mask, f.altstack).is_err() {
+        child.begin_exit(SIGKILL);
+        program_ended(child);
+    }
+    true
 }
 
 /// A signal from Linux (`atoll run` passing on SIGINT, SIGTERM, SIGHUP;
@@ -299,13 +316,13 @@ fn kill(area: Area, sig: u32) {
 
 fn release(area: Area) {
     let Some(p) = occupant(area) else { return };
-    let ended = {
+    let free_now = {
         let mut programs = PROGRAMS.lock();
         let Some(o) = programs[area.index()].as_mut() else { return };
         o.released = true;
-        o.ended
+        o.ended || area.state() == PROC_LOADED
     };
-    if ended || area.state() == PROC_LOADED {
+    if free_now {
         free(&p);
     } else {
         p.begin_exit(SIGKILL);

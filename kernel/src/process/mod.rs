@@ -168,6 +168,13 @@ impl Process {
         grown
     }
 
+    /// A not-present fault at `va` (a write if `write`) that needs no
+    /// signal: the main stack got memory there now, or the page is there
+    /// by the time this looks (another thread grew the stack meanwhile).
+    pub fn resolve_fault(&self, va: u64, write: bool) -> bool {
+        self.grow_stack(va) || self.vm.lock().translate(va).is_some_and(|t| t.writable || !write)
+    }
+
     /// Takes `vm`'s part of the stack still to grow (under its lock).
     pub fn note_stack(&self, vm: &vm::AddressSpace) {
         let (bottom, low) = vm.still_to_grow();

@@ -136,8 +136,12 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
         14 => cr2,
         _ => frame.rip,
     };
-    // A first touch of the main stack's part that has no memory yet.
-    if frame.vector == 14 && frame.error_code & 1 == 0 && u.process.grow_stack(cr2) {
+    // A first touch of the main stack's part that has no memory yet, or a
+    // page another thread gave memory a moment ago: the access runs again.
+    if frame.vector == 14
+        && frame.error_code & 1 == 0
+        && u.process.resolve_fault(cr2, frame.error_code & 2 != 0)
+    {
         return;
     }
     if signal::catch_fault(u, frame, signal, addr, frame.vector == 14 && frame.error_code & 1 != 0)

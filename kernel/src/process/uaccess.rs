@@ -12,7 +12,7 @@ use lwk_logic::user_pages::Translation;
 
 /// Where `va` leads; the main stack's part without memory yet gets it
 /// first (a system call may be the first to touch it).
-fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translation, Errno> {
+pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translation, Errno> {
     if let Some(t) = vm.translate(va) {
         return Ok(t);
     }

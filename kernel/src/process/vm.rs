@@ -205,9 +205,17 @@ impl AddressSpace {
         let Some(g) = self.grows.filter(|g| (g.bottom..g.low).contains(&va)) else {
             return Ok(false);
         };
-        let page = va & !(PAGE_SIZE - 1);
-        self.populate(page, g.low, g.access)?;
-        self.grows = Some(GrowsDown { low: page, ..g });
+        // From the top down, so that what has memory stays one range
+        // [low, top) even when memory runs out halfway.
+        let mut low = g.low;
+        while low > va {
+            let result = self.populate(low - PAGE_SIZE, low, g.access);
+            if result.is_ok() {
+                low -= PAGE_SIZE;
+            }
+            self.grows = Some(GrowsDown { low, ..g });
+            result?;
+        }
         Ok(true)
     }
 

@@ -130,9 +130,12 @@ pub fn mprotect(c: &mut Call) -> SysResult {
         return Ok(0);
     }
     let r = c.process.vm.lock().protect(addr, len, access(prot));
-    // Taking access away must reach every core and the host's mirror.
+    // Taking access away must reach every core and the host's mirror;
+    // giving it may have replaced a page table (settle frees it).
     if r.is_ok() && prot & PROT_WRITE == 0 {
         retire(c, vm::Freed::new());
+    } else if r.is_ok() {
+        settle(c, vm::Freed::new());
     }
     r.map(|()| 0)
 }

@@ -80,10 +80,11 @@ fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
     let (first, second) = if src_first { (src, dst) } else { (dst, src) };
     let mut first = first.vm.lock();
     let mut second = second.vm.lock();
-    let (s, d) = if src_first { (&*first, &mut *second) } else { (&*second, &mut *first) };
+    let (s, d) = if src_first { (&mut *first, &mut *second) } else { (&mut *second, &mut *first) };
     let mut done = 0;
     while done < len {
-        let (Some(a), Some(b)) = (s.translate(from + done), d.translate(to + done)) else { break };
+        let a = uaccess::page_of(src, s, from + done);
+        let (Ok(a), Ok(b)) = (a, uaccess::page_of(dst, d, to + done)) else { break };
         if !b.writable {
             break;
         }
