@@ -7,6 +7,7 @@
  * must copy what is in use, and threads first-touching the main thread's
  * stack at once. Prints the same lines on Linux.
  *   stack_use FILE     FILE: any readable file of at least 64 KiB
+ *   stack_use race     only the threads' race (run it many times)
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -37,14 +38,18 @@ static void on_usr1(int sig)
 static unsigned char *volatile shared_stack;
 static volatile int touched;
 
-/* Writes every TOUCHERS-th page of the main thread's array, top down. */
+/*
+ * Writes every TOUCHERS-th page of the main thread's array, bottom up: the
+ * first fault gives memory to everything above it, while the others fault
+ * on pages above at the same moment.
+ */
 static void *toucher(void *arg)
 {
 	long id = (long)arg;
 
 	while (!shared_stack)
 		;
-	for (long page = SHARED / 4096 - 1 - id; page >= 0; page -= TOUCHERS)
+	for (long page = id; page < SHARED / 4096; page += TOUCHERS)
 		shared_stack[page * 4096] = (unsigned char)page;
 	__atomic_add_fetch(&touched, 1, __ATOMIC_SEQ_CST);
 	return NULL;
@@ -159,12 +164,29 @@ static __attribute__((noinline)) int deep(const char *file)
 	return 0;
 }
 
+/* The threads' race alone, first thing in a fresh process. */
+static int race(void)
+{
+	pthread_t t[TOUCHERS];
+	long ok;
+
+	for (long i = 0; i < TOUCHERS; i++)
+		pthread_create(&t[i], NULL, toucher, (void *)i);
+	ok = touched_by_threads();
+	for (int i = 0; i < TOUCHERS; i++)
+		pthread_join(t[i], NULL);
+	printf("threads first-touching the main stack at once: %ld of %ld pages\n", ok, SHARED / 4096);
+	return ok != SHARED / 4096;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
-		fprintf(stderr, "usage: stack_use FILE\n");
+		fprintf(stderr, "usage: stack_use FILE | stack_use race\n");
 		return 2;
 	}
+	if (!strcmp(argv[1], "race"))
+		return race();
 	/* First: nothing may have touched its stack before. */
 	unsigned char head[256], *below;
 	int fd = open(argv[1], O_RDONLY);
@@ -184,14 +206,6 @@ int main(int argc, char **argv)
 	       n == (long)sizeof(head) && !memcmp(got, head, sizeof(head)) ? "same bytes" : "differs");
 	if (deep(argv[1]))
 		return 1;
-	pthread_t t[TOUCHERS];
-
-	for (long i = 0; i < TOUCHERS; i++)
-		pthread_create(&t[i], NULL, toucher, (void *)i);
-	printf("threads first-touching the main stack at once: %ld of %ld pages\n",
-	       touched_by_threads(), SHARED / 4096);
-	for (int i = 0; i < TOUCHERS; i++)
-		pthread_join(t[i], NULL);
 	printf("recursion 40000 deep: %ld\n", depth(40000));
 	printf("stack: done\n");
 	return 0;
