@@ -119,10 +119,10 @@ def test_mpich_across_two_enclaves_and_with_linux(vm, programs):
     # Shared memory cannot span two kernels (README), so the job is told
     # its ranks are not local to each other and UCX uses TCP only. Two
     # ranks: MPICH 4.0 on UCX 1.13's TCP can hang in MPI_Finalize with
-    # more, on plain Linux too (README); a clean-clone CI run saw it once
-    # with two, after the job's every result was out. Such a job (timeout's
-    # 124) passes only with every result the all-Linux job's and both
-    # enclaves left with no program.
+    # more, on plain Linux too, and with two when one rank's system calls
+    # are slower (strace on Linux, or delegation; README). Such a job
+    # (timeout's 124) passes only with every result the all-Linux job's and
+    # both enclaves left with no program.
     res = vm(COMPARE + r'''
 export MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo
 MPIRUN='/usr/bin/timeout 120 mpirun.mpich'   # coreutils': 124 on a hang
