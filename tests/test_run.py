@@ -170,6 +170,7 @@ atoll --json status e1
 run hello atoll run e1 -- /extra/hello
 musl hello && run hello_musl atoll run e1 -- /extra/hello-musl
 run hello_pie atoll run e1 -- /extra/hello-pie
+run hello_stats atoll run e1 --stats -- /extra/hello
 run args env ATOLL_TEST_VAR='a=b c' ATOLL_TEST_EMPTY= atoll run e1 -- /extra/args 42 "two words" "" 'ü'
 musl args && run args_musl env ATOLL_TEST_VAR='a=b c' atoll run e1 -- /extra/args-musl 7 x
 run args_none atoll run e1 -- /extra/args
@@ -235,6 +236,18 @@ def test_hello_glibc_and_static_pie(programs_run):
     sec = programs_run["hello_pie"]
     assert_ran(sec)
     assert sec.stdout == "hello from /extra/hello-pie (glibc, static-pie)\n", str(sec)
+
+
+def test_stats_sum_up_the_delegated_calls(programs_run):
+    """`atoll run --stats`: after the program's own output, how many calls
+    Linux performed for it, the costliest kinds first."""
+    sec = programs_run["hello_stats"]
+    assert_ran(sec)
+    assert sec.stdout == "hello from /extra/hello (glibc, static)\n", str(sec)
+    total = re.search(r"^atoll run: (\d+) delegated system calls, \d+\.\d{3} s performing them on Linux$",
+                      sec.stderr, re.M)
+    assert total and int(total.group(1)) >= 1, str(sec)
+    assert re.search(r"^  write +[1-9]\d* calls? +\d+\.\d{3} s +\d+\.\d µs each$", sec.stderr, re.M), str(sec)
 
 
 def test_hello_musl(programs_run, programs):

@@ -272,6 +272,10 @@ enum Command {
         #[arg(long)]
         strict: bool,
 
+        /// At the end, say how many of the program's system calls Linux performed, which, and in how long
+        #[arg(long)]
+        stats: bool,
+
         /// The program (a path, or a name looked up in PATH) and its arguments, after `--`
         #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]", value_parser = clap::value_parser!(OsString))]
         command: Vec<OsString>,
@@ -328,14 +332,14 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }
-        Command::Run { enclave, threads, cpus, rank_cpus, strict, command } => {
+        Command::Run { enclave, threads, cpus, rank_cpus, strict, stats, command } => {
             let threads = match cpus {
                 Some(parse::CpuSpec::Count(n)) => run::Cores::Count(n),
                 Some(parse::CpuSpec::List(list)) => run::Cores::List(list),
                 None if rank_cpus => run::Cores::Rank,
                 None => threads.map_or(run::Cores::All, run::Cores::Count),
             };
-            return run::run(run::Options { enclave, cores: threads, strict, command });
+            return run::run(run::Options { enclave, cores: threads, strict, stats, command });
         }
     };
     done.map(|()| 0)

@@ -5,6 +5,7 @@
 //! forever), so one worker must always be waiting: a worker that takes a
 //! call while no other is idle starts another first.
 
+pub mod call_stats;
 pub mod kept_files;
 pub mod messages;
 pub mod names;
@@ -201,7 +202,15 @@ impl<M: Module, P: Perform> Server<M, P> {
     /// The result of one delegated call: a value or -errno.
     fn handle(&self, call: &Call) -> i64 {
         match call.kind {
-            CALL_SYSCALL => self.performer.perform(call.nr, call.args),
+            CALL_SYSCALL => match call_stats::get() {
+                Some(stats) => {
+                    let started = std::time::Instant::now();
+                    let r = self.performer.perform(call.nr, call.args);
+                    stats.record(call.nr, started.elapsed());
+                    r
+                }
+                None => self.performer.perform(call.nr, call.args),
+            },
             CALL_UNSUPPORTED => {
                 self.unsupported(call.nr);
                 -(libc::ENOSYS as i64)

@@ -18,7 +18,7 @@ use crate::serve::perform::Performer;
 use crate::serve::proc_paths;
 use crate::serve::status::{self, FAILED};
 use crate::serve::usercopy::UserCopy;
-use crate::serve::{signals, End, Server};
+use crate::serve::{call_stats, signals, End, Server};
 use crate::{rank_cpus, sys};
 use atoll_abi::{Run, ENCLAVE_RUNNING};
 use std::ffi::{OsStr, OsString};
@@ -46,6 +46,8 @@ pub struct Options {
     /// The enclave CPUs for the program's threads.
     pub cores: Cores,
     pub strict: bool,
+    /// --stats: the delegated calls' summary at the end.
+    pub stats: bool,
     /// The program and its arguments.
     pub command: Vec<OsString>,
 }
@@ -67,6 +69,9 @@ pub fn run(opts: Options) -> Result<u8> {
     // The mirror stays until the end: delegated calls use the program's memory through it.
     let mirror = load(&dev, &plan, &files).map_err(|e| e.with_status(FAILED))?;
 
+    if opts.stats {
+        call_stats::enable();
+    }
     let status = start_and_serve(dev, &plan, &enclave, opts.strict)?;
     drop(mirror);
     Ok(status)
@@ -107,7 +112,11 @@ fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool) ->
         copier_fds: copier.fds(),
     })?;
     let server = serve(dev, enclave.id, messages, copier, strict, |dev| dev.start(plan.entry, plan.stack.sp))?;
-    Ok(serve_until_end(&server, &enclave.name, true))
+    let status = serve_until_end(&server, &enclave.name, true);
+    if let Some(stats) = call_stats::get() {
+        server.messages().line(stats.summary().trim_end());
+    }
+    Ok(status)
 }
 
 /// Starts the program (`start` on the device) and the workers serving it.
