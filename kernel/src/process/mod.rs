@@ -162,9 +162,17 @@ impl Process {
         if !(bottom..low).contains(&va) {
             return false;
         }
-        let mut vm = self.vm.lock();
-        let grown = vm.grow_to(va).unwrap_or(false);
-        self.note_stack(&vm);
+        let grown = {
+            let mut vm = self.vm.lock();
+            let grown = vm.grow_to(va).unwrap_or(false);
+            self.note_stack(&vm);
+            grown
+        };
+        if grown {
+            // `atoll status` shows what the program and the enclave hold.
+            self.report_usage();
+            crate::status::report_memory();
+        }
         grown
     }
 
