@@ -202,15 +202,7 @@ impl<M: Module, P: Perform> Server<M, P> {
     /// The result of one delegated call: a value or -errno.
     fn handle(&self, call: &Call) -> i64 {
         match call.kind {
-            CALL_SYSCALL => match call_stats::get() {
-                Some(stats) => {
-                    let started = std::time::Instant::now();
-                    let r = self.performer.perform(call.nr, call.args);
-                    stats.record(call.nr, started.elapsed());
-                    r
-                }
-                None => self.performer.perform(call.nr, call.args),
-            },
+            CALL_SYSCALL => call_stats::timed(call.nr, || self.performer.perform(call.nr, call.args)),
             CALL_UNSUPPORTED => {
                 self.unsupported(call.nr);
                 -(libc::ENOSYS as i64)

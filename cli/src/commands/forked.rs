@@ -2,9 +2,9 @@
 //! the child process and asks the parent's `atoll run` (CALL_FORK); a
 //! worker forks this process, and the copy adopts the child
 //! (ATOLL_IOC_ADOPT), which lets the LWK start it, then maps its memory
-//! and serves it as `atoll run` serves any program. Being a fork, it has the parent's descriptors,
-//! which are the child's: its delegated calls see what the program
-//! inherited, as on Linux.
+//! and serves it as `atoll run` serves any program. Being a fork, it has
+//! the parent's descriptors, which are the child's: its delegated calls
+//! see what the program inherited, as on Linux.
 
 use super::run::{failed, serve, serve_until_end, RESERVED_FD};
 use crate::device::Device;

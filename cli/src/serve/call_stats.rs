@@ -7,7 +7,7 @@
 use super::names;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Numbers at or above this share the last counter.
 const NUMBERS: usize = 512;
@@ -29,6 +29,15 @@ pub fn enable() {
 /// The counters, if counting.
 pub fn get() -> Option<&'static CallStats> {
     STATS.get()
+}
+
+/// Performs system call `nr` (`perform`), counted if counting.
+pub fn timed(nr: u64, perform: impl FnOnce() -> i64) -> i64 {
+    let Some(stats) = STATS.get() else { return perform() };
+    let started = Instant::now();
+    let result = perform();
+    stats.record(nr, started.elapsed());
+    result
 }
 
 impl CallStats {
