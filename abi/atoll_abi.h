@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	14
+#define ATOLL_ABI_VERSION	15
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -255,6 +255,14 @@ struct atoll_kmsg_ring {
  * it in place of the program's (an execve in progress). */
 #define ATOLL_KMSG_PROC_EXEC	39
 #define ATOLL_KMSG_PROC_EXECED	40	/* LWK: area, s64 0 or -errno, u64 new cr3 */
+/*
+ * host: area, u64 slot; the worker performing the slot's call touched a
+ * page the LWK gives memory only when touched (the main stack's) at the
+ * slot's fault_va: the LWK gives it if it would to its own thread, then
+ * sets fault_state ANSWERED and sends PAGE_READY (area, u64 slot).
+ */
+#define ATOLL_KMSG_PAGE_WANTED	59
+#define ATOLL_KMSG_PAGE_READY	60
 /* Transport checks: host kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
 #define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
 #define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; every LWK CPU sends */
@@ -599,6 +607,13 @@ enum atoll_slot_state {
 	ATOLL_SLOT_DONE = 3,
 };
 
+/* struct atoll_slot.fault_state: PAGE_WANTED's answer, in the slot. */
+enum atoll_fault_state {
+	ATOLL_FAULT_IDLE = 0,
+	ATOLL_FAULT_ASKED = 1,
+	ATOLL_FAULT_ANSWERED = 2,
+};
+
 /* struct atoll_slot.kind */
 #define ATOLL_CALL_SYSCALL	1	/* perform Linux system call nr(args) */
 #define ATOLL_CALL_UNSUPPORTED	2	/* report: nr is not supported (ENOSYS); ret ignored */
@@ -645,7 +660,10 @@ struct atoll_slot {
 	__u64 nr;
 	__u64 args[6];
 	__s64 ret;		/* value or -errno, as Linux returns it */
-	__u64 pad0[6];
+	__u64 fault_va;		/* host: PAGE_WANTED's page */
+	__u32 fault_state;	/* enum atoll_fault_state */
+	__u32 fault_write;	/* host: 1 if the worker writes there */
+	__u64 pad0[4];
 };
 
 struct atoll_proc {

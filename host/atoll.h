@@ -22,6 +22,7 @@
 #define ATOLL_PROC_CREATE_MS	10000	/* RUN: the LWK building the address space */
 #define ATOLL_KILL_WAIT_MS	3000	/* destroy --force: programs ending */
 #define ATOLL_CALL_SPIN_NS	30000	/* CALL: spin this long before sleeping */
+#define ATOLL_PAGE_WAIT		(2 * HZ)	/* mirror: longest wait for PAGE_WANTED's answer */
 
 struct atoll_program;
 struct mm_struct;
@@ -176,8 +177,8 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
  * and resize_cpus.c -> resize_ask.c (-> kmsg.c), memory.c, cpus.c and boot.c;
  * enclave.c -> noise.c -> kmsg.c;
  * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
- * xemem.c -> xemem_map.c; cpus.c, memory.c, mirror.c and symbols.c are
- * called, never call up. The LWK's messages reach the
+ * xemem.c -> xemem_map.c; mirror.c -> kmsg.c (PAGE_WANTED); cpus.c,
+ * memory.c and symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
 

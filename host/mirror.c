@@ -3,10 +3,12 @@
  * The mirror: the bound file mapped once over [ATOLL_USER_START,
  * ATOLL_USER_END) in the `atoll run` process, so its workers can load the
  * program and perform delegated calls on the program's own memory. A fault
- * walks the LWK's page tables (cr3) and maps the same physical page; what
- * the LWK does not map for its user, or maps outside the enclave's memory,
- * is SIGBUS (EFAULT for a system call). Mappings go when the LWK says it
- * unmapped or reduced protection (map_generation) and at START.
+ * walks the LWK's page tables (cr3) and maps the same physical page. A page
+ * the LWK gives memory only when touched (the main stack's) that a worker
+ * touches during a call, the LWK is asked for (PAGE_WANTED); what it does
+ * not map for its user, or maps outside the enclave's memory, is SIGBUS
+ * (EFAULT for a system call). Mappings go when the LWK says it unmapped or
+ * reduced protection (map_generation) and at START.
  *
  * The enclave's blocks are offline but stay in Linux's direct map, so the
  * LWK's tables are read through __va() once they are known to lie in them.
@@ -101,6 +103,61 @@ static bool lwk_mark_dirty(const struct atoll_lwk_leaf *leaf)
 	return try_cmpxchg64(leaf->at, &seen, seen | LWK_PTE_DIRTY);
 }
 
+/* The slot whose call the current task performs for p, or -1. */
+static int slot_of_current(struct atoll_program *p)
+{
+	unsigned long flags;
+	int i, found = -1;
+
+	spin_lock_irqsave(&p->call_lock, flags);
+	for (i = 0; i < ATOLL_MAX_SLOTS && found < 0; i++)
+		if (p->callers[i] == current)
+			found = i;
+	spin_unlock_irqrestore(&p->call_lock, flags);
+	return found;
+}
+
+static bool answered(struct atoll_enclave *e, struct atoll_slot *s)
+{
+	/* Pairs with the LWK's release: its tables are changed before it. */
+	return smp_load_acquire(&s->fault_state) == ATOLL_FAULT_ANSWERED || READ_ONCE(e->crashed);
+}
+
+/*
+ * The worker performing one of p's calls touched va, where the LWK maps
+ * nothing: asks the LWK to give it memory there, as it would to the
+ * program's own thread (PAGE_WANTED, answered in the call's slot). True
+ * once it answered: the caller walks again. Outside a call (loading) or
+ * if the LWK does not answer in time, the fault stays SIGBUS.
+ */
+static bool ask_lwk_for_page(struct atoll_program *p, unsigned long va, bool write)
+{
+	struct atoll_enclave *e = p->e;
+	struct atoll_slot *s;
+	u64 msg[2];
+	long left;
+	int i;
+
+	if (!p->started)
+		return false;
+	i = slot_of_current(p);
+	if (i < 0)
+		return false;
+	s = &p->proc->slot[i];
+	WRITE_ONCE(s->fault_va, va & PAGE_MASK);
+	WRITE_ONCE(s->fault_write, write);
+	/* The question first: the LWK reads it after this acquire. */
+	smp_store_release(&s->fault_state, ATOLL_FAULT_ASKED);
+	msg[0] = p->area;
+	msg[1] = i;
+	if (atoll_kmsg_send_wait(e, ATOLL_KMSG_PAGE_WANTED, msg, sizeof(msg)))
+		return false;
+	/* PAGE_READY's batch wakes e->wq. */
+	left = wait_event_interruptible_timeout(e->wq, answered(e, s), ATOLL_PAGE_WAIT);
+	WRITE_ONCE(s->fault_state, ATOLL_FAULT_IDLE);
+	return left > 0 && !READ_ONCE(e->crashed);
+}
+
 static vm_fault_t mirror_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -108,14 +165,23 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 	bool write = vmf->flags & FAULT_FLAG_WRITE;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct atoll_lwk_leaf leaf;
+	bool asked = false;
 	pgprot_t prot;
 	bool writable;
 	u64 phys;
 
+again:
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
-	if (atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf))
-		goto out;
+	if (atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf)) {
+		up_read(&p->map_sem);
+		/* Once: the LWK's answer is final, and it may be "no". */
+		if (!asked && ask_lwk_for_page(p, vmf->address, write)) {
+			asked = true;
+			goto again;
+		}
+		return VM_FAULT_SIGBUS;
+	}
 	writable |= loading(p);
 	if (write && !writable)
 		goto out;

@@ -146,9 +146,10 @@ static void on_execed(struct atoll_enclave *e, const struct atoll_kmsg *m)
 }
 
 /*
- * A thread posted a delegated call in its slot. The slots themselves say
- * which (call_event() claims them); the message's job is done by the
- * wake-up of e->wq that follows every batch of messages.
+ * A thread posted a delegated call in its slot (CALL_POSTED), or the LWK
+ * answered a worker's PAGE_WANTED in its slot (PAGE_READY, mirror.c). The
+ * slots themselves say which (call_event() claims calls); the message's
+ * job is done by the wake-up of e->wq that follows every batch of messages.
  */
 static void on_call_posted(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
@@ -160,6 +161,7 @@ int atoll_program_init(void)
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_EXIT, on_exit) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_FREED, on_freed) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_CALL_POSTED, on_call_posted) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_PAGE_READY, on_call_posted) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_CALL_CANCEL, on_call_cancel) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_PROC_EXECED, on_execed);
 }
@@ -205,9 +207,14 @@ void atoll_program_release(struct atoll_program *p)
 	for (i = 0; i < ATOLL_MAX_SLOTS; i++)
 		set_caller(p, i, NULL);
 	if (p->e) {
+		/*
+		 * Unbound before the LWK hears of it: once it frees the area it
+		 * may fork a child into it at once, whose ADOPT needs it unbound.
+		 * No wait for FREED: the area is claimed again only once FREE.
+		 */
+		atoll_enclave_unbind(p->e, p);
 		if (p->created)
 			release_in_lwk(p);
-		/* No wait for FREED here: the area is claimed again only once FREE. */
 		unbind(p);
 	}
 	atoll_mirror_put(p);

@@ -33,7 +33,7 @@ mkdir -p "$out"
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
 case $what in tests|all)
-    for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog; do
+    for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog spawn_big; do
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"

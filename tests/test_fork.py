@@ -1,7 +1,8 @@
 """fork, vfork, wait4 and friends in an enclave, against the same program
 on Linux (tests/programs/fork.c), and a fork bomb bounded by the enclave
 (a clear EAGAIN or ENOMEM; the enclave stays up, its memory comes back);
-the main stack's memory given on first touch (tests/programs/stack_use.c)."""
+the main stack's memory given on first touch (tests/programs/stack_use.c);
+posix_spawn and vfork from a large program (tests/programs/spawn_big.c)."""
 import json
 import re
 
@@ -48,7 +49,8 @@ resources
 
 def test_main_stack_gets_memory_when_first_touched(vm, programs):
     """Deep recursion, a 6 MiB stack array, delegated and local calls and a
-    signal frame on untouched stack, a fork copying it, threads racing to
+    signal frame on untouched stack, another thread's delegated read far
+    below the main thread's stack pointer, a fork copying it, threads racing to
     touch it first: as on Linux; and a program that uses little stack holds
     little memory."""
     res = vm(r'''
@@ -69,6 +71,7 @@ atoll destroy e > /dev/null || exit 10
     assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
     assert "SAME" in out, f"the enclave's output differs from Linux's:\n{out}"
     for line in ["read into untouched stack below the stack pointer: 256, same bytes",
+                 "another thread's read 4 MiB below the main stack pointer: 65536, same bytes",
                  "delegated read into an untouched stack buffer: same bytes",
                  "clock_gettime into it: 0, nonzero: yes", "handler ran below the array: yes",
                  "forked child saw the array: yes", "stack: done"]:
@@ -80,3 +83,33 @@ atoll destroy e > /dev/null || exit 10
     assert sleeper, during
     # Its 8 MiB stack reserved, the little it uses given memory.
     assert sleeper[0]["mem_bytes"] < 4 << 20, sleeper
+
+
+def test_a_large_program_spawns_without_a_second_copy_of_its_memory(vm, programs):
+    """posix_spawn and vfork + execve from a program holding 160 MiB of a
+    256 MiB enclave: the children run on what they touch of the parent's
+    memory, as on Linux, so they start although the enclave could not hold
+    a second copy (a full copy failed with ENOMEM); the parent's memory is
+    untouched and the enclave's memory comes back."""
+    res = vm(r'''
+/extra/spawn_big 160 /extra/hello > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
+atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
+echo "BEFORE $(atoll --json status e)"
+atoll run e -- /extra/spawn_big 160 /extra/hello > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
+cat /tmp/enclave.out
+diff /tmp/linux.out /tmp/enclave.out && echo SAME
+echo "AFTER $(atoll --json status e)"
+atoll destroy e > /dev/null || exit 10
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
+    assert "SAME" in out, f"the enclave's output differs from Linux's:\n{out}"
+    for i in range(3):
+        assert f"posix_spawn {i}: started, child exit 0" in out, out
+    assert "vfork 0: child exit 0" in out and "vfork 2: child exit 3" in out, out
+    assert "parent's 160 MiB as it wrote them: yes" in out, out
+    before = json.loads(re.search(r"^BEFORE (.*)$", out, re.M).group(1))
+    after = json.loads(re.search(r"^AFTER (.*)$", out, re.M).group(1))
+    assert after["programs"] == [], after
+    assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"memory lost:\n{before}\n{after}"

@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 14;
+pub const ABI_VERSION: u32 = 15;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -235,6 +235,8 @@ pub const KMSG_CALL_POSTED: u16 = 14;
 pub const KMSG_CALL_CANCEL: u16 = 38;
 pub const KMSG_PROC_EXEC: u16 = 39;
 pub const KMSG_PROC_EXECED: u16 = 40;
+pub const KMSG_PAGE_WANTED: u16 = 59;
+pub const KMSG_PAGE_READY: u16 = 60;
 pub const CANCEL_SIGNAL: i32 = 64;
 pub const KMSG_CHECK: u16 = 15;
 pub const KMSG_CHECK_START: u16 = 16;
@@ -577,6 +579,9 @@ pub const SLOT_IDLE: u32 = 0;
 pub const SLOT_REQUEST: u32 = 1;
 pub const SLOT_CLAIMED: u32 = 2;
 pub const SLOT_DONE: u32 = 3;
+pub const FAULT_IDLE: u32 = 0;
+pub const FAULT_ASKED: u32 = 1;
+pub const FAULT_ANSWERED: u32 = 2;
 
 pub const CALL_SYSCALL: u32 = 1;
 pub const CALL_UNSUPPORTED: u32 = 2;
@@ -614,7 +619,10 @@ pub struct Slot {
     pub nr: u64,
     pub args: [u64; 6],
     pub ret: i64,
-    pub pad0: [u64; 6],
+    pub fault_va: u64,
+    pub fault_state: u32,
+    pub fault_write: u32,
+    pub pad0: [u64; 4],
 }
 
 #[repr(C)]

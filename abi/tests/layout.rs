@@ -162,7 +162,8 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_region", Region { "start": start, "size": size, "prot": prot, "flags": flags });
     layout!("atoll_slot", Slot {
         "state": state, "cpu": cpu, "kind": kind, "tid": tid, "nr": nr, "args": args,
-        "ret": ret, "pad0": pad0,
+        "ret": ret, "fault_va": fault_va, "fault_state": fault_state, "fault_write": fault_write,
+        "pad0": pad0,
     });
     layout!("atoll_proc", Proc {
         "hdr": hdr, "state": state, "pid": pid, "region_count": region_count,
@@ -247,6 +248,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_KMSG_PROC_FREED", KMSG_PROC_FREED as u64),
         ("ATOLL_KMSG_CALL_POSTED", KMSG_CALL_POSTED as u64),
         ("ATOLL_KMSG_CALL_CANCEL", KMSG_CALL_CANCEL as u64),
+        ("ATOLL_KMSG_PAGE_WANTED", KMSG_PAGE_WANTED as u64),
+        ("ATOLL_KMSG_PAGE_READY", KMSG_PAGE_READY as u64),
         ("ATOLL_CANCEL_SIGNAL", CANCEL_SIGNAL as u64),
         ("ATOLL_KMSG_CHECK", KMSG_CHECK as u64),
         ("ATOLL_KMSG_CHECK_START", KMSG_CHECK_START as u64),
@@ -397,6 +400,9 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_SLOT_REQUEST", SLOT_REQUEST as u64),
         ("ATOLL_SLOT_CLAIMED", SLOT_CLAIMED as u64),
         ("ATOLL_SLOT_DONE", SLOT_DONE as u64),
+        ("ATOLL_FAULT_IDLE", FAULT_IDLE as u64),
+        ("ATOLL_FAULT_ASKED", FAULT_ASKED as u64),
+        ("ATOLL_FAULT_ANSWERED", FAULT_ANSWERED as u64),
         ("ATOLL_CALL_SYSCALL", CALL_SYSCALL as u64),
         ("ATOLL_CALL_UNSUPPORTED", CALL_UNSUPPORTED as u64),
         ("ATOLL_EVENT_CALL", EVENT_CALL as u64),

@@ -4,8 +4,9 @@
  * grows it on faults too): deep recursion, a 6 MiB array on the stack,
  * an untouched stack buffer handed to a delegated read and to a local
  * call, a signal handler's frame far below the last touch, a fork that
- * must copy what is in use, and threads first-touching the main thread's
- * stack at once. Prints the same lines on Linux.
+ * must copy what is in use, threads first-touching the main thread's
+ * stack at once, and another thread's delegated read into the main
+ * stack far below its stack pointer. Prints the same lines on Linux.
  *   stack_use FILE     FILE: any readable file of at least 64 KiB
  *   stack_use race     only the threads' race (run it many times)
  */
@@ -115,6 +116,40 @@ static long read_below_the_stack(int fd, long len, unsigned char **buf_out)
 	return ret;
 }
 
+static struct {
+	int fd;
+	unsigned char *buf;
+	long ret;
+} far_read;
+
+static void *read_far(void *arg)
+{
+	far_read.ret = pread(far_read.fd, far_read.buf, CHUNK, 0);
+	return arg;
+}
+
+/*
+ * Another thread reads into the main stack 4 MiB below the main thread's
+ * stack pointer, where nothing touched it: in an enclave Linux performs
+ * the read, so it is the first to write there. Returns 0 if the bytes
+ * arrived.
+ */
+static int other_thread_reads_far_below(int fd)
+{
+	unsigned char here, from_file[CHUNK];
+	pthread_t t;
+
+	if (pread(fd, from_file, CHUNK, 0) != CHUNK)
+		return 1;
+	far_read.fd = fd;
+	far_read.buf = (unsigned char *)(((unsigned long)&here - (4L << 20)) & ~4095UL);
+	if (pthread_create(&t, NULL, read_far, NULL) || pthread_join(t, NULL))
+		return 1;
+	printf("another thread's read 4 MiB below the main stack pointer: %ld, %s\n", far_read.ret,
+	       far_read.ret == CHUNK && !memcmp(far_read.buf, from_file, CHUNK) ? "same bytes" : "differs");
+	return 0;
+}
+
 /* Everything below runs with the 6 MiB array on the stack. */
 static __attribute__((noinline)) int deep(const char *file)
 {
@@ -204,6 +239,12 @@ int main(int argc, char **argv)
 	close(fd);
 	printf("read into untouched stack below the stack pointer: %ld, %s\n", n,
 	       n == (long)sizeof(head) && !memcmp(got, head, sizeof(head)) ? "same bytes" : "differs");
+	fd = open(argv[1], O_RDONLY);
+	if (fd < 0 || other_thread_reads_far_below(fd)) {
+		perror("far read");
+		return 1;
+	}
+	close(fd);
 	if (deep(argv[1]))
 		return 1;
 	printf("recursion 40000 deep: %ld\n", depth(40000));

@@ -7,12 +7,12 @@
 
 use alloc::vec::Vec;
 use atoll_abi::{
-    Slot, DONE_VECTOR, KMSG_CALL_CANCEL, KMSG_CALL_POSTED, MAX_PROGRAMS, MAX_SLOTS, SLOT_DONE,
-    SLOT_IDLE, SLOT_REQUEST,
+    Slot, DONE_VECTOR, KMSG_CALL_CANCEL, KMSG_CALL_POSTED, KMSG_PAGE_READY, MAX_PROGRAMS,
+    MAX_SLOTS, SLOT_DONE, SLOT_IDLE, SLOT_REQUEST,
 };
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{signal, vm, Area, UserThread};
+use super::{signal, vm, Area, Process, UserThread};
 use crate::kmsg::{self, Peer};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::{cpu, percpu, tsc, MAX_CPUS};
@@ -162,6 +162,23 @@ impl InFlight {
     }
 }
 
+/// PAGE_WANTED for slot `i` of `area`, whose program is `p` (None: no
+/// longer there): the host's worker performing the slot's call touched a
+/// page with no memory yet. It gets memory if the program's own thread
+/// would get it there (the main stack grows on demand); either way the
+/// host hears back, and walks the tables again.
+pub fn page_wanted(area: Area, p: Option<&Process>, i: usize) {
+    if i >= MAX_SLOTS {
+        return;
+    }
+    let Some((va, write)) = area.fault_asked(i) else { return };
+    if let Some(p) = p {
+        p.resolve_fault(va, write);
+    }
+    area.fault_answered(i);
+    kmsg::send_words_waiting(Peer::Host, KMSG_PAGE_READY, &[area.index() as u64, i as u64]);
+}
+
 /// A delegated call's raw result, and whether a signal cut it short (the
 /// host interrupted the worker; an EINTR then is the signal's doing).
 pub struct Answer {
@@ -187,6 +204,21 @@ pub fn call_interruptible(
     nr: u64,
     args: [u64; 6],
 ) -> Result<Answer, Errno> {
+    post(u, kind, nr, args).wait()
+}
+
+/// A call posted to the host and not yet waited for: the thread may work
+/// meanwhile (fork copies memory while Linux forks), then must `wait`.
+#[must_use = "a posted call must be waited for: its slot stays taken until then"]
+pub struct Posted<'a> {
+    u: &'a UserThread,
+    g: usize,
+    me: usize,
+    ticket: u64,
+}
+
+/// Posts `nr(args)` (kind `kind`) to the host without waiting for it.
+pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
     let (area, i) = (u.process.area, u.slot);
     let g = area.index() * MAX_SLOTS + i;
     let ticket = u.process.calls.begin();
@@ -198,53 +230,61 @@ pub fn call_interruptible(
     // The summary bit stays set: clearing it could race with another slot.
     let irqs = cpu::save_and_disable_interrupts();
     let me = percpu::cpu_index();
-    let (word, bit) = (&WAITING[me][g / 64], 1u64 << (g % 64));
     mark_waiting(me, g);
     area.fill_slot(
         i,
-        Slot { state: SLOT_IDLE, cpu: me as u32, kind, tid: u.tid, nr, args, ret: 0, pad0: [0; 6] },
+        Slot { state: SLOT_IDLE, cpu: me as u32, kind, tid: u.tid, nr, args, ..Slot::default() },
     );
-    let state = area.slot_state(i);
-    state.store(SLOT_REQUEST, Ordering::Release);
+    area.slot_state(i).store(SLOT_REQUEST, Ordering::Release);
     cpu::restore_interrupts(irqs);
     kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
+    Posted { u, g, me, ticket }
+}
 
-    let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
-    while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {
-        cpu::relax();
-    }
-    let done = || state.load(Ordering::Acquire) == SLOT_DONE;
-    let mut cancelled = false;
-    let mut again = None;
-    loop {
-        WAITERS[g].wait_until_deadline(
-            || done() || u.must_leave() || (!cancelled && signal::has_deliverable(u)),
-            again,
-        );
-        if done() || u.must_leave() {
-            break;
+impl Posted<'_> {
+    /// The host's answer, or EINTR if the program ends first.
+    pub fn wait(self) -> Result<Answer, Errno> {
+        let (u, g, ticket) = (self.u, self.g, self.ticket);
+        let (area, i) = (u.process.area, u.slot);
+        let (word, bit) = (&WAITING[self.me][g / 64], 1u64 << (g % 64));
+        let state = area.slot_state(i);
+        let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
+        while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {
+            cpu::relax();
         }
-        if signal::has_deliverable(u) {
-            cancelled = true;
-            kmsg::send_words_waiting(
-                Peer::Host,
-                KMSG_CALL_CANCEL,
-                &[area.index() as u64, i as u64],
+        let done = || state.load(Ordering::Acquire) == SLOT_DONE;
+        let mut cancelled = false;
+        let mut again = None;
+        loop {
+            WAITERS[g].wait_until_deadline(
+                || done() || u.must_leave() || (!cancelled && signal::has_deliverable(u)),
+                again,
             );
-            again = Some(cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_AGAIN_NS));
+            if done() || u.must_leave() {
+                break;
+            }
+            if signal::has_deliverable(u) {
+                cancelled = true;
+                kmsg::send_words_waiting(
+                    Peer::Host,
+                    KMSG_CALL_CANCEL,
+                    &[area.index() as u64, i as u64],
+                );
+                again = Some(cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_AGAIN_NS));
+            }
         }
+        word.fetch_and(!bit, Ordering::AcqRel);
+        // Slot g is this thread's alone: a bit for it on the boot CPU can only
+        // be its own, taken over from a CPU that left.
+        WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
+        if !done() {
+            // The worker may still be at it: its ticket stays live until the
+            // program's memory goes.
+            return Err(EINTR);
+        }
+        let ret = area.slot_ret(i);
+        state.store(SLOT_IDLE, Ordering::Release);
+        u.process.calls.end(ticket);
+        Ok(Answer { ret, cancelled })
     }
-    word.fetch_and(!bit, Ordering::AcqRel);
-    // Slot g is this thread's alone: a bit for it on the boot CPU can only
-    // be its own, taken over from a CPU that left.
-    WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
-    if !done() {
-        // The worker may still be at it: its ticket stays live until the
-        // program's memory goes.
-        return Err(EINTR);
-    }
-    let ret = area.slot_ret(i);
-    state.store(SLOT_IDLE, Ordering::Release);
-    u.process.calls.end(ticket);
-    Ok(Answer { ret, cancelled })
 }

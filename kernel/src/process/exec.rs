@@ -57,6 +57,8 @@ pub fn swap_in(p: &Process, new: AddressSpace) {
         old
     };
     p.root.store(root, Ordering::Release);
+    // The new image is its own: nothing more comes from a vfork parent.
+    p.lazy_memory.store(false, Ordering::Release);
     *p.exec.old.lock() = Some(old);
     p.calls.forget_live();
     p.exec.swapped.store(true, Ordering::Release);

@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::cputime::Times;
 use super::signal::{self, SigInfo, SIGCHLD};
-use super::{delegate, launch, uaccess, Area, Process, UserThread};
+use super::{delegate, launch, lazy_copy, uaccess, Area, Process, UserThread};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::TrapFrame;
 use lwk_logic::errno::*;
@@ -70,6 +70,11 @@ impl Family {
         self.sid.store(sid, Ordering::Release);
     }
 
+    /// The parent, while it lives.
+    pub fn parent(&self) -> Option<Arc<Process>> {
+        self.parent.as_ref().and_then(Weak::upgrade)
+    }
+
     /// The parent's pid while it lives; 1 (Linux's reaper) otherwise, and
     /// for a program `atoll run` started.
     pub fn ppid(&self) -> u32 {
@@ -87,9 +92,9 @@ const CLONE_CHILD_SETTID: u64 = 0x1000000;
 const CSIGNAL: u64 = 0xff;
 
 /// fork, vfork and process-making clones: the child gets a copy of the
-/// memory (CLONE_VM and CLONE_VFORK included: the child runs on a copy, so
-/// a posix_spawn child's writes do not reach the parent). Returns the
-/// child's pid.
+/// memory (CLONE_VM and CLONE_VFORK included: the child runs on a copy,
+/// made as it touches each page, so a posix_spawn child's writes do not
+/// reach the parent). Returns the child's pid.
 pub fn fork(
     parent: &Arc<Process>,
     u: &UserThread,
@@ -101,15 +106,17 @@ pub fn fork(
     if flags & CSIGNAL != 0 && flags & CSIGNAL != SIGCHLD as u64 {
         return Err(EINVAL);
     }
+    // A vfork child that forks copies what it has not yet, then goes on.
+    lazy_copy::fill_all(parent);
     let area = Area::claim().ok_or(EAGAIN)?;
-    let vm = match parent.vm.lock().fork_copy() {
+    let shell = match parent.vm.lock().fork_shell() {
         Ok(vm) => vm,
         Err(e) => {
             area.set_state(atoll_abi::PROC_FREE);
             return Err(e);
         }
     };
-    let child = Process::new(area, vm, parent.cpus.inherit(), Some(parent));
+    let child = Process::new(area, shell, parent.cpus.inherit(), Some(parent));
     // Its `atoll run` sets it again when it adopts the child.
     area.set_nodename(parent.area.nodename());
     child
@@ -120,14 +127,6 @@ pub fn fork(
     start.rax = 0;
     if stack != 0 && flags & CLONE_VM != 0 {
         start.rsp = stack;
-    }
-    if flags & CLONE_CHILD_SETTID != 0 {
-        // In the child's memory: the parent's stays as it was.
-        if let Err(e) = uaccess::write_u32(&child, child_tid, child.pid) {
-            child.vm.lock().release();
-            area.set_state(atoll_abi::PROC_FREE);
-            return Err(e);
-        }
     }
     *child.family.fork_start.lock() = Some(ForkStart {
         frame: start,
@@ -140,11 +139,14 @@ pub fn fork(
     parent.family.children.lock().push(child.clone());
 
     // The parent's `atoll run` forks a server for the child, which adopts
-    // it; then the child starts, and the parent goes on.
+    // it, while this CPU copies the memory: the two take about as long.
+    // The child starts once both are done, and the parent goes on.
     let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
-    let served = delegate::call(u, atoll_abi::CALL_FORK, 0, args);
-    match served {
-        Ok(host_pid) if host_pid > 0 => {
+    let posted = delegate::post(u, atoll_abi::CALL_FORK, 0, args);
+    let copied = copy_memory(parent, &child, flags, child_tid);
+    let served = posted.wait().map(|a| a.ret);
+    match (served, copied) {
+        (Ok(host_pid), Ok(())) if host_pid > 0 => {
             if !launch::start_forked(&child) {
                 // Its server let go of it meanwhile (and that freed it).
                 parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
@@ -154,17 +156,18 @@ pub fn fork(
         // The fork failed on Linux, or its copy ended without serving: no
         // file holds the child (one that adopted it was released, which
         // freed it already).
-        Ok(_) => {
+        (Ok(host_pid), copied) if host_pid <= 0 => {
             parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
             launch::drop_unserved(&child);
-            return Err(EAGAIN);
+            return Err(copied.err().unwrap_or(EAGAIN));
         }
-        // The parent is ending mid-fork: the copy may still adopt the
-        // child, so it ends as a program does and is freed when released.
-        Err(e) => {
+        // The memory could not be copied, or the parent is ending mid-fork:
+        // a server may hold the child, so it ends as a program does and is
+        // freed when released.
+        (served, copied) => {
             parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, &child));
             launch::end_unstarted(&child);
-            return Err(e);
+            return Err(served.err().or(copied.err()).unwrap_or(EAGAIN));
         }
     }
     if flags & CLONE_VFORK != 0 {
@@ -298,4 +301,33 @@ pub fn wait(
             return Err(ERESTARTSYS);
         }
     }
+}
+
+/// The parent's pages into the forked child's (not yet started) address
+/// space; CLONE_CHILD_SETTID's write then goes to the child's copy, so the
+/// parent's memory stays as it was. A vfork child gets only the shared
+/// file pages now, and the others as it touches them (`lazy_copy`).
+fn copy_memory(
+    parent: &Process,
+    child: &Arc<Process>,
+    flags: u64,
+    child_tid: u64,
+) -> Result<(), Errno> {
+    let vfork = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
+    let copied = if vfork {
+        parent.vm.lock().share_file_pages_with(&mut child.vm.lock())
+    } else {
+        parent.vm.lock().copy_pages_to(&mut child.vm.lock())
+    };
+    child.lazy_memory.store(vfork && copied.is_ok(), Ordering::Release);
+    if let Err(e) = copied {
+        child.vm.lock().drop_pages();
+        return Err(e);
+    }
+    child.report_usage();
+    crate::status::report_memory();
+    if flags & CLONE_CHILD_SETTID != 0 {
+        uaccess::write_u32(child, child_tid, child.pid)?;
+    }
+    Ok(())
 }

@@ -36,9 +36,14 @@ const SIGKILL: u32 = 9;
 pub fn init(shared_phys: u64) {
     super::area::init(shared_phys);
     super::delegate::init();
-    for kind in
-        [KMSG_PROC_CREATE, KMSG_PROC_START, KMSG_PROC_KILL, KMSG_PROC_RELEASE, KMSG_PROC_EXEC]
-    {
+    for kind in [
+        KMSG_PROC_CREATE,
+        KMSG_PROC_START,
+        KMSG_PROC_KILL,
+        KMSG_PROC_RELEASE,
+        KMSG_PROC_EXEC,
+        KMSG_PAGE_WANTED,
+    ] {
         kmsg::register(kind, post);
     }
     sched::spawn(0, "launcher", || loop {
@@ -85,6 +90,10 @@ fn handle(kind: u16, area: Area, arg: u64) {
         }
         KMSG_PROC_KILL => kill(area, arg as u32),
         KMSG_PROC_RELEASE => release(area),
+        KMSG_PAGE_WANTED => {
+            let slot = usize::try_from(arg).unwrap_or(usize::MAX);
+            super::delegate::page_wanted(area, occupant(area).as_deref(), slot);
+        }
         _ => {}
     }
 }

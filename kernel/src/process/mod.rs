@@ -12,6 +12,7 @@ pub mod family;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
+pub mod lazy_copy;
 pub mod pins;
 pub mod shared_file;
 pub mod signal;
@@ -79,6 +80,9 @@ pub struct Process {
     pub family: family::Family,
     /// An execve in progress (`exec`).
     pub exec: exec::ExecState,
+    /// A vfork child's memory, copied from its parent's page by page when
+    /// first touched (`lazy_copy`), until it execs.
+    pub lazy_memory: AtomicBool,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -142,6 +146,7 @@ impl Process {
             ended_threads_time: SpinLock::new(cputime::Times::default()),
             family: family::Family::new(parent),
             exec: exec::ExecState::new(),
+            lazy_memory: AtomicBool::new(false),
         });
         // A program `atoll run` starts leads its own group and session;
         // a forked one inherits its parent's.
@@ -177,9 +182,11 @@ impl Process {
     }
 
     /// A not-present fault at `va` (a write if `write`) that needs no
-    /// signal: the main stack got memory there now, or the page is there
-    /// by the time this looks (another thread grew the stack meanwhile).
+    /// signal: a vfork child copied its parent's page, the main stack got
+    /// memory there now, or the page is there by the time this looks
+    /// (another thread grew the stack meanwhile).
     pub fn resolve_fault(&self, va: u64, write: bool) -> bool {
+        lazy_copy::fill(self, va);
         self.grow_stack(va) || self.vm.lock().translate(va).is_some_and(|t| t.writable || !write)
     }
 

@@ -748,12 +748,9 @@ impl AddressSpace {
         }
     }
 
-    /// A copy for a forked child: the same reserved ranges and pages (same
-    /// sizes and protections), each page's bytes copied, except that shared
-    /// file pages are the same pages in both. PROT_NONE pages
-    /// come back zeroed when made accessible, as untouched ones would.
-    /// ENOMEM, with nothing left behind, when the enclave runs out.
-    pub fn fork_copy(&self) -> Result<AddressSpace, Errno> {
+    /// A forked child's address space before its pages are copied in
+    /// (`copy_pages_to`): the same reserved ranges, no memory yet.
+    pub fn fork_shell(&self) -> Result<AddressSpace, Errno> {
         let mut child = AddressSpace::new(self.brk_start)?;
         child.brk = self.brk;
         child.heap_end = self.heap_end;
@@ -761,14 +758,65 @@ impl AddressSpace {
         child.small_only = self.small_only.clone();
         child.ranges = self.ranges.clone();
         child.grows = self.grows;
-        if let Err(e) = self.copy_pages_to(&mut child) {
-            child.release();
-            return Err(e);
-        }
         Ok(child)
     }
 
-    fn copy_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+    /// Its reserved ranges, [start, end) each.
+    pub fn reserved_ranges(&self) -> Vec<(u64, u64)> {
+        self.ranges.iter().map(|(&s, &e)| (s, e)).collect()
+    }
+
+    /// A vfork child's first touch of `page` (lazy_copy.rs): a copy of
+    /// `parent`'s page there, as it is now, with its protection. False if
+    /// this space has no range there (or its main stack grows its own
+    /// page there), or the parent no page of its own (none, a shared
+    /// file's, an attachment's).
+    pub fn fill_from(&mut self, parent: &AddressSpace, page: u64) -> bool {
+        let still_to_grow = self.grows.is_some_and(|g| (g.bottom..g.low).contains(&page));
+        if !self.is_covered(page, page + PAGE_SIZE) || still_to_grow {
+            return false;
+        }
+        if self.translate(page).is_some() {
+            return true;
+        }
+        if parent.shared_end(page).or_else(|| parent.attached_end(page)).is_some() {
+            return false;
+        }
+        let Some(t) = parent.translate(page) else { return false };
+        let Some(frame) = mem::alloc_frames(1, 1) else { return false };
+        let access = Access { read: true, write: t.writable, exec: t.executable };
+        if self.map_or_free(page, frame, false, access).is_err() {
+            return false;
+        }
+        physmem::copy_within(t.phys, frame, PAGE_SIZE as usize);
+        self.pages.mark_dirty(&mut Tables, page, page + PAGE_SIZE);
+        true
+    }
+
+    /// A forked child that will never run gives back the memory its copy
+    /// got so far, at once (the copy ran out of memory, and the parent goes
+    /// on); its page tables go when it is freed. No thread or call of its
+    /// ever used these pages, so nothing need be waited for.
+    pub fn drop_pages(&mut self) {
+        let mut freed = Freed::new();
+        self.grows = None;
+        self.unmap(USER_START, USER_END - USER_START, &mut freed);
+        free_all(freed);
+    }
+
+    /// Gives `child` (a `fork_shell` of this space) a copy of every page
+    /// (same sizes and protections, each page's bytes copied), except that
+    /// shared file pages are the same pages in both. PROT_NONE pages come
+    /// back zeroed when made accessible, as untouched ones would. ENOMEM
+    /// when the enclave runs out: `child` then holds part of the pages,
+    /// which its release lets go.
+    pub fn copy_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+        self.share_file_pages_with(child)?;
+        self.copy_private_pages_to(child)
+    }
+
+    /// The shared file pages, the same frames in `child` (a `fork_shell`).
+    pub fn share_file_pages_with(&self, child: &mut AddressSpace) -> Result<(), Errno> {
         for (&start, r) in &self.shared {
             let pages = (start..r.end).step_by(PAGE_SIZE as usize);
             let indices = pages.clone().map(|va| r.first_page + (va - start) / PAGE_SIZE);
@@ -788,6 +836,10 @@ impl AddressSpace {
                 child.map_page(va, frame, false, access).map_err(|_| ENOMEM)?;
             }
         }
+        Ok(())
+    }
+
+    fn copy_private_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
         for (&start, &end) in &self.ranges {
             let mut va = start;
             while va < end {

@@ -10,7 +10,7 @@ use hal::physmem;
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::{launch, uaccess, Process};
+use crate::process::{launch, lazy_copy, uaccess, Process};
 
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;
@@ -74,6 +74,9 @@ fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
             .and_then(|()| uaccess::write_bytes(dst, to, &buf));
         return if ok.is_ok() { len } else { 0 };
     }
+    // A vfork child's pages come from its parent, under both their locks.
+    lazy_copy::fill_range(src, from, len);
+    lazy_copy::fill_range(dst, to, len);
     // Locked in address order and unlocked in the reverse (each guard
     // restores the interrupt flag it found, so the last taken goes first).
     let src_first = (src as *const Process) < (dst as *const Process);

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A program holding much memory starts others: posix_spawn and vfork +
+ * execve of PROGRAM, three times each, after writing MIB MiB. Linux runs
+ * such children on the parent's memory; an enclave copies only what they
+ * touch, so this works even when the enclave could not hold a second copy
+ * of the parent. Prints the same lines on Linux.
+ *   spawn_big MIB PROGRAM
+ */
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static int exit_code(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3)
+		return 2;
+	long bytes = atol(argv[1]) << 20;
+	char *prog = argv[2], *args[] = { prog, NULL };
+	unsigned char *big = malloc(bytes);
+
+	if (!big)
+		return 1;
+	memset(big, 0x5a, bytes);
+	for (int i = 0; i < 3; i++) {
+		pid_t pid;
+		int r;
+
+		fflush(stdout);
+		r = posix_spawn(&pid, prog, NULL, NULL, args, environ);
+		printf("posix_spawn %d: %s, child exit %d\n", i, r ? strerror(r) : "started",
+		       r ? -1 : exit_code(pid));
+	}
+	for (int i = 0; i < 3; i++) {
+		pid_t pid;
+
+		fflush(stdout);
+		pid = vfork();
+		if (pid == 0) {
+			/* The parent's memory, read by the child: exit 3 if it is there. */
+			if (big[0] != 0x5a || big[bytes / 2] != 0x5a || big[bytes - 1] != 0x5a)
+				_exit(4);
+			if (i == 2)
+				_exit(3);
+			execve(prog, args, environ);
+			_exit(127);
+		}
+		printf("vfork %d: child exit %d\n", i, pid < 0 ? -1 : exit_code(pid));
+	}
+	for (long at = 0; at < bytes; at += 4096)
+		if (big[at] != 0x5a)
+			return 5;
+	printf("parent's %ld MiB as it wrote them: yes\n", bytes >> 20);
+	return 0;
+}
