@@ -607,11 +607,16 @@ enum atoll_slot_state {
 	ATOLL_SLOT_DONE = 3,
 };
 
-/* struct atoll_slot.fault_state: PAGE_WANTED's answer, in the slot. */
+/*
+ * struct atoll_slot.fault_state: PAGE_WANTED's question and answer, in the
+ * slot: the state in the low bits (mask), the question's number above,
+ * which the answer keeps.
+ */
 enum atoll_fault_state {
 	ATOLL_FAULT_IDLE = 0,
 	ATOLL_FAULT_ASKED = 1,
 	ATOLL_FAULT_ANSWERED = 2,
+	ATOLL_FAULT_STATE_MASK = 0xff,
 };
 
 /* struct atoll_slot.kind */
@@ -661,7 +666,7 @@ struct atoll_slot {
 	__u64 args[6];
 	__s64 ret;		/* value or -errno, as Linux returns it */
 	__u64 fault_va;		/* host: PAGE_WANTED's page */
-	__u32 fault_state;	/* enum atoll_fault_state */
+	__u32 fault_state;	/* enum atoll_fault_state | question number << 8 */
 	__u32 fault_write;	/* host: 1 if the worker writes there */
 	__u64 pad0[4];
 };

@@ -22,7 +22,7 @@
 #define ATOLL_PROC_CREATE_MS	10000	/* RUN: the LWK building the address space */
 #define ATOLL_KILL_WAIT_MS	3000	/* destroy --force: programs ending */
 #define ATOLL_CALL_SPIN_NS	30000	/* CALL: spin this long before sleeping */
-#define ATOLL_PAGE_WAIT		(2 * HZ)	/* mirror: longest wait for PAGE_WANTED's answer */
+#define ATOLL_PAGE_WAIT		(10 * HZ)	/* mirror: longest wait for PAGE_WANTED's answer */
 
 struct atoll_program;
 struct mm_struct;
@@ -200,6 +200,7 @@ int atoll_enclave_check_use(u32 id, char *err);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
 void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
+void atoll_enclave_vacate(struct atoll_enclave *e, struct atoll_program *p);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 
 /* cpus.c: taking CPUs from Linux, giving them back, talking to their APICs */

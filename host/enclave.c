@@ -242,17 +242,32 @@ void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token)
 	spin_unlock_irqrestore(&e->msg_lock, flags);
 }
 
-/* Ends p's binding: when none is left, destroy may go ahead again. */
-void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p)
+/*
+ * Lets p's area take its next occupant (a child the LWK forks into it as
+ * soon as it is free must be adoptable), while p still holds e.
+ */
+void atoll_enclave_vacate(struct atoll_enclave *e, struct atoll_program *p)
 {
 	struct atoll_area *a = &e->areas[p->area];
 	unsigned long flags;
 
 	spin_lock_irqsave(&e->msg_lock, flags);
-	if (a->program == p) {
+	if (a->program == p)
 		a->program = NULL;
-		e->programs--;
-	}
+	spin_unlock_irqrestore(&e->msg_lock, flags);
+}
+
+/*
+ * Ends p's binding (vacated or not; p holds one binding until this): when
+ * none is left, destroy may go ahead again.
+ */
+void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p)
+{
+	unsigned long flags;
+
+	atoll_enclave_vacate(e, p);
+	spin_lock_irqsave(&e->msg_lock, flags);
+	e->programs--;
 	spin_unlock_irqrestore(&e->msg_lock, flags);
 	wake_up_all(&e->wq);
 }

@@ -117,10 +117,12 @@ static int slot_of_current(struct atoll_program *p)
 	return found;
 }
 
-static bool answered(struct atoll_enclave *e, struct atoll_slot *s)
+static bool answered(struct atoll_enclave *e, struct atoll_slot *s, u32 question)
 {
+	u32 answer = (question & ~ATOLL_FAULT_STATE_MASK) | ATOLL_FAULT_ANSWERED;
+
 	/* Pairs with the LWK's release: its tables are changed before it. */
-	return smp_load_acquire(&s->fault_state) == ATOLL_FAULT_ANSWERED || READ_ONCE(e->crashed);
+	return smp_load_acquire(&s->fault_state) == answer || READ_ONCE(e->crashed);
 }
 
 /*
@@ -134,6 +136,7 @@ static bool ask_lwk_for_page(struct atoll_program *p, unsigned long va, bool wri
 {
 	struct atoll_enclave *e = p->e;
 	struct atoll_slot *s;
+	u32 question;
 	u64 msg[2];
 	long left;
 	int i;
@@ -144,17 +147,23 @@ static bool ask_lwk_for_page(struct atoll_program *p, unsigned long va, bool wri
 	if (i < 0)
 		return false;
 	s = &p->proc->slot[i];
+	/* Numbered: an answer to an earlier question that timed out is not this one's. */
+	question = (READ_ONCE(s->fault_state) + ATOLL_FAULT_STATE_MASK + 1) &
+		   ~ATOLL_FAULT_STATE_MASK;
+	question |= ATOLL_FAULT_ASKED;
 	WRITE_ONCE(s->fault_va, va & PAGE_MASK);
 	WRITE_ONCE(s->fault_write, write);
 	/* The question first: the LWK reads it after this acquire. */
-	smp_store_release(&s->fault_state, ATOLL_FAULT_ASKED);
+	smp_store_release(&s->fault_state, question);
 	msg[0] = p->area;
 	msg[1] = i;
 	if (atoll_kmsg_send_wait(e, ATOLL_KMSG_PAGE_WANTED, msg, sizeof(msg)))
 		return false;
-	/* PAGE_READY's batch wakes e->wq. */
-	left = wait_event_interruptible_timeout(e->wq, answered(e, s), ATOLL_PAGE_WAIT);
-	WRITE_ONCE(s->fault_state, ATOLL_FAULT_IDLE);
+	/*
+	 * PAGE_READY's batch wakes e->wq. Only a fatal signal stops the wait:
+	 * CALL_CANCEL's signal ends the call itself once the page is there.
+	 */
+	left = wait_event_killable_timeout(e->wq, answered(e, s, question), ATOLL_PAGE_WAIT);
 	return left > 0 && !READ_ONCE(e->crashed);
 }
 

@@ -208,11 +208,12 @@ void atoll_program_release(struct atoll_program *p)
 		set_caller(p, i, NULL);
 	if (p->e) {
 		/*
-		 * Unbound before the LWK hears of it: once it frees the area it
-		 * may fork a child into it at once, whose ADOPT needs it unbound.
+		 * Vacated before the LWK hears of it: once it frees the area it
+		 * may fork a child into it at once, whose ADOPT needs it free.
+		 * The binding, which keeps e alive, ends after the message.
 		 * No wait for FREED: the area is claimed again only once FREE.
 		 */
-		atoll_enclave_unbind(p->e, p);
+		atoll_enclave_vacate(p->e, p);
 		if (p->created)
 			release_in_lwk(p);
 		unbind(p);

@@ -89,13 +89,17 @@ def test_a_large_program_spawns_without_a_second_copy_of_its_memory(vm, programs
     """posix_spawn and vfork + execve from a program holding 160 MiB of a
     256 MiB enclave: the children run on what they touch of the parent's
     memory, as on Linux, so they start although the enclave could not hold
-    a second copy (a full copy failed with ENOMEM); the parent's memory is
-    untouched and the enclave's memory comes back."""
+    a second copy (a full copy failed with ENOMEM); memory a vfork child
+    maps itself is its own, and its fork copies the parent's bytes; the
+    parent's memory is untouched and the enclave's memory comes back."""
     res = vm(r'''
-/extra/spawn_big 160 /extra/hello > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
+{ /extra/spawn_big 160 /extra/hello && /extra/spawn_big 16 /extra/hello fork; } > /tmp/linux.out 2>&1
+echo "LINUX_STATUS $?"
 atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
 echo "BEFORE $(atoll --json status e)"
-atoll run e -- /extra/spawn_big 160 /extra/hello > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
+{ atoll run e -- /extra/spawn_big 160 /extra/hello && atoll run e -- /extra/spawn_big 16 /extra/hello fork; } \
+    > /tmp/enclave.out 2>&1
+echo "ENCLAVE_STATUS $?"
 cat /tmp/enclave.out
 diff /tmp/linux.out /tmp/enclave.out && echo SAME
 echo "AFTER $(atoll --json status e)"
@@ -108,7 +112,10 @@ atoll destroy e > /dev/null || exit 10
     for i in range(3):
         assert f"posix_spawn {i}: started, child exit 0" in out, out
     assert "vfork 0: child exit 0" in out and "vfork 2: child exit 3" in out, out
+    assert "vfork child's own mapping reads zeros: child exit 0" in out, out
+    assert "vfork child's fork: grandchild exit 3" in out, out
     assert "parent's 160 MiB as it wrote them: yes" in out, out
+    assert "parent's 16 MiB as it wrote them: yes" in out, out
     before = json.loads(re.search(r"^BEFORE (.*)$", out, re.M).group(1))
     after = json.loads(re.search(r"^AFTER (.*)$", out, re.M).group(1))
     assert after["programs"] == [], after

@@ -117,7 +117,8 @@ atoll destroy b > /dev/null || exit 10
 
 def test_thousand_cycles_and_permissions(vm, programs):
     # 1000 make/get/attach/detach/release/remove cycles in an enclave and
-    # on Linux leave nothing behind (also from C++); a segment made with mode 0600 by root
+    # on Linux leave nothing behind (also from C++), and so does an export
+    # of the main stack's untouched part; a segment made with mode 0600 by root
     # is refused to user nobody, one made 0666 is not.
     res = vm(r'''
 mkdir -p /tmp/x; chmod 777 /tmp/x
@@ -127,6 +128,7 @@ before=$(atoll status a | grep '^lwk memory')
 atoll run a -- /extra/xemem_check cycles 1000 2101248; echo "CYCLES enclave: $?"
 /extra/xemem_check cycles 1000 65536; echo "CYCLES linux: $?"
 atoll run a -- /extra/xemem_cpp 100; echo "CPP enclave: $?"
+atoll run a -- /extra/xemem_check stack; echo "STACK enclave: $?"
 /extra/xemem_cpp 100; echo "CPP linux: $?"
 [ "$before" = "$(atoll status a | grep '^lwk memory')" ] && echo MEMORY_BACK
 chmod 666 /dev/atoll   # so that nobody reaches XEMEM at all (issue 17 decides who may)
@@ -151,6 +153,8 @@ atoll destroy a > /dev/null || exit 10
     assert "MEMORY_BACK" in out and "MEMTOTAL_BACK" in out, out
     assert "xemem_cpp: 100 rounds through xpmem.h from C++: ok" in out, out
     assert "CPP enclave: 0" in out and "CPP linux: 0" in out, out
+    # The main stack's untouched part gets its memory when exported.
+    assert "stack export: same bytes" in out and "STACK enclave: 0" in out, out
     assert "denied private: EACCES" in out and "DENIED: 0" in out, out
     assert "GRANTED: 0" in out and "PUBLIC: 0" in out, out
 

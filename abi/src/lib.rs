@@ -582,6 +582,7 @@ pub const SLOT_DONE: u32 = 3;
 pub const FAULT_IDLE: u32 = 0;
 pub const FAULT_ASKED: u32 = 1;
 pub const FAULT_ANSWERED: u32 = 2;
+pub const FAULT_STATE_MASK: u32 = 0xff;
 
 pub const CALL_SYSCALL: u32 = 1;
 pub const CALL_UNSUPPORTED: u32 = 2;

@@ -403,6 +403,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_FAULT_IDLE", FAULT_IDLE as u64),
         ("ATOLL_FAULT_ASKED", FAULT_ASKED as u64),
         ("ATOLL_FAULT_ANSWERED", FAULT_ANSWERED as u64),
+        ("ATOLL_FAULT_STATE_MASK", FAULT_STATE_MASK as u64),
         ("ATOLL_CALL_SYSCALL", CALL_SYSCALL as u64),
         ("ATOLL_CALL_UNSUPPORTED", CALL_UNSUPPORTED as u64),
         ("ATOLL_EVENT_CALL", EVENT_CALL as u64),

@@ -4,10 +4,14 @@
  * execve of PROGRAM, three times each, after writing MIB MiB. Linux runs
  * such children on the parent's memory; an enclave copies only what they
  * touch, so this works even when the enclave could not hold a second copy
- * of the parent. Prints the same lines on Linux.
- *   spawn_big MIB PROGRAM
+ * of the parent. Then vfork children that map memory of their own (it
+ * reads as zeros, not as the parent's) and that fork (the grandchild sees
+ * the parent's bytes; only with "fork": that copies all of the parent's
+ * memory first). Prints the same lines on Linux.
+ *   spawn_big MIB PROGRAM [fork]
  */
 #include <spawn.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +31,7 @@ static int exit_code(pid_t pid)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && (argc != 4 || strcmp(argv[3], "fork")))
 		return 2;
 	long bytes = atol(argv[1]) << 20;
 	char *prog = argv[2], *args[] = { prog, NULL };
@@ -60,6 +64,36 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		printf("vfork %d: child exit %d\n", i, pid < 0 ? -1 : exit_code(pid));
+	}
+	/* A page of the child's own where the parent had one: zeros. */
+	unsigned char *scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pid_t pid;
+
+	if (scratch == MAP_FAILED)
+		return 1;
+	memset(scratch, 0x5a, 4096);
+	fflush(stdout);
+	pid = vfork();
+	if (pid == 0) {
+		if (mmap(scratch, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
+		    scratch || mprotect(scratch, 4096, PROT_READ | PROT_WRITE))
+			_exit(5);
+		_exit(scratch[0] == 0 && scratch[4095] == 0 ? 0 : 6);
+	}
+	printf("vfork child's own mapping reads zeros: child exit %d\n", pid < 0 ? -1 : exit_code(pid));
+	/* A vfork child that forks: the grandchild has the parent's bytes. */
+	if (argc == 4) {
+		fflush(stdout);
+		pid = vfork();
+		if (pid == 0) {
+			pid_t g = fork();
+
+			if (g == 0)
+				_exit(big[0] == 0x5a && big[bytes - 1] == 0x5a ? 3 : 4);
+			_exit(g < 0 ? 7 : exit_code(g));
+		}
+		printf("vfork child's fork: grandchild exit %d\n", pid < 0 ? -1 : exit_code(pid));
 	}
 	for (long at = 0; at < bytes; at += 4096)
 		if (big[at] != 0x5a)

@@ -12,6 +12,9 @@
  *       DIR/NAME.attached, reads until the mapping is revoked (a signal)
  *   xemem_check cycles N SIZE               N times: make, get, attach,
  *       check, detach, release, remove its own memory
+ *   xemem_check stack                       exports 64 KiB of its main stack
+ *       4 MiB below the stack pointer, where nothing touched it yet,
+ *       attaches it and writes through the attachment
  *   xemem_check denied NAME                 expects get to be refused
  *   xemem_check pingpong NAME ROUNDS DIR first|second
  *                                           signalled segments: each side
@@ -269,6 +272,31 @@ static int run_cycles(long n, size_t size)
 	return 0;
 }
 
+/* The main stack's untouched part: its frames exist once exported. */
+static int run_stack(void)
+{
+	unsigned char here, *p;
+	unsigned char *buf = (unsigned char *)(((unsigned long)&here - (4L << 20)) & ~4095UL);
+	const size_t size = 64 << 10;
+	xpmem_segid_t segid;
+	xpmem_apid_t apid;
+
+	segid = xpmem_make(buf, size, XPMEM_PERMIT_MODE, (void *)0600);
+	if (segid < 0)
+		die("xpmem_make");
+	apid = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
+	if (apid < 0)
+		die("xpmem_get");
+	p = xpmem_attach((struct xpmem_addr){ apid, 0 }, size, NULL);
+	if (p == (void *)-1)
+		die("xpmem_attach");
+	fill(p, size, 3);
+	printf("stack export: %s\n", check(buf, size, 0, 3) < 0 ? "same bytes" : "differs");
+	if (xpmem_detach(p) || xpmem_release(apid) || xpmem_remove(segid))
+		die("detach/release/remove");
+	return 0;
+}
+
 static int run_denied(const char *name)
 {
 	xpmem_segid_t segid = xemem_lookup_segid(name);
@@ -391,6 +419,8 @@ int main(int argc, char **argv)
 		return run_crash(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "cycles"))
 		return run_cycles(strtol(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if (argc == 2 && !strcmp(argv[1], "stack"))
+		return run_stack();
 	if (argc == 3 && !strcmp(argv[1], "denied"))
 		return run_denied(argv[2]);
 	if (argc == 6 && !strcmp(argv[1], "pingpong"))

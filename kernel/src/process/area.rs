@@ -3,8 +3,8 @@
 //! the figures `atoll status` shows out, and the delegated-call slots.
 
 use atoll_abi::{
-    Proc, Region, Slot, FAULT_ANSWERED, FAULT_ASKED, MAX_PROGRAMS, MAX_REGIONS, PROC_AREA_SIZE,
-    PROC_CREATING, PROC_FREE, PROC_OFFSET,
+    Proc, Region, Slot, FAULT_ANSWERED, FAULT_ASKED, FAULT_STATE_MASK, MAX_PROGRAMS, MAX_REGIONS,
+    PROC_AREA_SIZE, PROC_CREATING, PROC_FREE, PROC_OFFSET,
 };
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -161,22 +161,26 @@ impl Area {
         self.region().read(Self::slot_offset(i) + offset_of!(Slot, ret))
     }
 
-    /// The page the host asked for in slot `i` (PAGE_WANTED) and whether
-    /// its worker writes there; None unless a question waits.
-    pub fn fault_asked(self, i: usize) -> Option<(u64, bool)> {
+    /// The question the host asked in slot `i` (PAGE_WANTED): its number,
+    /// the page, and whether its worker writes there; None unless one waits.
+    pub fn fault_asked(self, i: usize) -> Option<(u32, u64, bool)> {
         let at = Self::slot_offset(i);
         let state = self.region().atomic_u32(at + offset_of!(Slot, fault_state));
-        if state.load(Ordering::Acquire) != FAULT_ASKED {
+        let question = state.load(Ordering::Acquire);
+        if question & FAULT_STATE_MASK != FAULT_ASKED {
             return None;
         }
         let va: u64 = self.region().read(at + offset_of!(Slot, fault_va));
         let write: u32 = self.region().read(at + offset_of!(Slot, fault_write));
-        Some((va, write != 0))
+        Some((question, va, write != 0))
     }
 
-    /// Slot `i`'s question is answered: the host walks the tables again.
-    pub fn fault_answered(self, i: usize) {
+    /// Answers `question` in slot `i` (the host walks the tables again),
+    /// unless the host asked another meanwhile (which has its own message).
+    pub fn fault_answered(self, i: usize, question: u32) {
         let at = Self::slot_offset(i) + offset_of!(Slot, fault_state);
-        self.region().atomic_u32(at).store(FAULT_ANSWERED, Ordering::Release);
+        let answer = (question & !FAULT_STATE_MASK) | FAULT_ANSWERED;
+        let state = self.region().atomic_u32(at);
+        let _ = state.compare_exchange(question, answer, Ordering::AcqRel, Ordering::Acquire);
     }
 }

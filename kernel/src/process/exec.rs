@@ -52,13 +52,13 @@ pub fn swap_in(p: &Process, new: AddressSpace) {
     let root = new.root();
     let old = {
         let mut vm = p.vm.lock();
+        // The new image is its own: nothing more comes from a vfork parent.
+        p.lazy_memory.store(false, Ordering::Release);
         let old = core::mem::replace(&mut *vm, new);
         p.note_stack(&vm);
         old
     };
     p.root.store(root, Ordering::Release);
-    // The new image is its own: nothing more comes from a vfork parent.
-    p.lazy_memory.store(false, Ordering::Release);
     *p.exec.old.lock() = Some(old);
     p.calls.forget_live();
     p.exec.swapped.store(true, Ordering::Release);

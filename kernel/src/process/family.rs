@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use super::cputime::Times;
 use super::signal::{self, SigInfo, SIGCHLD};
-use super::{delegate, launch, lazy_copy, uaccess, Area, Process, UserThread};
+use super::{delegate, launch, lazy_copy, uaccess, with_both_vms, Area, Process, UserThread};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::TrapFrame;
 use lwk_logic::errno::*;
@@ -107,7 +107,7 @@ pub fn fork(
         return Err(EINVAL);
     }
     // A vfork child that forks copies what it has not yet, then goes on.
-    lazy_copy::fill_all(parent);
+    lazy_copy::fill_all(parent)?;
     let area = Area::claim().ok_or(EAGAIN)?;
     let shell = match parent.vm.lock().fork_shell() {
         Ok(vm) => vm,
@@ -227,6 +227,11 @@ pub fn ended(p: &Arc<Process>) {
     p.family.child_ended.wake_all(true);
     let Some(parent) = p.family.parent.as_ref().and_then(Weak::upgrade) else { return };
     parent.family.child_ended.wake_all(true);
+    // A child its parent does not list is one whose fork failed: the parent
+    // never had its pid, so no SIGCHLD tells of it.
+    if !parent.family.children.lock().iter().any(|c| Arc::ptr_eq(c, p)) {
+        return;
+    }
     let status = p.wait_status();
     const CLD_EXITED: i32 = 1;
     const CLD_KILLED: i32 = 2;
@@ -314,15 +319,23 @@ fn copy_memory(
     child_tid: u64,
 ) -> Result<(), Errno> {
     let vfork = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
-    let copied = if vfork {
-        parent.vm.lock().share_file_pages_with(&mut child.vm.lock())
-    } else {
-        parent.vm.lock().copy_pages_to(&mut child.vm.lock())
-    };
+    let copied = with_both_vms(parent, child, |from, to| {
+        if vfork {
+            to.inherit_lazily();
+            from.share_file_pages_with(to)
+        } else {
+            from.copy_pages_to(to)
+        }
+    });
     child.lazy_memory.store(vfork && copied.is_ok(), Ordering::Release);
     if let Err(e) = copied {
         child.vm.lock().drop_pages();
         return Err(e);
+    }
+    // Its server may have let go of it meanwhile, which freed it (and its
+    // area may hold another program now).
+    if !launch::still_held(child) {
+        return Err(EAGAIN);
     }
     child.report_usage();
     crate::status::report_memory();

@@ -220,6 +220,13 @@ pub fn adopt(child: &Arc<Process>) {
     status::report_memory();
 }
 
+/// Whether a host file still holds `child` (its server has not let go).
+pub fn still_held(child: &Arc<Process>) -> bool {
+    PROGRAMS.lock()[child.area.index()]
+        .as_ref()
+        .is_some_and(|o| Arc::ptr_eq(&o.process, child) && !o.released)
+}
+
 /// A forked child no host process holds: gone, memory and area freed
 /// (unless a host release freed it first).
 pub fn drop_unserved(child: &Arc<Process>) {

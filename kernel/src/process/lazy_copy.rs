@@ -8,56 +8,50 @@
 //! copy made a large program's system() slow, and failed once the enclave
 //! could not hold a second copy).
 
-use alloc::sync::Arc;
 use core::sync::atomic::Ordering;
+use lwk_logic::errno::Errno;
 
-use super::Process;
+use super::{with_both_vms, Process};
 
 const PAGE_SIZE: u64 = 4096;
 
 /// Gives `child` a copy of its parent's page at `va` if it is a vfork
-/// child that has none there yet; true if it has a page there now.
-pub fn fill(child: &Process, va: u64) -> bool {
+/// child that has none there yet; true if it has a page there now, ENOMEM.
+pub fn fill(child: &Process, va: u64) -> Result<bool, Errno> {
     if !child.lazy_memory.load(Ordering::Acquire) {
-        return false;
+        return Ok(false);
     }
-    let Some(parent) = child.family.parent() else { return false };
+    let Some(parent) = child.family.parent() else { return Ok(false) };
     let page = va & !(PAGE_SIZE - 1);
-    // Locked in address order, as process_vm_readv locks two processes,
-    // and unlocked in the reverse (each guard restores the interrupt flag).
-    let parent_first = Arc::as_ptr(&parent) < (child as *const Process);
-    let (first, second) = if parent_first { (&*parent, child) } else { (child, &*parent) };
-    let mut a = first.vm.lock();
-    let mut b = second.vm.lock();
-    let (from, to) = if parent_first { (&*a, &mut *b) } else { (&*b, &mut *a) };
-    let filled = to.fill_from(from, page);
-    drop(b);
-    drop(a);
-    filled
+    with_both_vms(child, &parent, |mine, theirs| mine.fill_from(theirs, page))
 }
 
 /// `fill` for every page of [va, va + len) (before a kernel copy, which
-/// holds the child's lock and so cannot take the parent's).
-pub fn fill_range(child: &Process, va: u64, len: u64) {
+/// holds the child's lock and so cannot take the parent's); ENOMEM.
+pub fn fill_range(child: &Process, va: u64, len: u64) -> Result<(), Errno> {
     if !child.lazy_memory.load(Ordering::Acquire) || len == 0 {
-        return;
+        return Ok(());
     }
     let end = va.saturating_add(len);
     let mut page = va & !(PAGE_SIZE - 1);
     while page < end {
-        fill(child, page);
+        fill(child, page)?;
         page += PAGE_SIZE;
     }
+    Ok(())
 }
 
-/// Before a vfork child forks, or changes its memory's layout: it copies
-/// every page it has not yet, and is an ordinary process from then on.
-pub fn fill_all(child: &Process) {
+/// Before a vfork child forks: it copies every page it has not yet, and is
+/// an ordinary process from then on; ENOMEM (it stays as it was).
+pub fn fill_all(child: &Process) -> Result<(), Errno> {
     if !child.lazy_memory.load(Ordering::Acquire) {
-        return;
+        return Ok(());
     }
-    for (start, end) in child.vm.lock().reserved_ranges() {
-        fill_range(child, start, end - start);
+    let ranges = child.vm.lock().inherited_ranges();
+    for (start, end) in ranges {
+        fill_range(child, start, end - start)?;
     }
+    child.vm.lock().stop_inheriting();
     child.lazy_memory.store(false, Ordering::Release);
+    Ok(())
 }

@@ -34,6 +34,25 @@ pub use thread::{exit_current_thread, new_tid, return_to_user, spawn_user_thread
 
 pub use area::Area;
 
+/// Runs `f` on the address spaces of two processes, `a`'s first: locked
+/// in address order, as every path that holds two locks them, and
+/// unlocked in the reverse (each guard restores the interrupt flag it
+/// found, so the last taken goes first).
+pub fn with_both_vms<R>(
+    a: &Process,
+    b: &Process,
+    f: impl FnOnce(&mut vm::AddressSpace, &mut vm::AddressSpace) -> R,
+) -> R {
+    let a_first = (a as *const Process) < (b as *const Process);
+    let (first, second) = if a_first { (a, b) } else { (b, a) };
+    let mut one = first.vm.lock();
+    let mut two = second.vm.lock();
+    let r = if a_first { f(&mut one, &mut two) } else { f(&mut two, &mut one) };
+    drop(two);
+    drop(one);
+    r
+}
+
 /// A running program.
 pub struct Process {
     pub pid: u32,
@@ -181,12 +200,21 @@ impl Process {
         grown
     }
 
+    /// `grow_stack` for the lowest page of [va, va + len) in the main
+    /// stack's part without memory, if any.
+    pub fn grow_stack_over(&self, va: u64, len: u64) {
+        let [bottom, low] = [0, 1].map(|i| self.stack_to_grow[i].load(Ordering::Acquire));
+        if va < low && va.saturating_add(len) > bottom {
+            self.grow_stack(va.max(bottom));
+        }
+    }
+
     /// A not-present fault at `va` (a write if `write`) that needs no
     /// signal: a vfork child copied its parent's page, the main stack got
     /// memory there now, or the page is there by the time this looks
     /// (another thread grew the stack meanwhile).
     pub fn resolve_fault(&self, va: u64, write: bool) -> bool {
-        lazy_copy::fill(self, va);
+        let _ = lazy_copy::fill(self, va);
         self.grow_stack(va) || self.vm.lock().translate(va).is_some_and(|t| t.writable || !write)
     }
 

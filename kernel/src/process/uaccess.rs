@@ -25,7 +25,7 @@ pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translatio
 
 /// Copies `buf.len()` bytes from the program's `va`.
 pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
-    lazy_copy::fill_range(p, va, buf.len() as u64);
+    let _ = lazy_copy::fill_range(p, va, buf.len() as u64);
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
@@ -39,7 +39,7 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
 
 /// Copies `buf` to the program's `va`; the pages must be writable.
 pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
-    lazy_copy::fill_range(p, va, buf.len() as u64);
+    let _ = lazy_copy::fill_range(p, va, buf.len() as u64);
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
@@ -95,7 +95,7 @@ pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
-    lazy_copy::fill(p, va);
+    let _ = lazy_copy::fill(p, va);
     let mut vm = p.vm.lock();
     let t = page_of(p, &mut vm, va)?;
     // Futex operations may write it (FUTEX_WAKE_OP, robust lists).

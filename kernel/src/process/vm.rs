@@ -52,6 +52,10 @@ pub struct AddressSpace {
     pages: UserPageTable,
     /// Reserved ranges, start -> end.
     ranges: BTreeMap<u64, u64>,
+    /// A vfork child's ranges whose pages are still its parent's, copied
+    /// when first touched (lazy_copy.rs); what it maps or unmaps itself
+    /// leaves this set.
+    inherited: BTreeMap<u64, u64>,
     brk_start: u64,
     brk: u64,
     /// The heap is mapped up to here (a 2 MiB boundary past `brk`).
@@ -161,6 +165,7 @@ impl AddressSpace {
         Ok(AddressSpace {
             pages,
             ranges: BTreeMap::new(),
+            inherited: BTreeMap::new(),
             brk_start,
             brk: brk_start,
             heap_end: brk_start,
@@ -257,6 +262,7 @@ impl AddressSpace {
 
     fn reserve(&mut self, start: u64, end: u64) {
         self.ranges.insert(start, end);
+        cut(&mut self.inherited, start, end);
     }
 
     /// Removes [start, end) from the reserved ranges (and the small-page
@@ -264,6 +270,7 @@ impl AddressSpace {
     fn unreserve(&mut self, start: u64, end: u64) {
         cut(&mut self.ranges, start, end);
         cut(&mut self.small_only, start, end);
+        cut(&mut self.inherited, start, end);
     }
 
     fn small_pages_only(&self, va: u64) -> bool {
@@ -761,36 +768,47 @@ impl AddressSpace {
         Ok(child)
     }
 
-    /// Its reserved ranges, [start, end) each.
-    pub fn reserved_ranges(&self) -> Vec<(u64, u64)> {
-        self.ranges.iter().map(|(&s, &e)| (s, e)).collect()
+    /// A vfork child's space (a `fork_shell`): every range's pages are
+    /// still its parent's (`fill_from`).
+    pub fn inherit_lazily(&mut self) {
+        self.inherited = self.ranges.clone();
+    }
+
+    /// What `inherit_lazily` left to copy, [start, end) each; nothing
+    /// more comes from the parent once `stop_inheriting`.
+    pub fn inherited_ranges(&self) -> Vec<(u64, u64)> {
+        self.inherited.iter().map(|(&s, &e)| (s, e)).collect()
+    }
+
+    pub fn stop_inheriting(&mut self) {
+        self.inherited.clear();
     }
 
     /// A vfork child's first touch of `page` (lazy_copy.rs): a copy of
-    /// `parent`'s page there, as it is now, with its protection. False if
-    /// this space has no range there (or its main stack grows its own
-    /// page there), or the parent no page of its own (none, a shared
-    /// file's, an attachment's).
-    pub fn fill_from(&mut self, parent: &AddressSpace, page: u64) -> bool {
-        let still_to_grow = self.grows.is_some_and(|g| (g.bottom..g.low).contains(&page));
-        if !self.is_covered(page, page + PAGE_SIZE) || still_to_grow {
-            return false;
-        }
+    /// `parent`'s page there, as it is now, with its protection. Ok(true)
+    /// if it has a page there now; Ok(false) if that page is not its
+    /// parent's to give (it mapped or unmapped the range itself, its main
+    /// stack grows its own page there, the parent has none of its own
+    /// there: none, a shared file's, an attachment's); ENOMEM.
+    pub fn fill_from(&mut self, parent: &AddressSpace, page: u64) -> Result<bool, Errno> {
         if self.translate(page).is_some() {
-            return true;
+            return Ok(true);
+        }
+        let inherited = self.inherited.range(..=page).next_back().is_some_and(|(_, &e)| e > page);
+        let still_to_grow = self.grows.is_some_and(|g| (g.bottom..g.low).contains(&page));
+        if !inherited || still_to_grow {
+            return Ok(false);
         }
         if parent.shared_end(page).or_else(|| parent.attached_end(page)).is_some() {
-            return false;
+            return Ok(false);
         }
-        let Some(t) = parent.translate(page) else { return false };
-        let Some(frame) = mem::alloc_frames(1, 1) else { return false };
+        let Some(t) = parent.translate(page) else { return Ok(false) };
+        let frame = mem::alloc_frames(1, 1).ok_or(ENOMEM)?;
         let access = Access { read: true, write: t.writable, exec: t.executable };
-        if self.map_or_free(page, frame, false, access).is_err() {
-            return false;
-        }
+        self.map_or_free(page, frame, false, access)?;
         physmem::copy_within(t.phys, frame, PAGE_SIZE as usize);
         self.pages.mark_dirty(&mut Tables, page, page + PAGE_SIZE);
-        true
+        Ok(true)
     }
 
     /// A forked child that will never run gives back the memory its copy

@@ -130,7 +130,7 @@ pub fn mprotect(c: &mut Call) -> SysResult {
         return Ok(0);
     }
     // A vfork child's pages not copied yet would come with the parent's.
-    lazy_copy::fill_range(c.process, addr, len);
+    lazy_copy::fill_range(c.process, addr, len)?;
     let r = c.process.vm.lock().protect(addr, len, access(prot));
     // Taking access away must reach every core and the host's mirror;
     // giving it may have replaced a page table (settle frees it).
@@ -150,7 +150,7 @@ pub fn mremap(c: &mut Call) -> SysResult {
     // A shared file range that moves or shrinks is no longer written back
     // (README): descriptors it alone kept are closed.
     let kept = write_back::kept_in(c, old, old.saturating_add(vm::page_up(old_len)));
-    lazy_copy::fill_range(c.process, old, old_len);
+    lazy_copy::fill_range(c.process, old, old_len)?;
     let mut freed = vm::Freed::new();
     let r =
         c.process.vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
@@ -167,7 +167,7 @@ pub fn madvise(c: &mut Call) -> SysResult {
     // DONTNEED'ed anonymous memory reads as zero afterwards (glibc's
     // malloc relies on it); other advice changes nothing here.
     if advice == MADV_DONTNEED {
-        lazy_copy::fill_range(c.process, addr, len);
+        lazy_copy::fill_range(c.process, addr, len)?;
         c.process.vm.lock().zero(addr, len);
         // Dirty marks were cleared: no core and no mirror mapping may skip
         // setting them again.

@@ -10,7 +10,8 @@ use hal::physmem;
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::{launch, lazy_copy, uaccess, Process};
+use crate::process::vm::AddressSpace;
+use crate::process::{launch, lazy_copy, uaccess, with_both_vms, Process};
 
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;
@@ -75,15 +76,20 @@ fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
         return if ok.is_ok() { len } else { 0 };
     }
     // A vfork child's pages come from its parent, under both their locks.
-    lazy_copy::fill_range(src, from, len);
-    lazy_copy::fill_range(dst, to, len);
-    // Locked in address order and unlocked in the reverse (each guard
-    // restores the interrupt flag it found, so the last taken goes first).
-    let src_first = (src as *const Process) < (dst as *const Process);
-    let (first, second) = if src_first { (src, dst) } else { (dst, src) };
-    let mut first = first.vm.lock();
-    let mut second = second.vm.lock();
-    let (s, d) = if src_first { (&mut *first, &mut *second) } else { (&mut *second, &mut *first) };
+    let _ = lazy_copy::fill_range(src, from, len);
+    let _ = lazy_copy::fill_range(dst, to, len);
+    with_both_vms(src, dst, |s, d| copy_locked(src, s, from, dst, d, to, len))
+}
+
+fn copy_locked(
+    src: &Process,
+    s: &mut AddressSpace,
+    from: u64,
+    dst: &Process,
+    d: &mut AddressSpace,
+    to: u64,
+    len: u64,
+) -> u64 {
     let mut done = 0;
     while done < len {
         let a = uaccess::page_of(src, s, from + done);
@@ -97,8 +103,6 @@ fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
     }
     // Written through the kernel's mapping: MADV_DONTNEED must zero it.
     d.mark_written(to, to + done);
-    drop(second);
-    drop(first);
     done
 }
 

@@ -14,7 +14,7 @@ use atoll_abi::*;
 use lwk_logic::errno::*;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
-use super::{launch, pins, Process};
+use super::{launch, lazy_copy, pins, Process};
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::{Queue, SpinLock};
 use crate::tlb;
@@ -87,6 +87,10 @@ pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
     if io.size == 0 || !aligned || io.vaddr.checked_add(io.size).is_none() {
         return Err(EINVAL);
     }
+    // Pages that get memory only when touched (the main stack's, a vfork
+    // child's) get it now: the segment's frames are fixed from here on.
+    lazy_copy::fill_range(p, io.vaddr, io.size)?;
+    p.grow_stack_over(io.vaddr, io.size);
     let mut req = request(p, io);
     {
         // Pinned under the lock: no munmap can free a frame in between.
