@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Processes in an enclave vs on Linux, in one test-VM run, on the same vCPU
 (alone on a host CPU when the host has two): pthread_create + join,
-fork + exit + wait, a signal round trip (kill self, handler, sigreturn),
+fork + exit + wait, posix_spawn + wait from a program holding 64 MiB
+(a vfork child: the enclave copies only what it touches), a signal round trip (kill self, handler, sigreturn),
 and two CPU-bound programs sharing the one core (each should get half).
 Prints ratios against the same run's Linux figures; writes
 process-bench.{json,md,png} to --out-dir (default bench/results)."""
@@ -23,11 +24,13 @@ RESULTS = os.path.join(HERE, "results")
 SIDES = ["linux", "enclave"]
 PER_CALL = [("threads", "thread_create", "ns_per_thread", "pthread_create + join"),
             ("fork", "fork_wait", "ns_per_fork", "fork + exit + wait"),
+            ("spawn", "spawn_wait", "ns_per_spawn", "posix_spawn + wait from a 64 MiB program"),
             ("signal", "signal_rtt", "ns_per_signal", "signal round trip")]
 
 
 def run_vm(args, cpus):
     guest_vars = {"ONE": cpus[0][-1], "REPS": args.reps, "THREADS": args.threads, "FORKS": args.forks,
+                  "SPAWNS": args.spawns,
                   "SIGNALS": args.signals, "SECONDS": args.seconds}
     return guest_vars, boot_guest("process_bench", "process_guest.sh", guest_vars, cpus, args.timeout, args.quiet)
 
@@ -119,6 +122,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--threads", type=int, default=500, help="threads created per repetition")
     ap.add_argument("--forks", type=int, default=100, help="forks per repetition")
+    ap.add_argument("--spawns", type=int, default=20, help="posix_spawns per repetition")
     ap.add_argument("--signals", type=int, default=20000, help="signals per repetition")
     ap.add_argument("--seconds", type=float, default=4, help="seconds of each CPU-share run")
     ap.add_argument("--timeout", type=int, default=1800)
