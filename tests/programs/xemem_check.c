@@ -239,6 +239,24 @@ static int run_crash(const char *name, size_t size, const char *dir)
 	return 1;
 }
 
+/* Exports [buf, buf + size) and attaches it in this same process. */
+static unsigned char *export_and_attach(void *buf, size_t size, xpmem_segid_t *segid,
+					xpmem_apid_t *apid)
+{
+	unsigned char *p;
+
+	*segid = xpmem_make(buf, size, XPMEM_PERMIT_MODE, (void *)0600);
+	if (*segid < 0)
+		die("xpmem_make");
+	*apid = xpmem_get(*segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
+	if (*apid < 0)
+		die("xpmem_get");
+	p = xpmem_attach((struct xpmem_addr){ *apid, 0 }, size, NULL);
+	if (p == (void *)-1)
+		die("xpmem_attach");
+	return p;
+}
+
 static int run_cycles(long n, size_t size)
 {
 	unsigned char *buf = memory(size), *p;
@@ -247,15 +265,7 @@ static int run_cycles(long n, size_t size)
 
 	for (long i = 0; i < n; i++) {
 		fill(buf, size, (int)i);
-		segid = xpmem_make(buf, size, XPMEM_PERMIT_MODE, (void *)0600);
-		if (segid < 0)
-			die("xpmem_make");
-		apid = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
-		if (apid < 0)
-			die("xpmem_get");
-		p = xpmem_attach((struct xpmem_addr){ apid, 0 }, size, NULL);
-		if (p == (void *)-1)
-			die("xpmem_attach");
+		p = export_and_attach(buf, size, &segid, &apid);
 		if (check(p, size, 0, (int)i) >= 0) {
 			printf("FAIL cycle %ld: the attachment shows other bytes\n", i);
 			return 1;
@@ -281,15 +291,7 @@ static int run_stack(void)
 	xpmem_segid_t segid;
 	xpmem_apid_t apid;
 
-	segid = xpmem_make(buf, size, XPMEM_PERMIT_MODE, (void *)0600);
-	if (segid < 0)
-		die("xpmem_make");
-	apid = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
-	if (apid < 0)
-		die("xpmem_get");
-	p = xpmem_attach((struct xpmem_addr){ apid, 0 }, size, NULL);
-	if (p == (void *)-1)
-		die("xpmem_attach");
+	p = export_and_attach(buf, size, &segid, &apid);
 	fill(p, size, 3);
 	printf("stack export: %s\n", check(buf, size, 0, 3) < 0 ? "same bytes" : "differs");
 	if (xpmem_detach(p) || xpmem_release(apid) || xpmem_remove(segid))
