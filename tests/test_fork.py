@@ -89,8 +89,10 @@ def test_a_large_program_spawns_without_a_second_copy_of_its_memory(vm, programs
     """posix_spawn and vfork + execve from a program holding 160 MiB of a
     256 MiB enclave: the children run on what they touch of the parent's
     memory, as on Linux, so they start although the enclave could not hold
-    a second copy (a full copy failed with ENOMEM); memory a vfork child
-    maps itself is its own, and its fork copies the parent's bytes; the
+    a second copy (a full copy failed with ENOMEM); posix_spawn reports a
+    missing file, and a vfork child's write to its caller's variable
+    reaches the parent, as on Linux; memory a vfork child maps itself is
+    its own, and its fork copies the parent's bytes; the
     parent's memory is untouched and the enclave's memory comes back."""
     res = vm(r'''
 { /extra/spawn_big 160 /extra/hello && /extra/spawn_big 16 /extra/hello fork; } > /tmp/linux.out 2>&1
@@ -112,6 +114,8 @@ atoll destroy e > /dev/null || exit 10
     for i in range(3):
         assert f"posix_spawn {i}: started, child exit 0" in out, out
     assert "vfork 0: child exit 0" in out and "vfork 2: child exit 3" in out, out
+    assert "posix_spawn of a missing file: No such file or directory" in out, out
+    assert "variable set by a vfork child: 42" in out, out
     assert "vfork child's own mapping reads zeros: child exit 0" in out, out
     assert "vfork child's fork: grandchild exit 3" in out, out
     assert "parent's 160 MiB as it wrote them: yes" in out, out

@@ -4,10 +4,13 @@
  * execve of PROGRAM, three times each, after writing MIB MiB. Linux runs
  * such children on the parent's memory; an enclave copies only what they
  * touch, so this works even when the enclave could not hold a second copy
- * of the parent. Then vfork children that map memory of their own (it
- * reads as zeros, not as the parent's) and that fork (the grandchild sees
- * the parent's bytes; only with "fork": that copies all of the parent's
- * memory first). Prints the same lines on Linux.
+ * of the parent. Then posix_spawn of a missing file (the error comes
+ * back through posix_spawn, which learns it from the child's write to
+ * its caller's frame), a vfork child that sets its caller's variable,
+ * vfork children that map memory of their own (it reads as zeros, not as
+ * the parent's) and that fork (the grandchild sees the parent's bytes;
+ * only with "fork": that copies all of the parent's memory first).
+ * Prints the same lines on Linux.
  *   spawn_big MIB PROGRAM [fork]
  */
 #include <spawn.h>
@@ -64,6 +67,30 @@ int main(int argc, char **argv)
 			_exit(127);
 		}
 		printf("vfork %d: child exit %d\n", i, pid < 0 ? -1 : exit_code(pid));
+	}
+	/* glibc's child writes exec's errno where the parent's call reads it. */
+	{
+		char *missing[] = { "/no/such/program", NULL };
+		pid_t pid;
+		int r = posix_spawn(&pid, missing[0], NULL, NULL, missing, environ);
+
+		printf("posix_spawn of a missing file: %s\n", r ? strerror(r) : "started");
+		if (!r)
+			exit_code(pid);
+	}
+	/* Its caller's variable, set by a vfork child that then ends. */
+	{
+		volatile int set_by_child = 1;
+		pid_t pid;
+
+		fflush(stdout);
+		pid = vfork();
+		if (pid == 0) {
+			set_by_child = 42;
+			_exit(0);
+		}
+		exit_code(pid);
+		printf("variable set by a vfork child: %d\n", set_by_child);
 	}
 	/* A page of the child's own where the parent had one: zeros. */
 	unsigned char *scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,

@@ -143,7 +143,9 @@ pub fn fork(
     // The child starts once both are done, and the parent goes on.
     let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
     let posted = delegate::post(u, atoll_abi::CALL_FORK, 0, args);
-    let copied = copy_memory(parent, &child, flags, child_tid);
+    let page = frame.rsp & !0xfff;
+    let window = (page, page + lazy_copy::GIVE_BACK);
+    let copied = copy_memory(parent, &child, flags, child_tid, window);
     let served = posted.wait().map(|a| a.ret);
     match (served, copied) {
         (Ok(host_pid), Ok(())) if host_pid > 0 => {
@@ -223,6 +225,8 @@ pub fn execed(p: &Process) {
 
 /// The process's last thread ended: its parent, if alive, may reap it.
 pub fn ended(p: &Arc<Process>) {
+    // Before its vfork parent goes on.
+    lazy_copy::give_back(p);
     p.family.ended.store(true, Ordering::Release);
     p.family.child_ended.wake_all(true);
     let Some(parent) = p.family.parent.as_ref().and_then(Weak::upgrade) else { return };
@@ -317,11 +321,12 @@ fn copy_memory(
     child: &Arc<Process>,
     flags: u64,
     child_tid: u64,
+    give_back: (u64, u64),
 ) -> Result<(), Errno> {
     let vfork = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
     let copied = with_both_vms(parent, child, |from, to| {
         if vfork {
-            to.inherit_lazily();
+            to.inherit_lazily(give_back);
             from.share_file_pages_with(to)
         } else {
             from.copy_pages_to(to)

@@ -3,8 +3,10 @@
 //! execs or ends. Here it has an address space of its own with the parent's
 //! layout and no private pages, and copies a parent page the first time it
 //! touches it (a fault, a kernel copy, or Linux performing one of its
-//! calls): it sees the parent's memory as it is then, its own writes stay
-//! its own, and spawning costs the same whatever the parent's size (a full
+//! calls): it sees the parent's memory as it is then, and its own writes
+//! stay its own, except those to the stack frames of the parent's thread
+//! that waits for it, which reach the parent if it ends without exec
+//! (`give_back`). Spawning costs the same whatever the parent's size (a full
 //! copy made a large program's system() slow, and failed once the enclave
 //! could not hold a second copy).
 
@@ -39,6 +41,21 @@ pub fn fill_range(child: &Process, va: u64, len: u64) -> Result<(), Errno> {
         page += PAGE_SIZE;
     }
     Ok(())
+}
+
+/// How much of the stack above the vforking thread's stack pointer a
+/// vfork child's writes reach the parent in (glibc's posix_spawn reports a
+/// failed exec there; a vfork child may set its caller's variables).
+pub const GIVE_BACK: u64 = 16 << 10;
+
+/// A vfork child that ends without exec: its writes to the waiting
+/// thread's stack frames reach the parent (`GIVE_BACK`).
+pub fn give_back(child: &Process) {
+    if !child.lazy_memory.load(Ordering::Acquire) {
+        return;
+    }
+    let Some(parent) = child.family.parent() else { return };
+    with_both_vms(child, &parent, |mine, theirs| mine.give_back_to(theirs));
 }
 
 /// Before a vfork child forks: it copies every page it has not yet, and is

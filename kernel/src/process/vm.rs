@@ -56,6 +56,9 @@ pub struct AddressSpace {
     /// when first touched (lazy_copy.rs); what it maps or unmaps itself
     /// leaves this set.
     inherited: BTreeMap<u64, u64>,
+    /// A vfork child's part of the stack of the parent's thread that
+    /// waits for it: given back to the parent if it ends without exec.
+    give_back: Option<(u64, u64)>,
     brk_start: u64,
     brk: u64,
     /// The heap is mapped up to here (a 2 MiB boundary past `brk`).
@@ -166,6 +169,7 @@ impl AddressSpace {
             pages,
             ranges: BTreeMap::new(),
             inherited: BTreeMap::new(),
+            give_back: None,
             brk_start,
             brk: brk_start,
             heap_end: brk_start,
@@ -769,9 +773,30 @@ impl AddressSpace {
     }
 
     /// A vfork child's space (a `fork_shell`): every range's pages are
-    /// still its parent's (`fill_from`).
-    pub fn inherit_lazily(&mut self) {
+    /// still its parent's (`fill_from`); what it writes in [give_back.0,
+    /// give_back.1) goes back to the parent if it ends (`give_back_to`).
+    pub fn inherit_lazily(&mut self, give_back: (u64, u64)) {
         self.inherited = self.ranges.clone();
+        self.give_back = Some(give_back);
+    }
+
+    /// A vfork child that ended without exec: its pages in the window
+    /// `inherit_lazily` named (the waiting thread's stack frames, which
+    /// only the child could change meanwhile) are copied over the
+    /// parent's, as if they had been shared, as on Linux.
+    pub fn give_back_to(&self, parent: &mut AddressSpace) {
+        let Some((start, end)) = self.give_back else { return };
+        for page in (start..end).step_by(PAGE_SIZE as usize) {
+            let inherited =
+                self.inherited.range(..=page).next_back().is_some_and(|(_, &e)| e > page);
+            let (Some(mine), Some(theirs)) = (self.translate(page), parent.translate(page)) else {
+                continue;
+            };
+            if inherited && theirs.writable {
+                physmem::copy_within(mine.phys, theirs.phys, PAGE_SIZE as usize);
+                parent.mark_written(page, page + PAGE_SIZE);
+            }
+        }
     }
 
     /// What `inherit_lazily` left to copy, [start, end) each; nothing
