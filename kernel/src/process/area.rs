@@ -161,6 +161,15 @@ impl Area {
         self.region().read(Self::slot_offset(i) + offset_of!(Slot, ret))
     }
 
+    /// The number of the host's last PAGE_WANTED question in slot `i`
+    /// (the state bits clear): a new call in the slot keeps it, so that a
+    /// late answer to an earlier call's question cannot pass for one to
+    /// the next.
+    pub fn fault_number(self, i: usize) -> u32 {
+        let at = Self::slot_offset(i) + offset_of!(Slot, fault_state);
+        self.region().atomic_u32(at).load(Ordering::Acquire) & !FAULT_STATE_MASK
+    }
+
     /// The question the host asked in slot `i` (PAGE_WANTED): its number,
     /// the page, and whether its worker writes there; None unless one waits.
     pub fn fault_asked(self, i: usize) -> Option<(u32, u64, bool)> {

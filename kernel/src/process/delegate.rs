@@ -233,7 +233,16 @@ pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
     mark_waiting(me, g);
     area.fill_slot(
         i,
-        Slot { state: SLOT_IDLE, cpu: me as u32, kind, tid: u.tid, nr, args, ..Slot::default() },
+        Slot {
+            state: SLOT_IDLE,
+            cpu: me as u32,
+            kind,
+            tid: u.tid,
+            nr,
+            args,
+            fault_state: area.fault_number(i),
+            ..Slot::default()
+        },
     );
     area.slot_state(i).store(SLOT_REQUEST, Ordering::Release);
     cpu::restore_interrupts(irqs);

@@ -35,6 +35,8 @@ pub struct Family {
     /// It has called execve (a vfork parent waits for this or the end).
     execed: AtomicBool,
     pub fork_start: SpinLock<Option<ForkStart>>,
+    /// A forked child's first thread was started.
+    pub ran: AtomicBool,
     /// CPU time of the children it has waited for (RUSAGE_CHILDREN, times).
     pub children_time: SpinLock<Times>,
     /// Process group and session (LWK pids of their leaders).
@@ -51,6 +53,7 @@ impl Family {
             ended: AtomicBool::new(false),
             execed: AtomicBool::new(false),
             fork_start: SpinLock::new(None),
+            ran: AtomicBool::new(false),
             children_time: SpinLock::new(Times::default()),
             pgid: AtomicU32::new(0),
             sid: AtomicU32::new(0),
@@ -93,8 +96,9 @@ const CSIGNAL: u64 = 0xff;
 
 /// fork, vfork and process-making clones: the child gets a copy of the
 /// memory (CLONE_VM and CLONE_VFORK included: the child runs on a copy,
-/// made as it touches each page, so a posix_spawn child's writes do not
-/// reach the parent). Returns the child's pid.
+/// made as it touches each page; only what it changes in its waiting
+/// parent thread's frames reaches the parent, `lazy_copy`). Returns the
+/// child's pid.
 pub fn fork(
     parent: &Arc<Process>,
     u: &UserThread,
@@ -143,9 +147,7 @@ pub fn fork(
     // The child starts once both are done, and the parent goes on.
     let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
     let posted = delegate::post(u, atoll_abi::CALL_FORK, 0, args);
-    let page = frame.rsp & !0xfff;
-    let window = (page, page + lazy_copy::GIVE_BACK);
-    let copied = copy_memory(parent, &child, flags, child_tid, window);
+    let copied = copy_memory(parent, &child, flags, child_tid, frame.rsp);
     let served = posted.wait().map(|a| a.ret);
     match (served, copied) {
         (Ok(host_pid), Ok(())) if host_pid > 0 => {
@@ -321,12 +323,12 @@ fn copy_memory(
     child: &Arc<Process>,
     flags: u64,
     child_tid: u64,
-    give_back: (u64, u64),
+    stack_pointer: u64,
 ) -> Result<(), Errno> {
     let vfork = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
     let copied = with_both_vms(parent, child, |from, to| {
         if vfork {
-            to.inherit_lazily(give_back);
+            to.inherit_lazily(stack_pointer, lazy_copy::GIVE_BACK);
             from.share_file_pages_with(to)
         } else {
             from.copy_pages_to(to)

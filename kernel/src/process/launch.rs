@@ -309,7 +309,10 @@ pub fn start_forked(child: &Arc<Process>) -> bool {
     }
     let Some(f) = child.family.fork_start.lock().take() else { return true };
     let (frame, fs, clear, mask) = (f.frame, f.fs_base, f.clear_child_tid, f.signal_mask);
+    // Before it can end (on another core).
+    child.family.ran.store(true, Ordering::Release);
     if thread::spawn_user_thread(child, frame, fs, clear, child.pid, mask, f.altstack).is_err() {
+        child.family.ran.store(false, Ordering::Release);
         child.begin_exit(SIGKILL);
         program_ended(child);
     }

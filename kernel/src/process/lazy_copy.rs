@@ -48,10 +48,12 @@ pub fn fill_range(child: &Process, va: u64, len: u64) -> Result<(), Errno> {
 /// failed exec there; a vfork child may set its caller's variables).
 pub const GIVE_BACK: u64 = 16 << 10;
 
-/// A vfork child that ends without exec: its writes to the waiting
-/// thread's stack frames reach the parent (`GIVE_BACK`).
+/// A vfork child that ends without exec (or fork, after which it is an
+/// ordinary process): the bytes it changed in the waiting thread's stack
+/// frames reach the parent (`GIVE_BACK`).
 pub fn give_back(child: &Process) {
-    if !child.lazy_memory.load(Ordering::Acquire) {
+    // Not after exec, nor for a child that never ran (a failed fork).
+    if !child.lazy_memory.load(Ordering::Acquire) || !child.family.ran.load(Ordering::Acquire) {
         return;
     }
     let Some(parent) = child.family.parent() else { return };

@@ -57,8 +57,11 @@ pub struct AddressSpace {
     /// leaves this set.
     inherited: BTreeMap<u64, u64>,
     /// A vfork child's part of the stack of the parent's thread that
-    /// waits for it: given back to the parent if it ends without exec.
+    /// waits for it: what it changes there goes back to the parent if it
+    /// ends without exec. Each page copied from there keeps the parent's
+    /// frame and bytes as they were (`give_back_to` compares).
     give_back: Option<(u64, u64)>,
+    originals: BTreeMap<u64, (u64, Vec<u8>)>,
     brk_start: u64,
     brk: u64,
     /// The heap is mapped up to here (a 2 MiB boundary past `brk`).
@@ -170,6 +173,7 @@ impl AddressSpace {
             ranges: BTreeMap::new(),
             inherited: BTreeMap::new(),
             give_back: None,
+            originals: BTreeMap::new(),
             brk_start,
             brk: brk_start,
             heap_end: brk_start,
@@ -773,27 +777,41 @@ impl AddressSpace {
     }
 
     /// A vfork child's space (a `fork_shell`): every range's pages are
-    /// still its parent's (`fill_from`); what it writes in [give_back.0,
-    /// give_back.1) goes back to the parent if it ends (`give_back_to`).
-    pub fn inherit_lazily(&mut self, give_back: (u64, u64)) {
+    /// still its parent's (`fill_from`); what it changes in [stack_pointer,
+    /// stack_pointer + window), within the range that holds it, goes back
+    /// to the parent if it ends without exec (`give_back_to`).
+    pub fn inherit_lazily(&mut self, stack_pointer: u64, window: u64) {
         self.inherited = self.ranges.clone();
-        self.give_back = Some(give_back);
+        let range_end = self.ranges.range(..=stack_pointer).next_back().map(|(_, &e)| e);
+        self.give_back = range_end
+            .filter(|&e| e > stack_pointer)
+            .map(|e| (stack_pointer, e.min(stack_pointer.saturating_add(window))));
     }
 
-    /// A vfork child that ended without exec: its pages in the window
-    /// `inherit_lazily` named (the waiting thread's stack frames, which
-    /// only the child could change meanwhile) are copied over the
-    /// parent's, as if they had been shared, as on Linux.
+    /// A vfork child that ended without exec: the bytes it changed in the
+    /// window `inherit_lazily` named (the waiting thread's stack frames)
+    /// are written over the parent's, as if they had been shared, as on
+    /// Linux; the parent's other bytes stay as they are. Only where the
+    /// parent still has the frame the child copied, as private memory.
     pub fn give_back_to(&self, parent: &mut AddressSpace) {
-        let Some((start, end)) = self.give_back else { return };
-        for page in (start..end).step_by(PAGE_SIZE as usize) {
-            let inherited =
-                self.inherited.range(..=page).next_back().is_some_and(|(_, &e)| e > page);
+        for (&page, (frame, before)) in &self.originals {
             let (Some(mine), Some(theirs)) = (self.translate(page), parent.translate(page)) else {
                 continue;
             };
-            if inherited && theirs.writable {
-                physmem::copy_within(mine.phys, theirs.phys, PAGE_SIZE as usize);
+            let shared = parent.shared_end(page).or_else(|| parent.attached_end(page)).is_some();
+            if shared || !theirs.writable || theirs.phys != *frame {
+                continue;
+            }
+            let mut now = alloc::vec![0u8; PAGE_SIZE as usize];
+            physmem::copy_from(mine.phys, &mut now);
+            let mut changed = false;
+            for (i, (&b, &was)) in now.iter().zip(before.iter()).enumerate() {
+                if b != was {
+                    physmem::copy_to(theirs.phys + i as u64, &[b]);
+                    changed = true;
+                }
+            }
+            if changed {
                 parent.mark_written(page, page + PAGE_SIZE);
             }
         }
@@ -833,6 +851,12 @@ impl AddressSpace {
         self.map_or_free(page, frame, false, access)?;
         physmem::copy_within(t.phys, frame, PAGE_SIZE as usize);
         self.pages.mark_dirty(&mut Tables, page, page + PAGE_SIZE);
+        let window = self.give_back.is_some_and(|(s, e)| page + PAGE_SIZE > s && page < e);
+        if window {
+            let mut before = alloc::vec![0u8; PAGE_SIZE as usize];
+            physmem::copy_from(frame, &mut before);
+            self.originals.insert(page, (t.phys, before));
+        }
         Ok(true)
     }
 
