@@ -81,10 +81,7 @@ impl Family {
     /// The parent's pid while it lives; 1 (Linux's reaper) otherwise, and
     /// for a program `atoll run` started.
     pub fn ppid(&self) -> u32 {
-        match self.parent.as_ref().and_then(Weak::upgrade) {
-            Some(p) => p.pid,
-            None => 1,
-        }
+        self.parent().map_or(1, |p| p.pid)
     }
 }
 
@@ -231,7 +228,7 @@ pub fn ended(p: &Arc<Process>) {
     lazy_copy::give_back(p);
     p.family.ended.store(true, Ordering::Release);
     p.family.child_ended.wake_all(true);
-    let Some(parent) = p.family.parent.as_ref().and_then(Weak::upgrade) else { return };
+    let Some(parent) = p.family.parent() else { return };
     parent.family.child_ended.wake_all(true);
     // A child its parent does not list is one whose fork failed: the parent
     // never had its pid, so no SIGCHLD tells of it.

@@ -12,10 +12,9 @@
 
 use core::sync::atomic::Ordering;
 use lwk_logic::errno::Errno;
+use lwk_logic::user_pages::PAGE_SIZE;
 
 use super::{with_both_vms, Process};
-
-const PAGE_SIZE: u64 = 4096;
 
 /// Gives `child` a copy of its parent's page at `va` if it is a vfork
 /// child that has none there yet; true if it has a page there now, ENOMEM.
