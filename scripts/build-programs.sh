@@ -37,7 +37,7 @@ case $what in tests|all)
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"
-    cc signals -pthread "$T/signals.c"
+    cc signals -pthread "$T/signals.c" -lm
     cc cputime -pthread "$T/cputime.c"
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc unmap_inflight -pthread "$T/unmap_inflight.c"

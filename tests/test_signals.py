@@ -3,6 +3,7 @@ alarm, setitimer and POSIX timers (to the process, to one thread),
 between threads, SA_RESTART on a delegated blocking
 read, a SIGSEGV handler that longjmps out,
 sigaltstack, siginfo, masks, sigtimedwait, the FPU kept across handlers
+(its frame at every place in a page)
 (tests/programs/signals.c); a signal from one program to another in the
 enclave; SIGTERM given to `atoll run` reaching the program's handler."""
 
@@ -41,6 +42,7 @@ atoll destroy e > /dev/null || exit 10
                  "segv: read-only page: signal 11 at offset 8, SEGV_ACCERR",
                  "sigaltstack: handler on the alternate stack: yes",
                  "fpu: handlers ran: yes, sums equal: yes",
+                 "fpu: rounding mode back after the handler, frames at 64 places in a page: 64",
                  "SA_RESTART: read returned 1 after the handler ran 1 time",
                  "no SA_RESTART: read returned -1 (EINTR) after the handler ran 1 time",
                  "timer_create: 3 expiries, SI_TIMER with its value: yes, still armed: yes",

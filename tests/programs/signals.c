@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fenv.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -25,6 +26,8 @@ static volatile pid_t handler_tid, sender_pid;
 static sigjmp_buf escape;
 static volatile void *fault_addr;
 static char altstack[64 * 1024];
+/* Alternate stacks ending at every 64-byte step of a page (see check_fpu_frames). */
+static char page_stacks[3 * 4096] __attribute__((aligned(4096)));
 /* An address no program maps (volatile: the compiler cannot see through it). */
 static volatile uintptr_t unmapped = 16;
 
@@ -226,6 +229,37 @@ static void check_fpu(void)
 	printf("fpu: handlers ran: %s, sums equal: %s\n", hits ? "yes" : "no", a == b ? "yes" : "no");
 }
 
+static void on_round(int sig)
+{
+	fesetround(FE_UPWARD);
+	where_ok = fegetround() == FE_UPWARD;
+}
+
+/*
+ * A handler changes the rounding mode; the one it interrupted must be back
+ * after it. The alternate stack's top moves by 64 bytes through a page, so
+ * the frame's FPU state sits at every place in it, across a page boundary too.
+ */
+static void check_fpu_frames(void)
+{
+	int offset, kept = 0;
+
+	handle(SIGUSR2, on_round, SA_ONSTACK);
+	for (offset = 0; offset < 4096; offset += 64) {
+		stack_t ss = { .ss_sp = page_stacks, .ss_size = 8192 + offset };
+
+		sigaltstack(&ss, NULL);
+		fesetround(FE_DOWNWARD);
+		where_ok = 0;
+		raise(SIGUSR2);
+		kept += where_ok && fegetround() == FE_DOWNWARD;
+		fesetround(FE_TONEAREST);
+		ss.ss_flags = SS_DISABLE;
+		sigaltstack(&ss, NULL);
+	}
+	printf("fpu: rounding mode back after the handler, frames at 64 places in a page: %d\n", kept);
+}
+
 static void *late_writer(void *arg)
 {
 	struct timespec ts = { 0, 300 * 1000 * 1000 };
@@ -358,6 +392,7 @@ int main(int argc, char **argv)
 	check_siginfo_and_masks();
 	check_sigtimedwait();
 	check_fpu();
+	check_fpu_frames();
 	check_restart(SA_RESTART, "SA_RESTART");
 	check_restart(0, "no SA_RESTART");
 	check_posix_timers();

@@ -7,7 +7,7 @@
 use core::cell::UnsafeCell;
 
 use crate::idt::TrapFrame;
-use crate::{cpu, gdt, percpu};
+use crate::{cpu, gdt, percpu, physmem};
 
 /// `TrapFrame::vector` of a system call, outside the interrupt vectors.
 pub const SYSCALL_MARK: u64 = 0x100;
@@ -204,10 +204,43 @@ pub fn save_fpu() -> [u8; FPU_STATE_SIZE] {
     fx.0
 }
 
-/// Loads the running thread's x87/SSE registers from an image a program
-/// gave (rt_sigreturn): MXCSR bits the CPU does not support are cleared
-/// first, as FXRSTOR faults on them.
-pub fn load_fpu(image: &[u8; FPU_STATE_SIZE]) {
+/// FXSAVE of the running thread's x87/SSE registers straight into owned
+/// RAM at `phys` (16-byte aligned, 512 bytes): a signal frame's FPU state
+/// without a staging copy.
+pub fn save_fpu_to(phys: u64) {
+    assert!(phys.is_multiple_of(16), "unaligned FXSAVE area");
+    // SAFETY: [phys, phys + 512) is an owned, direct-mapped frame's range,
+    // as for physmem::copy_to (the process layer passes only frames its
+    // page tables own, under its lock), and aligned; FXSAVE stores plain
+    // bytes there. The registers are the user thread's, as in save_fpu.
+    unsafe {
+        core::arch::asm!("fxsave64 [{}]", in(reg) physmem::phys_to_virt(phys), options(nostack))
+    };
+}
+
+/// An x87/SSE image a program gave (rt_sigreturn), to load with `load_fpu`.
+pub struct FpuImage(FxArea);
+
+impl FpuImage {
+    pub fn new() -> Self {
+        FpuImage(FxArea([0; FPU_STATE_SIZE]))
+    }
+
+    pub fn bytes_mut(&mut self) -> &mut [u8; FPU_STATE_SIZE] {
+        &mut self.0 .0
+    }
+}
+
+impl Default for FpuImage {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Loads the running thread's x87/SSE registers from `image`: MXCSR bits
+/// the CPU does not support are cleared first, as FXRSTOR faults on them.
+pub fn load_fpu(image: &mut FpuImage) {
+    let fx = &mut image.0 .0;
     let word = |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]);
     // The CPU's supported MXCSR bits, from one FXSAVE (0 means the default).
     static MXCSR_MASK: spin::Once<u32> = spin::Once::new();
@@ -215,12 +248,11 @@ pub fn load_fpu(image: &[u8; FPU_STATE_SIZE]) {
         0 => 0xffbf,
         m => m,
     });
-    let mut fx = FxArea(*image);
-    let mxcsr = word(image, MXCSR_OFFSET) & mask;
-    fx.0[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&mxcsr.to_le_bytes());
+    let mxcsr = word(fx, MXCSR_OFFSET) & mask;
+    fx[MXCSR_OFFSET..MXCSR_OFFSET + 4].copy_from_slice(&mxcsr.to_le_bytes());
     // SAFETY: a 16-byte aligned 512-byte image whose MXCSR holds only
     // supported bits; the other fields cannot make FXRSTOR fault.
-    unsafe { core::arch::asm!("fxrstor64 [{}]", in(reg) &fx, options(nostack)) };
+    unsafe { core::arch::asm!("fxrstor64 [{}]", in(reg) &image.0, options(nostack)) };
 }
 
 /// A user thread's CPU state beyond its general registers.
@@ -261,7 +293,7 @@ impl UserCpuState {
     /// execve on the running thread: FPU state and FS base as a new
     /// program's.
     pub fn reset(&self) {
-        load_fpu(&initial_fpu().0);
+        load_fpu(&mut FpuImage(initial_fpu()));
         self.set_fs_base(0);
     }
 

@@ -11,7 +11,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use super::{uaccess, Process, UserThread};
 use crate::sched;
 use crate::sync::SpinLock;
-use hal::user::{is_user_address, FPU_STATE_SIZE};
+use hal::user::{is_user_address, FpuImage, FPU_STATE_SIZE};
 use hal::TrapFrame;
 use lwk_logic::errno::*;
 
@@ -340,8 +340,6 @@ const FRAME_SIZE: u64 = 8 + UCONTEXT_SIZE + 128;
 /// oldmask, cr2, fpstate.
 const SC_FPSTATE: usize = 24;
 pub const RED_ZONE: u64 = 128;
-/// Room for a whole frame: the frame, its alignment and the FPU state.
-const FRAME_BUF: usize = FRAME_SIZE as usize + 16 + 64 + FPU_STATE_SIZE;
 
 /// The registers in sigcontext order (r8..r15, rdi, rsi, rbp, rbx, rdx,
 /// rax, rcx, rsp, rip, eflags).
@@ -402,21 +400,27 @@ fn run_handler(
     sc[21] = old_mask;
     sc[22] = info.addr.unwrap_or(0);
     sc[SC_FPSTATE] = fpstate;
-    // The whole frame, FPU state included, in one write: [sp, fpstate + 512).
-    let mut buf = [0u8; FRAME_BUF];
-    let bytes = &mut buf[..(fpstate - sp) as usize + FPU_STATE_SIZE];
-    let mut put = |at: u64, data: &[u8]| {
-        let i = (at - sp) as usize;
-        bytes[i..i + data.len()].copy_from_slice(data);
-    };
-    let words = |w: &[u64]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<alloc::vec::Vec<u8>>();
-    put(sp, &words(&[restorer, 0, 0, ss_sp, stack_flags, ss_size]));
-    put(uc + UC_MCONTEXT, &words(&sc));
-    put(uc + UC_SIGMASK, &old_mask.to_le_bytes());
+    // The frame by words from sp up: the return address, the ucontext
+    // (flags, link, stack, sigcontext, mask), the siginfo.
+    let mut words = [0u64; FRAME_SIZE as usize / 8];
+    words[..6].copy_from_slice(&[restorer, 0, 0, ss_sp, stack_flags, ss_size]);
+    let at = |offset: u64| ((uc + offset - sp) / 8) as usize;
+    words[at(UC_MCONTEXT)..at(UC_SIGMASK)].copy_from_slice(&sc);
+    words[at(UC_SIGMASK)] = old_mask;
     let siginfo = uc + UCONTEXT_SIZE;
-    put(siginfo, &info.to_bytes());
-    put(fpstate, &hal::user::save_fpu());
-    uaccess::write_bytes(p, sp, bytes)?;
+    for (w, b) in words[at(UCONTEXT_SIZE)..].iter_mut().zip(info.to_bytes().chunks_exact(8)) {
+        *w = u64::from_le_bytes(b.try_into().expect("8 bytes"));
+    }
+    // The frame and the FPU state written in place under one lock (few
+    // large copies: each copy costs much under emulation).
+    let fpu_len = FPU_STATE_SIZE as u64;
+    uaccess::with_writable(p, sp, fpstate + fpu_len - sp, |span| {
+        span.write(sp, words.map(u64::to_le_bytes).as_flattened());
+        match span.contiguous(fpstate, fpu_len) {
+            Some(phys) => hal::user::save_fpu_to(phys),
+            None => span.write(fpstate, &hal::user::save_fpu()),
+        }
+    })?;
 
     frame.rip = handler;
     frame.rsp = sp;
@@ -469,9 +473,9 @@ pub fn sigreturn(u: &UserThread, frame: &mut TrapFrame) -> Result<(), Errno> {
     // The sigcontext and the mask in one read.
     let [sc @ .., mask] = uaccess::read_words::<33>(p, uc + UC_MCONTEXT)?;
     if sc[SC_FPSTATE] != 0 {
-        let mut image = [0u8; FPU_STATE_SIZE];
-        uaccess::read_bytes(p, sc[SC_FPSTATE], &mut image)?;
-        hal::user::load_fpu(&image);
+        let mut image = FpuImage::new();
+        uaccess::read_bytes(p, sc[SC_FPSTATE], image.bytes_mut())?;
+        hal::user::load_fpu(&mut image);
     }
     set_registers(frame, &sc[..18]);
     u.signal_mask.store(mask & !UNBLOCKABLE, Ordering::Release);

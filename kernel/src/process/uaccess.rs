@@ -8,7 +8,7 @@ use core::sync::atomic::AtomicU32;
 use super::{lazy_copy, vm::AddressSpace, Process};
 use hal::physmem;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};
-use lwk_logic::user_pages::Translation;
+use lwk_logic::user_pages::{Translation, PAGE_SIZE};
 
 /// Where `va` leads; the main stack's part without memory yet gets it
 /// first (a system call may be the first to touch it). A vfork child's
@@ -56,6 +56,82 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
     Ok(())
 }
 
+/// Writable program memory [va, va + len), at most a page long, held by
+/// the address-space lock while a closure writes it: a signal frame goes
+/// straight to the program's pages, without a staging copy.
+pub struct UserSpan {
+    va: u64,
+    /// (physical address, length) of each page's part, in order.
+    pieces: [(u64, u64); 2],
+}
+
+impl UserSpan {
+    /// Copies `data` to the program's `at`, which the span holds.
+    pub fn write(&self, at: u64, data: &[u8]) {
+        let mut offset = at - self.va;
+        let mut done = 0;
+        for &(phys, len) in &self.pieces {
+            if done == data.len() {
+                break;
+            }
+            if offset >= len {
+                offset -= len;
+                continue;
+            }
+            let n = ((len - offset) as usize).min(data.len() - done);
+            physmem::copy_to(phys + offset, &data[done..done + n]);
+            done += n;
+            offset = 0;
+        }
+        assert_eq!(done, data.len(), "write outside a user span");
+    }
+
+    /// The physical address of [at, at + len) when it lies in one page.
+    pub fn contiguous(&self, at: u64, len: u64) -> Option<u64> {
+        let mut offset = at - self.va;
+        for &(phys, piece) in &self.pieces {
+            if offset < piece {
+                return (offset + len <= piece).then_some(phys + offset);
+            }
+            offset -= piece;
+        }
+        None
+    }
+}
+
+/// Runs `write` on [va, va + len) (at most a page) once all of it is
+/// mapped writable, under the address-space lock.
+pub fn with_writable<R>(
+    p: &Process,
+    va: u64,
+    len: u64,
+    write: impl FnOnce(&UserSpan) -> R,
+) -> Result<R, Errno> {
+    let end = va.checked_add(len).ok_or(EFAULT)?;
+    if len > PAGE_SIZE {
+        return Err(EFAULT);
+    }
+    let _ = lazy_copy::fill_range(p, va, len);
+    let mut vm = p.vm.lock();
+    let mut span = UserSpan { va, pieces: [(0, 0); 2] };
+    let mut at = va;
+    // A page or less spans at most two pages.
+    for piece in span.pieces.iter_mut() {
+        if at == end {
+            break;
+        }
+        let t = page_of(p, &mut vm, at)?;
+        if !t.writable {
+            return Err(EFAULT);
+        }
+        let n = t.rest_of_page.min(end - at);
+        *piece = (t.phys, n);
+        at += n;
+    }
+    vm.mark_written(va, end);
+    Ok(write(&span))
+}
+
 pub fn read_u64(p: &Process, va: u64) -> Result<u64, Errno> {
     let mut b = [0u8; 8];
     read_bytes(p, va, &mut b)?;
@@ -81,13 +157,9 @@ pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), Errno> {
 
 /// Reads consecutive u64 words (a C struct of longs) in one copy.
 pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errno> {
-    let mut b = alloc::vec![0u8; N * 8];
-    read_bytes(p, va, &mut b)?;
-    let mut out = [0u64; N];
-    for (w, chunk) in out.iter_mut().zip(b.chunks_exact(8)) {
-        *w = u64::from_le_bytes(chunk.try_into().expect("8-byte chunk"));
-    }
-    Ok(out)
+    let mut b = [[0u8; 8]; N];
+    read_bytes(p, va, b.as_flattened_mut())?;
+    Ok(b.map(u64::from_le_bytes))
 }
 
 /// A futex word, for atomic access (4-byte aligned, mapped).
