@@ -45,6 +45,7 @@ mod serial;
 pub mod shared;
 pub mod smp;
 mod smpboot;
+pub mod string;
 pub mod task;
 pub mod trap;
 pub mod tsc;

@@ -3,7 +3,7 @@
 //! Secondary CPUs come later (`smp::start_secondaries`).
 
 use crate::boot::BootInfo;
-use crate::{apic, cpu, irq, mem, smp, tsc};
+use crate::{apic, cpu, irq, mem, smp, string, tsc};
 
 /// Choices the kernel's command line makes about the machine.
 pub struct Options {
@@ -15,6 +15,7 @@ pub struct Options {
 
 /// Sets up memory, this CPU and the CPU list from what the boot path found.
 pub fn init(info: &BootInfo, options: Options) {
+    string::init();
     let enclave = info.enclave.as_ref();
     let reserved = enclave.map_or((0, 0), |e| e.shared);
     mem::init(&info.ram, reserved, info.boot_mapped_end);

@@ -33,6 +33,44 @@ pub fn frame_allocator() -> TestResult {
     Ok(())
 }
 
+/// memcpy and memset (hal::string), both ways they can run, for every
+/// length to 200 bytes at every alignment of source and destination.
+pub fn copy_and_fill() -> TestResult {
+    let pattern = |i: usize| (i * 7 + 3) as u8;
+    let src: Vec<u8> = (0..256).map(pattern).collect();
+    let before = hal::string::use_fast_strings(false);
+    let mut result = Ok(());
+    for fast in [false, true] {
+        hal::string::use_fast_strings(fast);
+        result = result.and_then(|()| check_copies(&src, pattern));
+    }
+    hal::string::use_fast_strings(before);
+    result
+}
+
+fn check_copies(src: &[u8], pattern: impl Fn(usize) -> u8) -> TestResult {
+    let mut dst = [0u8; 256];
+    for len in 0..=200 {
+        for from in 0..8 {
+            for to in 0..8 {
+                dst.fill(0xee);
+                dst[to..to + len].copy_from_slice(&src[from..from + len]);
+                let right = dst.iter().enumerate().all(|(i, &b)| {
+                    b == if (to..to + len).contains(&i) { pattern(from + i - to) } else { 0xee }
+                });
+                ensure!(right, "copy of {} bytes from offset {} to offset {}", len, from, to);
+                dst[to..to + len].fill(0x5a);
+                let right = dst
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &b)| b == if (to..to + len).contains(&i) { 0x5a } else { 0xee });
+                ensure!(right, "fill of {} bytes at offset {}", len, to);
+            }
+        }
+    }
+    Ok(())
+}
+
 pub fn kernel_heap() -> TestResult {
     let (used0, _) = hal::heap::usage();
     {

@@ -34,6 +34,7 @@ type Test = (&'static str, fn() -> TestResult);
 const TESTS: &[Test] = &[
     ("frame_allocator", memory::frame_allocator),
     ("kernel_heap", memory::kernel_heap),
+    ("copy_and_fill", memory::copy_and_fill),
     ("direct_map_page_tables", memory::direct_map),
     ("threads_on_every_core", threads::on_every_core),
     ("fork_join", threads::fork_join),

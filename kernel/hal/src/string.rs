@@ -1,0 +1,151 @@
+//! The kernel's `memcpy` and `memset`, in place of compiler_builtins'
+//! weak ones (which are `rep movsq`/`rep stosq` with byte-wise edges).
+//! Where the CPU says string instructions are fast (ERMS) they are one
+//! `rep movsb`/`rep stosb`; elsewhere, as on QEMU's default CPU models,
+//! a loop of 8-byte moves, 32 bytes a turn: there each `rep` iteration
+//! costs as much as a turn of the loop, and a short copy (a message, a
+//! signal frame's field) paid for three `rep` set-ups.
+
+use core::sync::atomic::{AtomicBool, Ordering};
+
+/// Set once CPUID reports ERMS (enhanced REP MOVSB/STOSB).
+static FAST_STRINGS: AtomicBool = AtomicBool::new(false);
+
+/// Uses `rep movsb`/`rep stosb` from now on if the CPU has ERMS.
+pub(crate) fn init() {
+    let erms = raw_cpuid::CpuId::new()
+        .get_extended_feature_info()
+        .is_some_and(|f| f.has_rep_movsb_stosb());
+    FAST_STRINGS.store(erms, Ordering::Relaxed);
+}
+
+/// Makes copies use `rep movsb`/`rep stosb` (true) or the loop (false);
+/// returns the previous choice. Both are right on every x86-64 CPU (ERMS
+/// only makes `rep` fast), so the self-tests check each.
+pub fn use_fast_strings(on: bool) -> bool {
+    FAST_STRINGS.swap(on, Ordering::Relaxed)
+}
+
+/// # Safety
+/// As C's memcpy: `n` bytes readable at `src`, writable at `dest`, not
+/// overlapping.
+#[no_mangle]
+pub unsafe extern "C" fn memcpy(dest: *mut u8, src: *const u8, n: usize) -> *mut u8 {
+    if FAST_STRINGS.load(Ordering::Relaxed) {
+        // SAFETY: the caller's contract; DF is clear in the kernel.
+        unsafe {
+            core::arch::asm!("rep movsb", inout("rcx") n => _, inout("rdi") dest => _,
+                inout("rsi") src => _, options(nostack, preserves_flags))
+        };
+        return dest;
+    }
+    // SAFETY: the caller's contract: every access is inside the two ranges.
+    unsafe {
+        core::arch::asm!(
+            "mov {blocks}, {n}",
+            "shr {blocks}, 5",
+            "jz 3f",
+            "2:",
+            "mov {a}, [{s}]",
+            "mov {b}, [{s} + 8]",
+            "mov [{d}], {a}",
+            "mov [{d} + 8], {b}",
+            "mov {a}, [{s} + 16]",
+            "mov {b}, [{s} + 24]",
+            "mov [{d} + 16], {a}",
+            "mov [{d} + 24], {b}",
+            "add {s}, 32",
+            "add {d}, 32",
+            "dec {blocks}",
+            "jnz 2b",
+            "3:",
+            "and {n}, 31",
+            "mov {blocks}, {n}",
+            "shr {blocks}, 3",
+            "jz 5f",
+            "4:",
+            "mov {a}, [{s}]",
+            "mov [{d}], {a}",
+            "add {s}, 8",
+            "add {d}, 8",
+            "dec {blocks}",
+            "jnz 4b",
+            "5:",
+            "and {n}, 7",
+            "jz 7f",
+            "6:",
+            "mov {a:l}, [{s}]",
+            "mov [{d}], {a:l}",
+            "inc {s}",
+            "inc {d}",
+            "dec {n}",
+            "jnz 6b",
+            "7:",
+            n = inout(reg) n => _,
+            s = inout(reg) src => _,
+            d = inout(reg) dest => _,
+            blocks = out(reg) _,
+            a = out(reg) _,
+            b = out(reg) _,
+            options(nostack),
+        )
+    };
+    dest
+}
+
+/// # Safety
+/// As C's memset: `n` bytes writable at `dest`.
+#[no_mangle]
+pub unsafe extern "C" fn memset(dest: *mut u8, c: i32, n: usize) -> *mut u8 {
+    if FAST_STRINGS.load(Ordering::Relaxed) {
+        // SAFETY: the caller's contract; DF is clear in the kernel.
+        unsafe {
+            core::arch::asm!("rep stosb", inout("rcx") n => _, inout("rdi") dest => _,
+                in("al") c as u8, options(nostack, preserves_flags))
+        };
+        return dest;
+    }
+    // The byte in every byte of a word.
+    let word = (c as u8 as u64).wrapping_mul(0x0101_0101_0101_0101);
+    // SAFETY: the caller's contract: every store is inside the range.
+    unsafe {
+        core::arch::asm!(
+            "mov {blocks}, {n}",
+            "shr {blocks}, 5",
+            "jz 3f",
+            "2:",
+            "mov [{d}], {w}",
+            "mov [{d} + 8], {w}",
+            "mov [{d} + 16], {w}",
+            "mov [{d} + 24], {w}",
+            "add {d}, 32",
+            "dec {blocks}",
+            "jnz 2b",
+            "3:",
+            "and {n}, 31",
+            "mov {blocks}, {n}",
+            "shr {blocks}, 3",
+            "jz 5f",
+            "4:",
+            "mov [{d}], {w}",
+            "add {d}, 8",
+            "dec {blocks}",
+            "jnz 4b",
+            "5:",
+            "and {n}, 7",
+            "jz 7f",
+            "6:",
+            "mov [{d}], {w:l}",
+            "inc {d}",
+            "dec {n}",
+            "jnz 6b",
+            "7:",
+            n = inout(reg) n => _,
+            d = inout(reg) dest => _,
+            w = in(reg) word,
+            blocks = out(reg) _,
+            options(nostack),
+        )
+    };
+    dest
+}
