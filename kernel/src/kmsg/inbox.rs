@@ -5,22 +5,25 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use atoll_abi::KMSG_MAX_LEN;
-use core::sync::atomic::{AtomicBool, Ordering};
-use lwk_logic::kmsg::{Received, Receiver};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use lwk_logic::kmsg::{Received, Receiver, RingMemory};
 
 use super::ring::SharedRing;
 use super::{Message, Peer};
 use crate::sync::SpinLock;
 
 struct State {
-    ring: SharedRing,
     receiver: Receiver,
     buf: Vec<u8>,
 }
 
 pub struct Inbox {
     from: Peer,
+    ring: SharedRing,
     state: SpinLock<State>,
+    /// The ticket the receiver expects next: while the ring's head is
+    /// there, nothing waits, and a poll need not take the lock.
+    expected: AtomicU32,
     broken: AtomicBool,
 }
 
@@ -30,7 +33,9 @@ impl Inbox {
         let receiver = Receiver::new(index, count);
         Inbox {
             from,
-            state: SpinLock::new(State { ring, receiver, buf: vec![0; KMSG_MAX_LEN] }),
+            ring,
+            expected: AtomicU32::new(receiver.next_ticket()),
+            state: SpinLock::new(State { receiver, buf: vec![0; KMSG_MAX_LEN] }),
             broken: AtomicBool::new(false),
         }
     }
@@ -39,19 +44,22 @@ impl Inbox {
     /// After turning it off, drain once more.
     #[cfg(feature = "testing")]
     pub fn set_polling(&self, on: bool) {
-        let s = self.state.lock();
-        s.receiver.set_polling(&s.ring, on);
+        self.state.lock().receiver.set_polling(&self.ring, on);
     }
 
     /// Hands every waiting message to `handle`.
     pub fn drain(&self, handle: fn(&Message)) {
-        if self.broken.load(Ordering::Relaxed) {
+        if self.broken.load(Ordering::Relaxed)
+            || self.ring.head().load(Ordering::Acquire) == self.expected.load(Ordering::Acquire)
+        {
             return;
         }
         let mut s = self.state.lock();
-        let State { ring, receiver, buf } = &mut *s;
+        let State { receiver, buf } = &mut *s;
         loop {
-            match receiver.receive(ring, buf) {
+            let received = receiver.receive(&self.ring, buf);
+            self.expected.store(receiver.next_ticket(), Ordering::Release);
+            match received {
                 Received::Empty => return,
                 Received::Message { kind, len } => {
                     handle(&Message { from: self.from, kind, data: &buf[..len] })
