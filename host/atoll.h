@@ -55,6 +55,7 @@ struct atoll_area {
 	u32 wait_status;
 	bool freed;			/* PROC_FREED of pid */
 	u64 adopt_token;		/* a forked child's: ADOPT must name it */
+	u32 adopt_pid;			/* and the child (LWK pid) it was given for */
 	bool execed;			/* PROC_EXECED: exec_result, exec_cr3 (release/acquire) */
 	s64 exec_result;
 	u64 exec_cr3;
@@ -199,7 +200,7 @@ int atoll_enclave_chown(struct atoll_chown *req);
 int atoll_enclave_check_use(u32 id, char *err);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
-void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token);
+void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 pid, u64 *token);
 void atoll_enclave_vacate(struct atoll_enclave *e, struct atoll_program *p);
 void atoll_enclave_unbind(struct atoll_enclave *e, struct atoll_program *p);
 

@@ -190,12 +190,17 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 
 	proc = atoll_proc_area(e, area);
 	spin_lock_irqsave(&e->msg_lock, flags);
 	/*
-	 * The LWK sets each state with a release. EXITED too: a child whose
-	 * parent ended mid-fork is adopted only to be released (and freed).
+	 * The LWK sets each state with a release. RUNNING: a child that ran
+	 * before it needed a server. EXITED too: a child whose parent ended
+	 * mid-fork is adopted only to be released (and freed). The token was
+	 * given for this child (pid): a stale one cannot take a later occupant.
 	 */
 	state = smp_load_acquire(&proc->state);
-	if (e->areas[area].program || (state != ATOLL_PROC_LOADED && state != ATOLL_PROC_EXITED) ||
-	    READ_ONCE(proc->pid) != pid || !pid || !token || e->areas[area].adopt_token != token) {
+	if (e->areas[area].program ||
+	    (state != ATOLL_PROC_LOADED && state != ATOLL_PROC_RUNNING &&
+	     state != ATOLL_PROC_EXITED) ||
+	    READ_ONCE(proc->pid) != pid || !pid || !token || e->areas[area].adopt_token != token ||
+	    e->areas[area].adopt_pid != pid) {
 		atoll_err(err, "enclave %s has no forked program %u waiting in area %u",
 			  e->name, pid, area);
 		ret = -ESRCH;
@@ -226,7 +231,7 @@ out:
  * random token, which only that worker learns (the call's args[2]) and
  * its forked `atoll run` must show to adopt the child.
  */
-void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token)
+void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 pid, u64 *token)
 {
 	unsigned long flags;
 
@@ -235,10 +240,12 @@ void atoll_enclave_fork_token(struct atoll_enclave *e, u64 area, u64 *token)
 		return;
 	*token = get_random_u64() | 1;
 	spin_lock_irqsave(&e->msg_lock, flags);
-	if (!e->areas[area].program)
+	if (!e->areas[area].program) {
 		e->areas[area].adopt_token = *token;
-	else
+		e->areas[area].adopt_pid = pid;
+	} else {
 		*token = 0;
+	}
 	spin_unlock_irqrestore(&e->msg_lock, flags);
 }
 

@@ -736,7 +736,7 @@ static bool call_event(struct atoll_program *p, struct atoll_call *c)
 		c->nr = READ_ONCE(s->nr);
 		memcpy(c->args, s->args, sizeof(c->args));
 		if (c->kind == ATOLL_CALL_FORK)
-			atoll_enclave_fork_token(e, c->args[0], &c->args[2]);
+			atoll_enclave_fork_token(e, c->args[0], c->args[1], &c->args[2]);
 		return true;
 	}
 	return false;

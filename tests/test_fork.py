@@ -124,3 +124,44 @@ atoll destroy e > /dev/null || exit 10
     after = json.loads(re.search(r"^AFTER (.*)$", out, re.M).group(1))
     assert after["programs"] == [], after
     assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"memory lost:\n{before}\n{after}"
+
+
+def test_a_child_gets_its_linux_server_only_when_it_needs_one(vm, programs):
+    """A forked child starts without a server on Linux; one is made (a fork
+    of its parent's `atoll run`) before the parent's next delegated call or
+    its end, or at the child's first: the child still sees its parent's
+    files as they were at the fork. Children that never need Linux cost it
+    no process."""
+    res = vm(RESOURCES + r'''
+resources
+/extra/fork later > /tmp/linux.out 2>&1; echo "LINUX_STATUS $?"
+sleep 1
+atoll create --cpus 2 --mem 256M --name e > /dev/null || exit 9
+echo "BEFORE $(atoll --json status e)"
+atoll run e -- /extra/fork later > /tmp/enclave.out 2>&1; echo "ENCLAVE_STATUS $?"
+sleep 1
+cat /tmp/enclave.out
+diff /tmp/linux.out /tmp/enclave.out && echo SAME
+strace -f -qq -e trace=fork,vfork,clone,clone3 -o /tmp/clones atoll run e -- /extra/fork quiet 50
+echo "QUIET_STATUS $?"
+echo "LINUX_PROCESSES $(grep -v CLONE_THREAD /tmp/clones | grep -c -E 'clone|fork')"
+sleep 1
+echo "AFTER $(atoll --json status e)"
+atoll destroy e > /dev/null || exit 10
+resources
+''', extra_dir=str(programs), timeout=600)
+    out = res.output
+    assert res.status == 0, out
+    assert "LINUX_STATUS 0" in out and "ENCLAVE_STATUS 0" in out, out
+    assert "SAME" in out, f"the enclave's output differs from Linux's:\n{out}"
+    for line in ["later: the child read its parent's file as at the fork: yes (code 0)",
+                 "later: a child wrote after its parent ended, as parent 1"]:
+        assert line in out, out
+    assert "quiet: 50 of 50 children exited with 3" in out and "QUIET_STATUS 0" in out, out
+    # 50 forks in the enclave, none of them on Linux.
+    assert "LINUX_PROCESSES 0" in out, out
+    before = json.loads(re.search(r"^BEFORE (.*)$", out, re.M).group(1))
+    after = json.loads(re.search(r"^AFTER (.*)$", out, re.M).group(1))
+    assert after["programs"] == [], after
+    assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"memory lost:\n{before}\n{after}"
+    assert_nothing_lost(out)

@@ -6,9 +6,13 @@
  * process groups.
  * `fork bomb N` forks until fork fails (at most N children), then ends
  * them all and reports how fork failed.
+ * `fork later` checks that a child has its parent's files as they were at
+ * the fork, whenever it first uses them, also after its parent ended.
+ * `fork quiet N` forks N children that exit at once, waiting for each.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +20,7 @@
 #include <sys/resource.h>
 #include <sys/times.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int global = 1;
@@ -176,6 +181,75 @@ static void groups(void)
 	close(fds[1]);
 }
 
+static void on_usr1(int sig) { }
+
+/*
+ * The parent closes a file and opens another in its place right after the
+ * fork; the child, told to look only then, still has the first one, and
+ * not a descriptor the parent made later.
+ */
+static void files_as_at_fork(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigset_t usr1, old;
+	char magic[4] = "";
+	int keep, st;
+	pid_t pid;
+
+	sigaction(SIGUSR1, &sa, NULL);
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &old);
+	keep = open("/proc/self/exe", O_RDONLY);
+	pid = fork();
+	if (pid == 0) {
+		sigsuspend(&old);
+		if (read(keep, magic, 4) != 4 || memcmp(magic, "\177ELF", 4))
+			_exit(1);
+		_exit(fcntl(50, F_GETFD) < 0 && errno == EBADF ? 0 : 2);
+	}
+	close(keep);
+	if (open("/dev/null", O_RDONLY) != keep || dup2(keep, 50) != 50)
+		abort();
+	kill(pid, SIGUSR1);
+	waitpid(pid, &st, 0);
+	printf("later: the child read its parent's file as at the fork: %s (code %d)\n",
+	       WEXITSTATUS(st) == 0 ? "yes" : "no", WEXITSTATUS(st));
+	close(keep);
+	close(50);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+/* The child writes once its parent has ended (the caller waits for it). */
+static int outlive_parent(void)
+{
+	struct timespec wait = { 0, 300 * 1000 * 1000 };
+
+	if (fork() == 0) {
+		nanosleep(&wait, NULL);
+		printf("later: a child wrote after its parent ended, as parent %s\n",
+		       getppid() == 1 ? "1" : "another");
+		_exit(0);
+	}
+	printf("later: done\n");
+	return 0;
+}
+
+static int quiet(int n)
+{
+	int st, ok = 0;
+
+	for (int i = 0; i < n; i++) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			_exit(3);
+		ok += waitpid(pid, &st, 0) == pid && WEXITSTATUS(st) == 3;
+	}
+	printf("quiet: %d of %d children exited with 3\n", ok, n);
+	return ok != n;
+}
+
 static int bomb(int most)
 {
 	pid_t *kids = calloc(most, sizeof(*kids));
@@ -215,6 +289,12 @@ int main(int argc, char **argv)
 		return bomb(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "exit"))
 		return atoi(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "later")) {
+		files_as_at_fork();
+		return outlive_parent();
+	}
+	if (argc == 3 && !strcmp(argv[1], "quiet"))
+		return quiet(atoi(argv[2]));
 	statuses();
 	family();
 	sigchld_and_nohang();

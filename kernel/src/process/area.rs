@@ -94,6 +94,12 @@ impl Area {
         a.write(offset_of!(Proc, cpus), cpus);
     }
 
+    /// A forked child's area: no server on Linux holds it yet (the host
+    /// names its own when one adopts it).
+    pub fn clear_host_pid(self) {
+        self.region().write(offset_of!(Proc, host_pid), 0u32);
+    }
+
     /// Its cores, when the enclave's resizing changed them.
     pub fn set_cpus(self, cpus: u64) {
         self.region().write(offset_of!(Proc, cpus), cpus);

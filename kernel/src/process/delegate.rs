@@ -16,7 +16,7 @@ use super::{signal, vm, Area, Process, UserThread};
 use crate::kmsg::{self, Peer};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::{cpu, percpu, tsc, MAX_CPUS};
-use lwk_logic::errno::{Errno, EINTR};
+use lwk_logic::errno::{Errno, EAGAIN, EINTR};
 
 /// Every program's slots, numbered area by area.
 const ALL_SLOTS: usize = MAX_PROGRAMS * MAX_SLOTS;
@@ -111,6 +111,11 @@ impl InFlight {
         }
     }
 
+    /// No delegated call of the program is in flight.
+    pub fn idle(&self) -> bool {
+        self.live.lock().is_empty()
+    }
+
     fn begin(&self) -> u64 {
         let mut live = self.live.lock();
         let ticket = self.next.fetch_add(1, Ordering::AcqRel);
@@ -160,6 +165,60 @@ impl InFlight {
         let parked = core::mem::take(&mut *self.parked.lock());
         parked.into_iter().for_each(|(freed, _)| vm::free_all(freed));
     }
+}
+
+/// How often a wait in another program's slot looks whether either
+/// program has ended.
+const OTHER_AREA_RECHECK_NS: u64 = 10_000_000;
+
+/// A call that thread of `caller` posts in a free slot of `parent`'s area,
+/// for the parent's server to perform (a forked child asking for its own
+/// server). It takes no signals; EINTR if either program ends first (the
+/// slot then stays taken: a worker may still hold it).
+pub fn call_in_area_of(
+    parent: &Process,
+    caller: &Process,
+    kind: u32,
+    args: [u64; 6],
+) -> Result<i64, Errno> {
+    let i = parent.take_slot().ok_or(EAGAIN)?;
+    let area = parent.area;
+    let g = area.index() * MAX_SLOTS + i;
+    let irqs = cpu::save_and_disable_interrupts();
+    let me = percpu::cpu_index();
+    mark_waiting(me, g);
+    area.fill_slot(
+        i,
+        Slot {
+            state: SLOT_IDLE,
+            cpu: me as u32,
+            kind,
+            tid: caller.pid,
+            args,
+            fault_state: area.fault_number(i),
+            ..Slot::default()
+        },
+    );
+    area.slot_state(i).store(SLOT_REQUEST, Ordering::Release);
+    cpu::restore_interrupts(irqs);
+    kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
+    let state = area.slot_state(i);
+    let done = || state.load(Ordering::Acquire) == SLOT_DONE;
+    let ended = || parent.is_exiting() || caller.is_exiting();
+    while !done() && !ended() {
+        let again = cpu::rdtsc() + tsc::ns_to_cycles(OTHER_AREA_RECHECK_NS);
+        WAITERS[g].wait_until_deadline(|| done() || ended(), Some(again));
+    }
+    let bit = 1u64 << (g % 64);
+    WAITING[me][g / 64].fetch_and(!bit, Ordering::AcqRel);
+    WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
+    if !done() {
+        return Err(EINTR);
+    }
+    let ret = area.slot_ret(i);
+    state.store(SLOT_IDLE, Ordering::Release);
+    parent.put_slot(i);
+    Ok(ret)
 }
 
 /// PAGE_WANTED for slot `i` of `area`, whose program is `p` (None: no
@@ -218,7 +277,11 @@ pub struct Posted<'a> {
 }
 
 /// Posts `nr(args)` (kind `kind`) to the host without waiting for it.
+/// Servers not made yet are made first (a fork's own CALL_FORK excepted).
 pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
+    if kind != atoll_abi::CALL_FORK {
+        super::deferred_server::before_delegating(u);
+    }
     let (area, i) = (u.process.area, u.slot);
     let g = area.index() * MAX_SLOTS + i;
     let ticket = u.process.calls.begin();

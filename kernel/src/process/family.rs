@@ -6,11 +6,12 @@
 
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 
 use super::cputime::Times;
 use super::signal::{self, SigInfo, SIGCHLD};
-use super::{delegate, launch, lazy_copy, uaccess, with_both_vms, Area, Process, UserThread};
+use super::{deferred_server, delegate, launch, lazy_copy, uaccess, with_both_vms};
+use super::{Area, Process, UserThread};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::TrapFrame;
 use lwk_logic::errno::*;
@@ -42,6 +43,12 @@ pub struct Family {
     /// Process group and session (LWK pids of their leaders).
     pgid: AtomicU32,
     sid: AtomicU32,
+    /// Whether a server on Linux holds it (`deferred_server`'s states),
+    /// and the queue of those waiting while one is made.
+    pub server: AtomicU8,
+    pub server_made: WaitQueue,
+    /// Its children whose servers are not made yet.
+    pub unserved_children: AtomicU32,
 }
 
 impl Family {
@@ -57,6 +64,9 @@ impl Family {
             children_time: SpinLock::new(Times::default()),
             pgid: AtomicU32::new(0),
             sid: AtomicU32::new(0),
+            server: AtomicU8::new(deferred_server::HELD),
+            server_made: WaitQueue::new(),
+            unserved_children: AtomicU32::new(0),
         }
     }
 
@@ -76,6 +86,16 @@ impl Family {
     /// The parent, while it lives.
     pub fn parent(&self) -> Option<Arc<Process>> {
         self.parent.as_ref().and_then(Weak::upgrade)
+    }
+
+    /// Its children, as they are now.
+    pub fn children(&self) -> Vec<Arc<Process>> {
+        self.children.lock().clone()
+    }
+
+    /// Its last thread has ended.
+    pub fn has_ended(&self) -> bool {
+        self.ended.load(Ordering::Acquire)
     }
 
     /// The parent's pid while it lives; 1 (Linux's reaper) otherwise, and
@@ -107,7 +127,9 @@ pub fn fork(
     if flags & CSIGNAL != 0 && flags & CSIGNAL != SIGCHLD as u64 {
         return Err(EINVAL);
     }
-    // A vfork child that forks copies what it has not yet, then goes on.
+    // A child without a server yet gets one first: the new child's is a
+    // fork of it. A vfork child that forks copies what it has not yet.
+    deferred_server::serve_self(parent);
     lazy_copy::fill_all(parent)?;
     let area = Area::claim().ok_or(EAGAIN)?;
     let shell = match parent.vm.lock().fork_shell() {
@@ -138,6 +160,9 @@ pub fn fork(
     });
     launch::adopt(&child);
     parent.family.children.lock().push(child.clone());
+    if deferred_server::may_defer(parent, flags) {
+        return start_without_server(parent, &child, flags, child_tid, frame.rsp);
+    }
 
     // The parent's `atoll run` forks a server for the child, which adopts
     // it, while this CPU copies the memory: the two take about as long.
@@ -179,6 +204,27 @@ pub fn fork(
                 || child.family.execed.load(Ordering::Acquire)
         };
         child.family.child_ended.wait_until(done);
+    }
+    Ok(child.pid)
+}
+
+/// A fork whose child starts once its memory is copied; its server on
+/// Linux comes when it is first needed (`deferred_server`).
+fn start_without_server(
+    parent: &Arc<Process>,
+    child: &Arc<Process>,
+    flags: u64,
+    child_tid: u64,
+    stack_pointer: u64,
+) -> Result<u32, Errno> {
+    if let Err(e) = copy_memory(parent, child, flags, child_tid, stack_pointer) {
+        parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, child));
+        launch::drop_unserved(child);
+        return Err(e);
+    }
+    deferred_server::defer(parent, child);
+    if !launch::start_forked(child) {
+        return Err(EAGAIN);
     }
     Ok(child.pid)
 }

@@ -213,6 +213,7 @@ pub fn all_processes() -> Vec<Arc<Process>> {
 pub fn adopt(child: &Arc<Process>) {
     let area = child.area;
     area.set_created(child.pid, child.root(), child.cpu_mask());
+    area.clear_host_pid();
     child.report_usage();
     PROGRAMS.lock()[area.index()] =
         Some(Occupant { process: child.clone(), released: false, ended: false });
@@ -364,11 +365,21 @@ pub fn program_ended(p: &Arc<Process>) {
     p.vm.lock().detach_shared();
     super::family::ended(p);
     p.area.set_exited(p.wait_status());
+    // A forked child that never had a server: no host file will let go.
+    if super::deferred_server::ended_without_server(p) {
+        free(p);
+        return;
+    }
     let words = [p.area.index() as u64, p.wait_status() as u64, p.pid as u64];
     kmsg::send_words_waiting(Peer::Host, KMSG_PROC_EXIT, &words);
     if released {
         free(p);
     }
+}
+
+/// A forked child that ended without a server (none will hold it).
+pub fn free_unserved(p: &Arc<Process>) {
+    free(p);
 }
 
 fn free(p: &Arc<Process>) {

@@ -6,6 +6,7 @@
 mod area;
 pub mod cpus;
 pub mod cputime;
+pub mod deferred_server;
 pub mod delegate;
 pub mod exec;
 pub mod family;

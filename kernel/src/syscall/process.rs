@@ -7,7 +7,7 @@ use core::sync::atomic::Ordering;
 use lwk_logic::errno::*;
 
 use super::Call;
-use crate::process::{self, family, uaccess};
+use crate::process::{self, deferred_server, family, uaccess};
 
 const CLONE_VM: u64 = 0x100;
 const CLONE_FS: u64 = 0x200;
@@ -113,6 +113,8 @@ pub fn vfork(c: &mut Call) -> SysResult {
 /// Ends the calling thread; the program's status is the last thread's.
 pub fn exit(c: &mut Call) -> SysResult {
     if c.process.thread_count() == 1 {
+        // Its children's servers come from its own, which ends with it.
+        deferred_server::serve_children(c.user);
         super::write_back::all(c);
         c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
     }
@@ -120,6 +122,7 @@ pub fn exit(c: &mut Call) -> SysResult {
 }
 
 pub fn exit_group(c: &mut Call) -> SysResult {
+    deferred_server::serve_children(c.user);
     super::write_back::all(c);
     c.process.begin_exit(((c.args[0] & 0xff) as u32) << 8);
     process::exit_current_thread()

@@ -1,0 +1,163 @@
+//! A forked child's server on Linux, made when the child first needs
+//! Linux rather than at the fork. The server is a fork of the parent's
+//! `atoll run` (so the child's delegated calls see the descriptors it
+//! inherited), so it must be made while the parent's Linux side is still as
+//! it was at the fork: before the parent's next delegated call, before the
+//! parent exits, or when the child makes its first delegated call (execve
+//! included), whichever comes first. A child that ends before any of these
+//! (fork, compute, _exit) never costs Linux a process. A child whose parent
+//! is killed before its server is made ends with it.
+
+use alloc::sync::Arc;
+use alloc::vec::Vec;
+use atoll_abi::CALL_FORK;
+use core::sync::atomic::Ordering;
+
+use super::signal::SIGKILL;
+use super::{delegate, launch, Process, UserThread};
+
+/// A host file serves it (every program but the children below).
+pub const HELD: u8 = 0;
+/// A forked child whose server is not made yet.
+pub const DEFERRED: u8 = 1;
+/// Its server is being made.
+pub const MAKING: u8 = 2;
+/// It ended without ever having a server: freed at its end.
+pub const NEVER: u8 = 3;
+
+const CLONE_VM: u64 = 0x100;
+const CLONE_VFORK: u64 = 0x4000;
+
+/// Whether the child of this fork may start without a server. A vfork
+/// child (posix_spawn, system()) execs at once, which needs one anyway;
+/// and the parent must have no delegated call in flight, whose end could
+/// change what the child inherits.
+pub fn may_defer(parent: &Process, flags: u64) -> bool {
+    flags & (CLONE_VM | CLONE_VFORK) == 0
+        && parent.family.server.load(Ordering::Acquire) == HELD
+        && parent.calls.idle()
+}
+
+/// A forked child starts without a server.
+pub fn defer(parent: &Process, child: &Process) {
+    child.family.server.store(DEFERRED, Ordering::Release);
+    parent.family.unserved_children.fetch_add(1, Ordering::AcqRel);
+}
+
+/// Before thread `u` posts a delegated call: its process's server, and
+/// its children's, are made first.
+pub fn before_delegating(u: &UserThread) {
+    let p = &u.process;
+    serve_self(p);
+    if p.family.unserved_children.load(Ordering::Acquire) != 0 {
+        serve_children(u);
+    }
+}
+
+/// Makes the servers of `u`'s process's children that have none (before
+/// its delegated calls and its exit).
+pub fn serve_children(u: &UserThread) {
+    let waiting: Vec<Arc<Process>> = u
+        .process
+        .family
+        .children()
+        .into_iter()
+        .filter(|c| matches!(c.family.server.load(Ordering::Acquire), DEFERRED | MAKING))
+        .collect();
+    for child in waiting {
+        make(&child, Via::Thread(u));
+    }
+}
+
+/// Whose slot carries the CALL_FORK: the parent's thread's own, or (the
+/// child asking for itself) a free slot of its parent's area.
+enum Via<'a> {
+    Thread(&'a UserThread),
+    Parent,
+}
+
+/// Makes `child`'s server unless it has one, or waits while another
+/// thread makes it.
+fn make(child: &Arc<Process>, via: Via) {
+    loop {
+        match child.family.server.compare_exchange(
+            DEFERRED,
+            MAKING,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        ) {
+            Ok(_) => break,
+            Err(MAKING) => child
+                .family
+                .server_made
+                .wait_until(|| child.family.server.load(Ordering::Acquire) != MAKING),
+            Err(_) => return,
+        }
+    }
+    let args = [child.area.index() as u64, child.pid.into(), 0, 0, 0, 0];
+    let answer = match via {
+        Via::Thread(u) => delegate::call(u, CALL_FORK, 0, args),
+        Via::Parent => match child.family.parent() {
+            Some(parent) => delegate::call_in_area_of(&parent, child, CALL_FORK, args),
+            None => Ok(0),
+        },
+    };
+    match answer {
+        // A fork of the parent's server adopted it: served as any program.
+        Ok(host_pid) if host_pid > 0 => settle(child, HELD),
+        // No server holds it, nor will: it ends, freed at its end (now if
+        // it has ended already).
+        Ok(_) => {
+            crate::println!("program {}: no server on Linux could be made: killed", child.pid);
+            settle(child, DEFERRED);
+            child.begin_exit(SIGKILL);
+            // Its end came while the server was being made: freed here.
+            if child.family.has_ended() && ended_without_server(child) {
+                launch::free_unserved(child);
+            }
+        }
+        // The parent ended while its server worked on it: one may hold the
+        // child, so it ends as a served program does (freed when released).
+        Err(_) => {
+            settle(child, HELD);
+            child.begin_exit(SIGKILL);
+        }
+    }
+}
+
+fn settle(child: &Process, state: u8) {
+    child.family.server.store(state, Ordering::Release);
+    if state == HELD {
+        uncount(child);
+    }
+    child.family.server_made.wake_all(true);
+}
+
+/// The parent no longer waits to make `child`'s server.
+fn uncount(child: &Process) {
+    if let Some(parent) = child.family.parent() {
+        parent.family.unserved_children.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// At `p`'s end: true if it never had a server and never will (then no
+/// host file holds it: it is freed at once, and Linux hears nothing).
+pub fn ended_without_server(p: &Process) -> bool {
+    let never = p
+        .family
+        .server
+        .compare_exchange(DEFERRED, NEVER, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok();
+    if never {
+        uncount(p);
+    }
+    never
+}
+
+/// A process asking for its own server (it is about to fork, or a
+/// delegated call of its own comes next).
+pub fn serve_self(p: &Arc<Process>) {
+    if p.family.server.load(Ordering::Acquire) != HELD {
+        make(p, Via::Parent);
+    }
+}
