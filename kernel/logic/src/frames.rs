@@ -45,6 +45,10 @@ struct Region {
     frames: u64,
     free: u64,
     bitmap: &'static mut [u64],
+    /// Every frame below it is in use: searches start there (the kernel's
+    /// heap and the oldest allocations fill the bottom of a region, which a
+    /// search from 0 would step over every time).
+    low: u64,
 }
 
 impl Region {
@@ -63,7 +67,7 @@ impl Region {
         let pfn = self.first_pfn();
         // Smallest index >= `from` whose physical frame number is aligned.
         let aligned_from = |from: u64| (pfn + from).next_multiple_of(align) - pfn;
-        let mut start = aligned_from(0);
+        let mut start = aligned_from(self.low);
         loop {
             // Skip used frames a word at a time, then realign.
             let free = bitmap::first_clear(self.bitmap, start, self.frames)?;
@@ -145,7 +149,7 @@ impl FrameAllocator {
 
         let at = self.iter().take_while(|r| r.base < base).count();
         self.regions[at..=self.count].rotate_right(1);
-        self.regions[at] = Some(Region { base, frames, free: frames, bitmap });
+        self.regions[at] = Some(Region { base, frames, free: frames, bitmap, low: 0 });
         self.count += 1;
         Ok(())
     }
@@ -186,9 +190,13 @@ impl FrameAllocator {
             if r.free < frames {
                 continue;
             }
+            r.low = bitmap::first_clear(r.bitmap, r.low, r.frames).unwrap_or(r.frames);
             if let Some(index) = r.find_run(frames, align_frames) {
                 bitmap::set_range(r.bitmap, index, index + frames);
                 r.free -= frames;
+                if index == r.low {
+                    r.low = index + frames;
+                }
                 return Some(r.base + index * FRAME_SIZE);
             }
         }
@@ -237,6 +245,7 @@ impl FrameAllocator {
         );
         bitmap::clear_range(r.bitmap, from, to);
         r.free += frames;
+        r.low = r.low.min(from);
     }
 
     /// Frames currently free, over all regions.

@@ -4,7 +4,7 @@
 
 use atoll_abi::{
     Proc, Region, Slot, FAULT_ANSWERED, FAULT_ASKED, FAULT_STATE_MASK, MAX_PROGRAMS, MAX_REGIONS,
-    PROC_AREA_SIZE, PROC_CREATING, PROC_FREE, PROC_OFFSET,
+    PROC_AREA_SIZE, PROC_CREATING, PROC_FREE, PROC_OFFSET, SLOT_IDLE,
 };
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -98,6 +98,12 @@ impl Area {
     /// names its own when one adopts it).
     pub fn clear_host_pid(self) {
         self.region().write(offset_of!(Proc, host_pid), 0u32);
+    }
+
+    /// Every slot idle (a new occupant's).
+    pub fn clear_slots(self) {
+        (0..atoll_abi::MAX_SLOTS)
+            .for_each(|i| self.slot_state(i).store(SLOT_IDLE, Ordering::Release));
     }
 
     /// Its cores, when the enclave's resizing changed them.

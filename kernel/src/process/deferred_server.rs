@@ -15,6 +15,7 @@ use core::sync::atomic::Ordering;
 
 use super::signal::SIGKILL;
 use super::{delegate, launch, Process, UserThread};
+use lwk_logic::errno::{Errno, EAGAIN};
 
 /// A host file serves it (every program but the children below).
 pub const HELD: u8 = 0;
@@ -48,7 +49,8 @@ pub fn defer(parent: &Process, child: &Process) {
 /// its children's, are made first.
 pub fn before_delegating(u: &UserThread) {
     let p = &u.process;
-    serve_self(p);
+    // A failure has the process killed: its call then ends with EINTR.
+    let _ = serve_self(p);
     if p.family.unserved_children.load(Ordering::Acquire) != 0 {
         serve_children(u);
     }
@@ -98,8 +100,8 @@ fn make(child: &Arc<Process>, via: Via) {
     let answer = match via {
         Via::Thread(u) => delegate::call(u, CALL_FORK, 0, args),
         Via::Parent => match child.family.parent() {
-            Some(parent) => delegate::call_in_area_of(&parent, child, CALL_FORK, args),
-            None => Ok(0),
+            Some(parent) => delegate::call_in_area_of(&parent, CALL_FORK, args),
+            None => Err(EAGAIN),
         },
     };
     match answer {
@@ -116,8 +118,18 @@ fn make(child: &Arc<Process>, via: Via) {
                 launch::free_unserved(child);
             }
         }
-        // The parent ended while its server worked on it: one may hold the
-        // child, so it ends as a served program does (freed when released).
+        // Nothing was posted (no parent, or no free slot in its area).
+        Err(EAGAIN) => {
+            crate::println!("program {}: its parent's server cannot be asked: killed", child.pid);
+            settle(child, DEFERRED);
+            child.begin_exit(SIGKILL);
+            if child.family.has_ended() && ended_without_server(child) {
+                launch::free_unserved(child);
+            }
+        }
+        // The parent ended while its server had the request: a server may
+        // hold the child (or come to), so it ends as a served program does,
+        // freed when released; if none ever adopts it, its area stays taken.
         Err(_) => {
             settle(child, HELD);
             child.begin_exit(SIGKILL);
@@ -155,9 +167,27 @@ pub fn ended_without_server(p: &Process) -> bool {
 }
 
 /// A process asking for its own server (it is about to fork, or a
-/// delegated call of its own comes next).
-pub fn serve_self(p: &Arc<Process>) {
+/// delegated call, a message or an XEMEM request of its own comes next);
+/// EAGAIN if none could be made (it is being killed then).
+pub fn serve_self(p: &Arc<Process>) -> Result<(), Errno> {
     if p.family.server.load(Ordering::Acquire) != HELD {
         make(p, Via::Parent);
+    }
+    match p.family.server.load(Ordering::Acquire) {
+        HELD => Ok(()),
+        _ => Err(EAGAIN),
+    }
+}
+
+/// `p` ended: its children still without a server can have none now (it
+/// came from `p`'s, which ends with it): they end too.
+pub fn parent_ended(p: &Process) {
+    if p.family.unserved_children.load(Ordering::Acquire) == 0 {
+        return;
+    }
+    for child in p.family.children() {
+        if child.family.server.load(Ordering::Acquire) == DEFERRED {
+            child.begin_exit(SIGKILL);
+        }
     }
 }

@@ -171,16 +171,16 @@ impl InFlight {
 /// program has ended.
 const OTHER_AREA_RECHECK_NS: u64 = 10_000_000;
 
-/// A call that thread of `caller` posts in a free slot of `parent`'s area,
-/// for the parent's server to perform (a forked child asking for its own
-/// server). It takes no signals; EINTR if either program ends first (the
-/// slot then stays taken: a worker may still hold it).
-pub fn call_in_area_of(
-    parent: &Process,
-    caller: &Process,
-    kind: u32,
-    args: [u64; 6],
-) -> Result<i64, Errno> {
+/// A call posted in a free slot of `parent`'s area, for the parent's
+/// server to perform (a forked child asking for its own server). It takes
+/// no signals and waits for the answer even if the caller is killed
+/// meanwhile (the slot then goes back); EAGAIN if nothing could be posted
+/// (the parent is ending, or has no free slot); EINTR if the parent ends
+/// first (the slot then stays taken: a worker may still hold it).
+pub fn call_in_area_of(parent: &Process, kind: u32, args: [u64; 6]) -> Result<i64, Errno> {
+    if parent.is_exiting() {
+        return Err(EAGAIN);
+    }
     let i = parent.take_slot().ok_or(EAGAIN)?;
     let area = parent.area;
     let g = area.index() * MAX_SLOTS + i;
@@ -193,7 +193,7 @@ pub fn call_in_area_of(
             state: SLOT_IDLE,
             cpu: me as u32,
             kind,
-            tid: caller.pid,
+            tid: parent.pid,
             args,
             fault_state: area.fault_number(i),
             ..Slot::default()
@@ -204,7 +204,7 @@ pub fn call_in_area_of(
     kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
     let state = area.slot_state(i);
     let done = || state.load(Ordering::Acquire) == SLOT_DONE;
-    let ended = || parent.is_exiting() || caller.is_exiting();
+    let ended = || parent.is_exiting();
     while !done() && !ended() {
         let again = cpu::rdtsc() + tsc::ns_to_cycles(OTHER_AREA_RECHECK_NS);
         WAITERS[g].wait_until_deadline(|| done() || ended(), Some(again));

@@ -129,7 +129,7 @@ pub fn fork(
     }
     // A child without a server yet gets one first: the new child's is a
     // fork of it. A vfork child that forks copies what it has not yet.
-    deferred_server::serve_self(parent);
+    deferred_server::serve_self(parent)?;
     lazy_copy::fill_all(parent)?;
     let area = Area::claim().ok_or(EAGAIN)?;
     let shell = match parent.vm.lock().fork_shell() {

@@ -214,6 +214,8 @@ pub fn adopt(child: &Arc<Process>) {
     let area = child.area;
     area.set_created(child.pid, child.root(), child.cpu_mask());
     area.clear_host_pid();
+    // A call an earlier occupant left posted is not this child's.
+    area.clear_slots();
     child.report_usage();
     PROGRAMS.lock()[area.index()] =
         Some(Occupant { process: child.clone(), released: false, ended: false });
@@ -363,6 +365,7 @@ pub fn program_ended(p: &Arc<Process>) {
         }
     };
     p.vm.lock().detach_shared();
+    super::deferred_server::parent_ended(p);
     super::family::ended(p);
     p.area.set_exited(p.wait_status());
     // A forked child that never had a server: no host file will let go.

@@ -916,7 +916,7 @@ impl AddressSpace {
                     continue;
                 }
                 let Some(t) = self.translate(va) else {
-                    va = (va | (PAGE_SIZE - 1)) + 1;
+                    va = self.pages.next_mapped(&Tables, va, end).unwrap_or(end);
                     continue;
                 };
                 let size = t.page_size;

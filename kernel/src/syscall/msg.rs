@@ -6,7 +6,7 @@ use atoll_abi::MSG_MAX;
 use lwk_logic::errno::{SysResult, EINVAL};
 
 use super::Call;
-use crate::process::uaccess;
+use crate::process::{deferred_server, uaccess};
 use crate::usermsg;
 use hal::{cpu, tsc};
 
@@ -18,6 +18,8 @@ pub fn msg_send(c: &mut Call) -> SysResult {
     }
     let mut data = vec![0u8; len as usize];
     uaccess::read_bytes(c.process, buf, &mut data)?;
+    // Linux tells the sender's user by its area's server: it needs one.
+    deferred_server::serve_self(c.process)?;
     let area = c.process.area.index() as u32;
     usermsg::send(kernel as u32, port as u16, src_port as u16, area, &data)?;
     Ok(0)

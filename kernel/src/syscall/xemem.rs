@@ -7,11 +7,13 @@ use lwk_logic::errno::*;
 
 use super::memory::{retire, settle};
 use super::Call;
-use crate::process::{uaccess, vm, xemem};
+use crate::process::{deferred_server, uaccess, vm, xemem};
 use hal::{cpu, tsc};
 
 /// xemem(struct atoll_xemem_io *io): 0, or -errno.
 pub fn xemem(c: &mut Call) -> SysResult {
+    // Linux tells who holds a segment by its area's server: it needs one.
+    deferred_server::serve_self(c.process)?;
     let at = c.args[0];
     let mut bytes = [0u8; XEMEM_IO_BYTES];
     uaccess::read_bytes(c.process, at, &mut bytes)?;

@@ -266,6 +266,48 @@ impl UserPageTable {
         })
     }
 
+    /// The first page at or above `va` and below `end` that `translate`
+    /// finds, skipping whole tables that are absent and reading one word
+    /// per empty small page (a fork walks its parent's reserved ranges,
+    /// mostly holes, this way).
+    pub fn next_mapped(&self, mem: &impl TableMemory, mut va: u64, end: u64) -> Option<u64> {
+        const ACCESSIBLE: u64 = PRESENT | USER;
+        if self.root == 0 {
+            return None;
+        }
+        while va < end {
+            let [i4, i3, i2, i1] = indices(va);
+            if i4 >= USER_PML4_ENTRIES {
+                return None;
+            }
+            let e4 = mem.read(self.root, i4);
+            if e4 & PRESENT == 0 {
+                va = next_boundary(va, 1 << 39);
+                continue;
+            }
+            let e3 = mem.read(e4 & ADDR_MASK, i3);
+            if e3 & PRESENT == 0 {
+                va = next_boundary(va, 1 << 30);
+                continue;
+            }
+            let e2 = mem.read(e3 & ADDR_MASK, i2);
+            if e2 & ACCESSIBLE == ACCESSIBLE && e2 & HUGE != 0 {
+                return Some(va);
+            }
+            if e2 & PRESENT != 0 && e2 & HUGE == 0 {
+                let block = va & !(LARGE_PAGE_SIZE - 1);
+                let found =
+                    (i1..512).find(|&i| mem.read(e2 & ADDR_MASK, i) & ACCESSIBLE == ACCESSIBLE);
+                if let Some(i) = found {
+                    let at = (block + i as u64 * PAGE_SIZE).max(va);
+                    return (at < end).then_some(at);
+                }
+            }
+            va = next_boundary(va, LARGE_PAGE_SIZE);
+        }
+        None
+    }
+
     /// The leaf entry for `va` (0 if none) and its page size.
     fn leaf(&self, mem: &impl TableMemory, va: u64) -> (u64, u64) {
         if self.root == 0 {

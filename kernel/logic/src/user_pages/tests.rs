@@ -320,3 +320,28 @@ fn a_mark_the_host_sets_meanwhile_is_kept() {
     assert_eq!(zeroed[0], (0x800_0000, PAGE_SIZE));
     assert_eq!(zeroed[512], (0x1000_0000 + 511 * PAGE_SIZE, PAGE_SIZE));
 }
+
+#[test]
+fn next_mapped_skips_holes_of_every_size() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    assert_eq!(pt.next_mapped(&m, 0, 1 << 47), None);
+    let _ = pt.map(&mut m, 0x40_3000, 0x5000_0000, false, RO).unwrap();
+    let _ = pt.map(&mut m, 0x40_5000, 0x5000_1000, false, RW).unwrap();
+    let _ = pt.map(&mut m, 0x40_6000, 0x5000_2000, false, Access::NONE).unwrap();
+    let _ = pt.map(&mut m, 0x20_0000_0000, 0x6000_0000, true, RW).unwrap();
+    let _ = pt.map(&mut m, 0x7fff_ffff_f000, 0x5000_3000, false, RW).unwrap();
+    assert_eq!(pt.next_mapped(&m, 0, 1 << 47), Some(0x40_3000));
+    assert_eq!(pt.next_mapped(&m, 0x40_3000, 1 << 47), Some(0x40_3000));
+    assert_eq!(pt.next_mapped(&m, 0x40_3001, 1 << 47), Some(0x40_3001));
+    assert_eq!(pt.next_mapped(&m, 0x40_4000, 1 << 47), Some(0x40_5000));
+    // PROT_NONE pages are not mapped for translate either.
+    assert_eq!(pt.next_mapped(&m, 0x40_6000, 1 << 47), Some(0x20_0000_0000));
+    assert_eq!(pt.next_mapped(&m, 0x20_0010_0000, 1 << 47), Some(0x20_0010_0000));
+    assert_eq!(pt.next_mapped(&m, 0x20_0020_0000, 1 << 47), Some(0x7fff_ffff_f000));
+    assert_eq!(pt.next_mapped(&m, 0x40_4000, 0x40_5000), None, "end is exclusive");
+    assert_eq!(pt.next_mapped(&m, 0x7fff_ffff_f000, 1 << 47), Some(0x7fff_ffff_f000));
+    for va in [0x40_3000u64, 0x40_5000, 0x20_0000_0000, 0x7fff_ffff_f000] {
+        assert!(pt.translate(&m, va).is_some());
+    }
+}
