@@ -107,20 +107,11 @@ fn make(child: &Arc<Process>, via: Via) {
     match answer {
         // A fork of the parent's server adopted it: served as any program.
         Ok(host_pid) if host_pid > 0 => settle(child, HELD),
-        // No server holds it, nor will: it ends, freed at its end (now if
-        // it has ended already).
-        Ok(_) => {
+        // No server holds it, nor will (the fork failed on Linux, or
+        // nothing was posted: no parent, or no free slot in its area): it
+        // ends, freed at its end (here if that came while it waited).
+        Ok(_) | Err(EAGAIN) => {
             crate::println!("program {}: no server on Linux could be made: killed", child.pid);
-            settle(child, DEFERRED);
-            child.begin_exit(SIGKILL);
-            // Its end came while the server was being made: freed here.
-            if child.family.has_ended() && ended_without_server(child) {
-                launch::free_unserved(child);
-            }
-        }
-        // Nothing was posted (no parent, or no free slot in its area).
-        Err(EAGAIN) => {
-            crate::println!("program {}: its parent's server cannot be asked: killed", child.pid);
             settle(child, DEFERRED);
             child.begin_exit(SIGKILL);
             if child.family.has_ended() && ended_without_server(child) {

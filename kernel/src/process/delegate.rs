@@ -183,25 +183,7 @@ pub fn call_in_area_of(parent: &Process, kind: u32, args: [u64; 6]) -> Result<i6
     }
     let i = parent.take_slot().ok_or(EAGAIN)?;
     let area = parent.area;
-    let g = area.index() * MAX_SLOTS + i;
-    let irqs = cpu::save_and_disable_interrupts();
-    let me = percpu::cpu_index();
-    mark_waiting(me, g);
-    area.fill_slot(
-        i,
-        Slot {
-            state: SLOT_IDLE,
-            cpu: me as u32,
-            kind,
-            tid: parent.pid,
-            args,
-            fault_state: area.fault_number(i),
-            ..Slot::default()
-        },
-    );
-    area.slot_state(i).store(SLOT_REQUEST, Ordering::Release);
-    cpu::restore_interrupts(irqs);
-    kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
+    let (g, me) = post_in_slot(area, i, parent.pid, kind, 0, args);
     let state = area.slot_state(i);
     let done = || state.load(Ordering::Acquire) == SLOT_DONE;
     let ended = || parent.is_exiting();
@@ -282,9 +264,22 @@ pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
     if kind != atoll_abi::CALL_FORK {
         super::deferred_server::before_delegating(u);
     }
-    let (area, i) = (u.process.area, u.slot);
-    let g = area.index() * MAX_SLOTS + i;
     let ticket = u.process.calls.begin();
+    let (g, me) = post_in_slot(u.process.area, u.slot, u.tid, kind, nr, args);
+    Posted { u, g, me, ticket }
+}
+
+/// Fills slot `i` of `area` with the call, marks it posted and tells the
+/// host; the slot's global number and the CPU that hears the answer.
+fn post_in_slot(
+    area: Area,
+    i: usize,
+    tid: u32,
+    kind: u32,
+    nr: u64,
+    args: [u64; 6],
+) -> (usize, usize) {
+    let g = area.index() * MAX_SLOTS + i;
     // The host interrupts the CPU the slot names; its bits say who waits
     // there. The thread may move while it waits: the CPU it started on
     // still hears the answer, unless it leaves, and then the boot CPU
@@ -300,7 +295,7 @@ pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
             state: SLOT_IDLE,
             cpu: me as u32,
             kind,
-            tid: u.tid,
+            tid,
             nr,
             args,
             fault_state: area.fault_number(i),
@@ -310,7 +305,7 @@ pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
     area.slot_state(i).store(SLOT_REQUEST, Ordering::Release);
     cpu::restore_interrupts(irqs);
     kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
-    Posted { u, g, me, ticket }
+    (g, me)
 }
 
 impl Posted<'_> {
