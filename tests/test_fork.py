@@ -32,6 +32,7 @@ resources
     for line in ["wait: pid matches: yes, exited: 1, code 7", "wait: killed: 1, by signal 15",
                  "wait: no more children: -1 (ECHILD)", 'pipe: the child answered "HELLO CHILD"',
                  "getppid: the child saw its parent: yes", "memory: the parent's copy unchanged: 1",
+                 "heap: a child kept its parent's heap and grew its own: yes",
                  "SIGCHLD: handler ran: yes", "vfork: code 5",
                  "rusage: children's time counted: yes", "times: children's ticks counted: yes",
                  "groups: the child leads its own group: yes, same session: yes",

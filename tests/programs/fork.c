@@ -181,6 +181,41 @@ static void groups(void)
 	close(fds[1]);
 }
 
+/*
+ * A child keeps its parent's heap and grows its own past what the parent
+ * had mapped (64 KiB blocks come from brk).
+ */
+static void heap_after_fork(void)
+{
+	char *mine = malloc(4000);
+	int st;
+	pid_t pid;
+
+	if (!mine)
+		abort();
+	memset(mine, 'p', 4000);
+	pid = fork();
+	if (pid == 0) {
+		long right = 0;
+
+		for (int i = 0; i < 4000; i++)
+			right += mine[i] == 'p';
+		for (int i = 0; i < 64; i++) {
+			char *more = malloc(64 * 1024);
+
+			if (!more)
+				_exit(2);
+			memset(more, i, 64 * 1024);
+			right += more[64 * 1024 - 1] == (char)i;
+		}
+		_exit(right == 4000 + 64 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	printf("heap: a child kept its parent's heap and grew its own: %s\n",
+	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "yes" : "no");
+	free(mine);
+}
+
 static void on_usr1(int sig) { }
 
 /*
@@ -296,6 +331,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "quiet"))
 		return quiet(atoi(argv[2]));
 	statuses();
+	heap_after_fork();
 	family();
 	sigchld_and_nohang();
 	vfork_and_usage();

@@ -878,8 +878,27 @@ impl AddressSpace {
     /// when the enclave runs out: `child` then holds part of the pages,
     /// which its release lets go.
     pub fn copy_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+        // The heap above the break, which brk maps up to a 2 MiB boundary
+        // and the program has not asked for: the child starts without it, as
+        // on Linux, where nothing is mapped there, and brk maps it again if
+        // the child's heap grows (most of a small program's pages).
+        let tail = self.heap_tail();
+        if tail.0 < tail.1 {
+            child.unreserve(tail.0, tail.1);
+            child.heap_end = tail.0;
+        }
         self.share_file_pages_with(child)?;
-        self.copy_private_pages_to(child)
+        self.copy_private_pages_to(child, tail)
+    }
+
+    /// [page above the break, heap end), from a 2 MiB boundary if a 2 MiB
+    /// page holds the break.
+    fn heap_tail(&self) -> (u64, u64) {
+        let mut from = page_up(self.brk.max(self.brk_start));
+        if self.translate(from).is_some_and(|t| t.page_size == LARGE_PAGE_SIZE) {
+            from = from.next_multiple_of(LARGE_PAGE_SIZE);
+        }
+        (from, self.heap_end.max(from))
     }
 
     /// The shared file pages, the same frames in `child` (a `fork_shell`).
@@ -906,10 +925,18 @@ impl AddressSpace {
         Ok(())
     }
 
-    fn copy_private_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+    fn copy_private_pages_to(
+        &self,
+        child: &mut AddressSpace,
+        skip: (u64, u64),
+    ) -> Result<(), Errno> {
         for (&start, &end) in &self.ranges {
             let mut va = start;
             while va < end {
+                if (skip.0..skip.1).contains(&va) {
+                    va = skip.1;
+                    continue;
+                }
                 if let Some(end) = self.shared_end(va).or_else(|| self.attached_end(va)) {
                     // Attachments are not inherited: the child's range is empty.
                     va = end;
