@@ -26,17 +26,11 @@ pub const MAKING: u8 = 2;
 /// It ended without ever having a server: freed at its end.
 pub const NEVER: u8 = 3;
 
-const CLONE_VM: u64 = 0x100;
-const CLONE_VFORK: u64 = 0x4000;
-
-/// Whether the child of this fork may start without a server. A vfork
-/// child (posix_spawn, system()) execs at once, which needs one anyway;
-/// and the parent must have no delegated call in flight, whose end could
-/// change what the child inherits.
-pub fn may_defer(parent: &Process, flags: u64) -> bool {
-    flags & (CLONE_VM | CLONE_VFORK) == 0
-        && parent.family.server.load(Ordering::Acquire) == HELD
-        && parent.calls.idle()
+/// Whether a (non-vfork) child `parent` forks now may start without a
+/// server: the parent must have one, and no delegated call in flight,
+/// whose end could change what the child inherits.
+pub fn may_defer(parent: &Process) -> bool {
+    parent.family.server.load(Ordering::Acquire) == HELD && parent.calls.idle()
 }
 
 /// A forked child starts without a server.

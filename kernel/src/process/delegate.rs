@@ -47,6 +47,15 @@ fn mark_waiting(cpu: usize, g: usize) {
     SUMMARY[cpu][g / 64 / 64].fetch_or(1 << (g / 64 % 64), Ordering::AcqRel);
 }
 
+/// Slot `g`'s caller, which waited on CPU `cpu`, waits no more. Slot g is
+/// its alone: a bit for it on the boot CPU can only be its own, taken over
+/// from a CPU that left. (The summary bit stays: others may share it.)
+fn unmark_waiting(cpu: usize, g: usize) {
+    let bit = 1u64 << (g % 64);
+    WAITING[cpu][g / 64].fetch_and(!bit, Ordering::AcqRel);
+    WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
+}
+
 pub fn init() {
     hal::irq::register(DONE_VECTOR, |_| wake_answered(percpu::cpu_index()));
 }
@@ -191,9 +200,7 @@ pub fn call_in_area_of(parent: &Process, kind: u32, args: [u64; 6]) -> Result<i6
         let again = cpu::rdtsc() + tsc::ns_to_cycles(OTHER_AREA_RECHECK_NS);
         WAITERS[g].wait_until_deadline(|| done() || ended(), Some(again));
     }
-    let bit = 1u64 << (g % 64);
-    WAITING[me][g / 64].fetch_and(!bit, Ordering::AcqRel);
-    WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
+    unmark_waiting(me, g);
     if !done() {
         return Err(EINTR);
     }
@@ -313,7 +320,6 @@ impl Posted<'_> {
     pub fn wait(self) -> Result<Answer, Errno> {
         let (u, g, ticket) = (self.u, self.g, self.ticket);
         let (area, i) = (u.process.area, u.slot);
-        let (word, bit) = (&WAITING[self.me][g / 64], 1u64 << (g % 64));
         let state = area.slot_state(i);
         let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
         while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {
@@ -340,10 +346,7 @@ impl Posted<'_> {
                 again = Some(cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_AGAIN_NS));
             }
         }
-        word.fetch_and(!bit, Ordering::AcqRel);
-        // Slot g is this thread's alone: a bit for it on the boot CPU can only
-        // be its own, taken over from a CPU that left.
-        WAITING[0][g / 64].fetch_and(!bit, Ordering::AcqRel);
+        unmark_waiting(self.me, g);
         if !done() {
             // The worker may still be at it: its ticket stays live until the
             // program's memory goes.

@@ -160,7 +160,9 @@ pub fn fork(
     });
     launch::adopt(&child);
     parent.family.children.lock().push(child.clone());
-    if deferred_server::may_defer(parent, flags) {
+    // A vfork child (posix_spawn, system()) execs at once, which needs a
+    // server anyway.
+    if flags & (CLONE_VM | CLONE_VFORK) == 0 && deferred_server::may_defer(parent) {
         return start_without_server(parent, &child, flags, child_tid, frame.rsp);
     }
 
