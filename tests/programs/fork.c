@@ -3,7 +3,8 @@
  * Processes as a program sees them; prints the same lines on Linux and in
  * an enclave: fork and wait statuses, getppid, copied memory, a pipe
  * between parent and child, SIGCHLD, WNOHANG, vfork, rusage of children,
- * process groups.
+ * process groups, read-only pages shared by a fork until one side writes
+ * or drops its copy.
  * `fork bomb N` forks until fork fails (at most N children), then ends
  * them all and reports how fork failed.
  * `fork later` checks that a child has its parent's files as they were at
@@ -17,7 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/times.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -216,6 +221,70 @@ static void heap_after_fork(void)
 	free(mine);
 }
 
+static long free_bytes(void)
+{
+	struct sysinfo si;
+
+	return sysinfo(&si) ? -1 : (long)si.freeram * si.mem_unit;
+}
+
+/*
+ * 1 MiB of read-only pages across a fork: each side that makes them
+ * writable and writes, or drops one (MADV_DONTNEED), does it to its own
+ * copy; the fork does not cost their size; FUTEX_WAKE_OP cannot write one.
+ */
+static void read_only_pages(void)
+{
+	const size_t len = 1 << 20;
+	char *ro = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int go[2], st, woke;
+	long before, cost;
+	pid_t pid;
+
+	if (ro == MAP_FAILED || pipe(go))
+		abort();
+	memset(ro, 'a', len);
+	mprotect(ro, len, PROT_READ);
+	before = free_bytes();
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		int as_at_fork, zeroed;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(9);
+		as_at_fork = ro[0] == 'a' && ro[len - 1] == 'a';
+		if (mprotect(ro, len, PROT_READ | PROT_WRITE))
+			_exit(8);
+		ro[4096] = 'c';
+		madvise(ro + 8192, 4096, MADV_DONTNEED);
+		zeroed = ro[8192] == 0 && ro[8192 + 4095] == 0 && ro[4096] == 'c';
+		_exit(as_at_fork | zeroed << 1);
+	}
+	cost = before - free_bytes();
+	/* The parent writes its own copy before the child looks. */
+	mprotect(ro, 4096, PROT_READ | PROT_WRITE);
+	ro[0] = 'p';
+	if (write(go[1], "x", 1) != 1)
+		abort();
+	waitpid(pid, &st, 0);
+	printf("read-only: the child saw them as at the fork: %s\n", WEXITSTATUS(st) & 1 ? "yes" : "no");
+	printf("read-only: the child wrote and dropped its own copy: %s\n",
+	       WEXITSTATUS(st) & 2 ? "yes" : "no");
+	printf("read-only: the parent's copy unchanged: %s\n",
+	       ro[0] == 'p' && ro[4096] == 'a' && ro[8192] == 'a' ? "yes" : "no");
+	printf("read-only: a fork costs less than half of them: %s\n",
+	       pid > 0 && cost < (long)len / 2 ? "yes" : "no");
+	mprotect(ro, len, PROT_READ);
+	woke = syscall(SYS_futex, ro + 3 * 4096, FUTEX_WAKE_OP, 1, NULL, ro + 4 * 4096,
+		       FUTEX_OP(FUTEX_OP_SET, 1, FUTEX_OP_CMP_EQ, 0));
+	printf("read-only: FUTEX_WAKE_OP on one: %s\n",
+	       woke < 0 && errno == EFAULT ? "EFAULT" : "it wrote");
+	close(go[0]);
+	close(go[1]);
+	munmap(ro, len);
+}
+
 static void on_usr1(int sig) { }
 
 /*
@@ -332,6 +401,7 @@ int main(int argc, char **argv)
 		return quiet(atoi(argv[2]));
 	statuses();
 	heap_after_fork();
+	read_only_pages();
 	family();
 	sigchld_and_nohang();
 	vfork_and_usage();

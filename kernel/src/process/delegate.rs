@@ -221,7 +221,7 @@ pub fn page_wanted(area: Area, p: Option<&Process>, i: usize) {
     }
     let Some((question, va, write)) = area.fault_asked(i) else { return };
     if let Some(p) = p {
-        p.resolve_fault(va, write);
+        p.resolve_fault(va, write, false);
     }
     area.fault_answered(i, question);
     kmsg::send_words_waiting(Peer::Host, KMSG_PAGE_READY, &[area.index() as u64, i as u64]);

@@ -78,7 +78,7 @@ impl FutexTable {
         if bitset == 0 {
             return Err(EINVAL);
         }
-        let word = uaccess::futex_word(p, uaddr)?;
+        let word = uaccess::futex_word(p, uaddr, false)?;
         let me = sched::current();
         let w = Arc::new(Waiter {
             thread: me.clone(),
@@ -133,7 +133,7 @@ impl FutexTable {
         requeue: u32,
         expect: Option<u32>,
     ) -> SysResult {
-        let word = uaccess::futex_word(p, uaddr)?;
+        let word = uaccess::futex_word(p, uaddr, false)?;
         let mut q = self.queues.lock();
         if let Some(v) = expect {
             if word.load(Ordering::SeqCst) != v {
@@ -171,7 +171,7 @@ impl FutexTable {
         n2: u32,
         encoded: u32,
     ) -> SysResult {
-        let word = uaccess::futex_word(p, uaddr2)?;
+        let word = uaccess::futex_word(p, uaddr2, true)?;
         let op = (encoded >> 28) & 7;
         let cmp = (encoded >> 24) & 15;
         let mut oparg = ((encoded << 8) as i32 >> 20) as u32;

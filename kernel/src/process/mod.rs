@@ -10,6 +10,7 @@ pub mod deferred_server;
 pub mod delegate;
 pub mod exec;
 pub mod family;
+mod frame_holders;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
@@ -210,13 +211,19 @@ impl Process {
         }
     }
 
-    /// A not-present fault at `va` (a write if `write`) that needs no
-    /// signal: a vfork child copied its parent's page, the main stack got
-    /// memory there now, or the page is there by the time this looks
-    /// (another thread grew the stack meanwhile).
-    pub fn resolve_fault(&self, va: u64, write: bool) -> bool {
+    /// A fault at `va` (a write if `write`, an instruction fetch if
+    /// `fetch`) that needs no signal: a vfork child copied its parent's
+    /// page, the main stack got memory there now, or the page allows the
+    /// access by the time this looks (another thread grew the stack or
+    /// widened its access meanwhile).
+    pub fn resolve_fault(&self, va: u64, write: bool, fetch: bool) -> bool {
         let _ = lazy_copy::fill(self, va);
-        self.grow_stack(va) || self.vm.lock().translate(va).is_some_and(|t| t.writable || !write)
+        self.grow_stack(va)
+            || self
+                .vm
+                .lock()
+                .translate(va)
+                .is_some_and(|t| (t.writable || !write) && (t.executable || !fetch))
     }
 
     /// Takes `vm`'s part of the stack still to grow (under its lock).

@@ -1,6 +1,7 @@
 //! Frames a segment exported through XEMEM holds (xemem.rs): other kernels
 //! may map them, so they are not freed while pinned, whatever their owner
-//! does. Every frame the address spaces free goes through `free`; a pinned
+//! does. Every frame the address spaces free goes through `free`: a frame
+//! another address space still holds stays (frame_holders.rs); a pinned
 //! piece waits on its pin and is freed when the pin goes (the host says
 //! nobody maps it any more), unless another pin still holds it.
 
@@ -30,8 +31,20 @@ pub fn pin(runs: impl IntoIterator<Item = (u64, u64)>) -> u64 {
     id
 }
 
-/// Frees `bytes` at `phys`, except the pieces a pin holds.
+/// True if a pin holds the frame at `phys`.
+pub fn is_pinned(phys: u64) -> bool {
+    PINS.lock().iter().any(|p| p.ranges.iter().any(|&(s, e)| (s..e).contains(&phys)))
+}
+
+/// Frees `bytes` at `phys`, except the pieces another address space or a
+/// pin holds.
 pub fn free(phys: u64, bytes: u64) {
+    super::frame_holders::let_go(phys, bytes, free_unpinned);
+}
+
+/// Frees `bytes` at `phys` that no other address space holds, except the
+/// pieces a pin holds.
+fn free_unpinned(phys: u64, bytes: u64) {
     let mut pieces = Vec::new();
     {
         let mut pins = PINS.lock();
@@ -75,6 +88,6 @@ pub fn unpin(id: u64) {
         pins.swap_remove(i)
     };
     for (a, b) in pin.orphans {
-        free(a, b - a);
+        free_unpinned(a, b - a);
     }
 }

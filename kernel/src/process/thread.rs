@@ -136,11 +136,19 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
         14 => cr2,
         _ => frame.rip,
     };
-    // A first touch of the main stack's part that has no memory yet, or a
-    // page another thread gave memory a moment ago: the access runs again.
+    // A first touch of the main stack's part that has no memory yet, a
+    // page another thread gave memory a moment ago, or a translation this
+    // core kept from before mprotect widened it (the fault drops it): the
+    // access runs again. Faults for other reasons (reserved bits,
+    // protection keys) are the program's.
+    const WRITE: u64 = 1 << 1;
+    const RESERVED: u64 = 1 << 3;
+    const FETCH: u64 = 1 << 4;
+    const KEY: u64 = 1 << 5;
+    let error = frame.error_code;
     if frame.vector == 14
-        && frame.error_code & 1 == 0
-        && u.process.resolve_fault(cr2, frame.error_code & 2 != 0)
+        && error & (RESERVED | KEY) == 0
+        && u.process.resolve_fault(cr2, error & WRITE != 0, error & FETCH != 0)
     {
         return;
     }

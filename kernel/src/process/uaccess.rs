@@ -162,15 +162,21 @@ pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errn
     Ok(b.map(u64::from_le_bytes))
 }
 
-/// A futex word, for atomic access (4-byte aligned, mapped).
-pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
+/// A futex word, for atomic access (4-byte aligned, mapped; writable if
+/// the caller will `write` it, as FUTEX_WAKE_OP does).
+pub fn futex_word(p: &Process, va: u64, write: bool) -> Result<&'static AtomicU32, Errno> {
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
     let _ = lazy_copy::fill(p, va);
     let mut vm = p.vm.lock();
     let t = page_of(p, &mut vm, va)?;
-    // Futex operations may write it (FUTEX_WAKE_OP, robust lists).
-    vm.mark_written(va, va + 4);
+    if write {
+        // A read-only page's frame may be another process's too.
+        if !t.writable {
+            return Err(EFAULT);
+        }
+        vm.mark_written(va, va + 4);
+    }
     Ok(physmem::atomic_u32(t.phys))
 }

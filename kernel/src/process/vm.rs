@@ -7,8 +7,10 @@
 //! get memory only when they become accessible. Ranges that map a file
 //! MAP_SHARED hold the enclave's one copy of its pages (shared_file.rs),
 //! which they never free themselves; XEMEM attachments map frames that
-//! are not the program's at all (xemem.rs), nor ever freed here. Every
-//! frame freed goes through `pins`, which keeps exported ones.
+//! are not the program's at all (xemem.rs), nor ever freed here. A fork
+//! shares read-only 4 KiB pages with its child (frame_holders.rs); a page
+//! gets a frame of its own before it is written or zeroed. Every frame
+//! freed goes through `pins`, which keeps shared and exported ones.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
@@ -24,8 +26,8 @@ use hal::{mem, paging, physmem};
 
 use lwk_logic::errno::*;
 
-use super::pins;
 use super::shared_file::{self, FileKey, SharedFile};
+use super::{frame_holders, pins};
 
 /// Frames to give back once no CPU can still reach them (after a TLB
 /// shootdown): (physical address, bytes).
@@ -598,8 +600,16 @@ impl AddressSpace {
         }
     }
 
-    /// mprotect: memory that becomes accessible is populated first.
-    pub fn protect(&mut self, start: u64, len: u64, access: Access) -> Result<(), Errno> {
+    /// mprotect: memory that becomes accessible is populated first, and
+    /// pages that become writable get frames of their own (the frames they
+    /// shared go to `freed`).
+    pub fn protect(
+        &mut self,
+        start: u64,
+        len: u64,
+        access: Access,
+        freed: &mut Freed,
+    ) -> Result<(), Errno> {
         self.removals += 1;
         let end = start.checked_add(page_up(len)).ok_or(ENOMEM)?;
         if !start.is_multiple_of(PAGE_SIZE) || !in_user_range(start, end - start) {
@@ -612,6 +622,9 @@ impl AddressSpace {
         let read_only = self.attached.range(..end).any(|(_, a)| a.end > start && !a.writable);
         if access.write && read_only {
             return Err(EACCES);
+        }
+        if access.write {
+            self.own_pages(start, end, false, freed)?;
         }
         if access != Access::NONE {
             self.populate(start, end, access)?;
@@ -742,9 +755,12 @@ impl AddressSpace {
     /// pages written since they were mapped or last zeroed are zeroed (a
     /// thread's 8 MiB stack is mostly untouched); the caller flushes TLBs
     /// and the host's mirror so that later writes mark pages again.
-    /// Shared file pages keep their bytes (as the file would).
-    pub fn zero(&mut self, start: u64, len: u64) {
+    /// Shared file pages keep their bytes (as the file would); a page that
+    /// shares its frame with another address space gets a zeroed frame of
+    /// its own (the old one goes to `freed`).
+    pub fn zero(&mut self, start: u64, len: u64, freed: &mut Freed) -> Result<(), Errno> {
         let end = start.saturating_add(page_up(len)).min(USER_END);
+        self.own_pages(start, end, true, freed)?;
         let mut at = start;
         let mut keep = self.shared_in(start, end);
         keep.extend(
@@ -761,6 +777,47 @@ impl AddressSpace {
             }
             at = at.max(e);
         }
+        Ok(())
+    }
+
+    /// Gives each 4 KiB page of [start, end) whose frame another address
+    /// space may hold too (a fork shared it) a frame of its own: a copy, or
+    /// zeroed if `zeroed`. The old frames go to `freed` (their other
+    /// holders keep them). Shared files' and XEMEM attachments' pages are
+    /// meant to be shared and stay as they are.
+    pub fn own_pages(
+        &mut self,
+        start: u64,
+        end: u64,
+        zeroed: bool,
+        freed: &mut Freed,
+    ) -> Result<(), Errno> {
+        if !frame_holders::any() {
+            return Ok(());
+        }
+        let mut pages = Vec::new();
+        self.pages.for_each_frame(&mut Tables, start, end, |va, frame, size| {
+            if size == PAGE_SIZE {
+                pages.push((va, frame));
+            }
+        });
+        frame_holders::keep_shared(&mut pages);
+        for (va, old) in pages {
+            if self.shared_end(va).or_else(|| self.attached_end(va)).is_some() {
+                continue;
+            }
+            let frame =
+                if zeroed { mem::alloc_zeroed_frames(1, 1) } else { mem::alloc_frames(1, 1) };
+            let frame = frame.ok_or(ENOMEM)?;
+            if !zeroed {
+                physmem::copy_within(old, frame, PAGE_SIZE as usize);
+            }
+            self.pages.replace_frame(&mut Tables, va, frame);
+            freed.push((old, PAGE_SIZE));
+            // Cores and the host's mirror must drop the old translation.
+            self.removals += 1;
+        }
+        Ok(())
     }
 
     /// A forked child's address space before its pages are copied in
@@ -873,7 +930,9 @@ impl AddressSpace {
 
     /// Gives `child` (a `fork_shell` of this space) a copy of every page
     /// (same sizes and protections, each page's bytes copied), except that
-    /// shared file pages are the same pages in both. PROT_NONE pages come
+    /// shared file pages are the same pages in both, and so are read-only
+    /// 4 KiB pages until one of the two writes or zeroes its page
+    /// (`own_pages`). PROT_NONE pages come
     /// back zeroed when made accessible, as untouched ones would. ENOMEM
     /// when the enclave runs out: `child` then holds part of the pages,
     /// which its release lets go.
@@ -930,6 +989,21 @@ impl AddressSpace {
         child: &mut AddressSpace,
         skip: (u64, u64),
     ) -> Result<(), Errno> {
+        let mut shared = Vec::new();
+        let copied = self.copy_or_share_pages(child, skip, &mut shared);
+        // Also after a failure: the child's release lets go of each.
+        frame_holders::hold(&shared);
+        copied
+    }
+
+    /// `copy_private_pages_to`'s walk: the frames it maps in both go to
+    /// `shared`.
+    fn copy_or_share_pages(
+        &self,
+        child: &mut AddressSpace,
+        skip: (u64, u64),
+        shared: &mut Vec<u64>,
+    ) -> Result<(), Errno> {
         for (&start, &end) in &self.ranges {
             let mut va = start;
             while va < end {
@@ -947,10 +1021,23 @@ impl AddressSpace {
                     continue;
                 };
                 let size = t.page_size;
+                let access = Access { read: true, write: t.writable, exec: t.executable };
+                let frame = t.phys & !(PAGE_SIZE - 1);
+                // A read-only page is made writable only after it gets a
+                // frame of its own; an exported one may be written by
+                // whoever attached it.
+                if size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame) {
+                    let page = va & !(PAGE_SIZE - 1);
+                    child.map_page(page, frame, false, access).map_err(|_| ENOMEM)?;
+                    shared.push(frame);
+                    // It holds data: MADV_DONTNEED must zero (own) it.
+                    child.pages.mark_dirty(&mut Tables, page, page + PAGE_SIZE);
+                    va = page + PAGE_SIZE;
+                    continue;
+                }
                 let frames = size / PAGE_SIZE;
                 // Every byte is copied over: no need to zero it first.
                 let frame = mem::alloc_frames(frames, frames).ok_or(ENOMEM)?;
-                let access = Access { read: true, write: t.writable, exec: t.executable };
                 let page = va & !(size - 1);
                 child.map_or_free(page, frame, size == LARGE_PAGE_SIZE, access)?;
                 physmem::copy_within(t.phys - (va - page), frame, size as usize);

@@ -59,9 +59,12 @@ pub fn mmap_file(
         return Ok(at);
     }
     if access(prot) != filling {
-        c.process.vm.lock().protect(at, len, access(prot))?;
+        // Freshly filled: no frame of it is shared, nothing is freed.
+        let mut freed = vm::Freed::new();
+        let r = c.process.vm.lock().protect(at, len, access(prot), &mut freed);
         // Write access went: no core and no mirror mapping may keep it.
-        retire(c, vm::Freed::new());
+        retire(c, freed);
+        r?;
     }
     Ok(at)
 }

@@ -131,13 +131,15 @@ pub fn mprotect(c: &mut Call) -> SysResult {
     }
     // A vfork child's pages not copied yet would come with the parent's.
     lazy_copy::fill_range(c.process, addr, len)?;
-    let r = c.process.vm.lock().protect(addr, len, access(prot));
+    let mut freed = vm::Freed::new();
+    let r = c.process.vm.lock().protect(addr, len, access(prot), &mut freed);
     // Taking access away must reach every core and the host's mirror;
-    // giving it may have replaced a page table (settle frees it).
+    // giving it may have replaced a page table or a frame shared with
+    // another process (settle frees them).
     if r.is_ok() && prot & PROT_WRITE == 0 {
-        retire(c, vm::Freed::new());
-    } else if r.is_ok() {
-        settle(c, vm::Freed::new());
+        retire(c, freed);
+    } else {
+        settle(c, freed);
     }
     r.map(|()| 0)
 }
@@ -168,10 +170,12 @@ pub fn madvise(c: &mut Call) -> SysResult {
     // malloc relies on it); other advice changes nothing here.
     if advice == MADV_DONTNEED {
         lazy_copy::fill_range(c.process, addr, len)?;
-        c.process.vm.lock().zero(addr, len);
+        let mut freed = vm::Freed::new();
+        let r = c.process.vm.lock().zero(addr, len, &mut freed);
         // Dirty marks were cleared: no core and no mirror mapping may skip
         // setting them again.
-        retire(c, vm::Freed::new());
+        retire(c, freed);
+        r?;
     }
     Ok(0)
 }

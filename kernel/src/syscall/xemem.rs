@@ -29,7 +29,12 @@ pub fn xemem(c: &mut Call) -> SysResult {
     }
     let p = c.process;
     match io.op {
-        XEMEM_MAKE => io.segid = xemem::make(p, &io)?,
+        XEMEM_MAKE => {
+            let mut freed = vm::Freed::new();
+            let made = xemem::make(p, &io, &mut freed);
+            settle(c, freed);
+            io.segid = made?;
+        }
         XEMEM_GET => io.apid = xemem::ask(p, &io)?,
         XEMEM_LOOKUP => io.segid = xemem::ask(p, &io)?,
         XEMEM_REMOVE | XEMEM_RELEASE => _ = xemem::ask(p, &io)?,

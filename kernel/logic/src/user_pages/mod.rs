@@ -497,6 +497,49 @@ impl UserPageTable {
         );
     }
 
+    /// Tells `visit(page, frame, size)` of every page in [start, end) that
+    /// holds a frame, PROT_NONE ones included; changes nothing.
+    pub fn for_each_frame(
+        &mut self,
+        mem: &mut impl TableMemory,
+        start: u64,
+        end: u64,
+        mut visit: impl FnMut(u64, u64, u64),
+    ) {
+        self.walk_leaves(
+            mem,
+            start,
+            end,
+            |entry, _| entry,
+            |old, size, page, _, _| visit(page, old & ADDR_MASK & !(size - 1), size),
+        );
+    }
+
+    /// Points the 4 KiB page at `va` to `frame`, keeping its access and
+    /// marks; returns the frame it held (None: no 4 KiB page holds one
+    /// there, and nothing changed). The caller flushes TLBs afterwards.
+    pub fn replace_frame(
+        &mut self,
+        mem: &mut impl TableMemory,
+        va: u64,
+        frame: u64,
+    ) -> Option<u64> {
+        if self.root == 0 {
+            return None;
+        }
+        let [_, _, i2, i1] = indices(va);
+        let e2 = mem.read(self.page_directory(mem, va).ok()?, i2);
+        if e2 & PRESENT == 0 || e2 & HUGE != 0 {
+            return None;
+        }
+        let pt = e2 & ADDR_MASK;
+        if !holds_frame(mem.read(pt, i1)) {
+            return None;
+        }
+        let old = update(mem, pt, i1, |e| (e & !ADDR_MASK) | (frame & ADDR_MASK));
+        Some(old & ADDR_MASK)
+    }
+
     /// Marks the pages of [start, end) written (the kernel wrote them
     /// through its own mapping, which sets no mark).
     pub fn mark_dirty(&mut self, mem: &mut impl TableMemory, start: u64, end: u64) {

@@ -345,3 +345,33 @@ fn next_mapped_skips_holes_of_every_size() {
         assert!(pt.translate(&m, va).is_some());
     }
 }
+
+#[test]
+fn replace_frame_keeps_access_and_marks_of_small_pages_only() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    let _ = pt.map(&mut m, 0x40_3000, 0x5000_0000, false, RO).unwrap();
+    let _ = pt.map(&mut m, 0x40_4000, 0x5000_1000, false, Access::NONE).unwrap();
+    let _ = pt.map(&mut m, 0x20_0000_0000, 0x6000_0000, true, RO).unwrap();
+    write_to(&mut m, &pt, 0x40_3000);
+    assert_eq!(pt.replace_frame(&mut m, 0x40_3000, 0x7000_0000), Some(0x5000_0000));
+    let t = pt.translate(&m, 0x40_3123).unwrap();
+    assert_eq!((t.phys, t.writable, t.executable), (0x7000_0123, false, false));
+    let mut zeroed = vec![];
+    pt.clean(&mut m, 0x40_3000, 0x40_4000, |p, n| zeroed.push((p, n)));
+    assert_eq!(zeroed, vec![(0x7000_0000, PAGE_SIZE)], "the dirty mark stays");
+    // A PROT_NONE page keeps its frame, so it can be replaced too.
+    assert_eq!(pt.replace_frame(&mut m, 0x40_4000, 0x7000_1000), Some(0x5000_1000));
+    assert!(pt.translate(&m, 0x40_4000).is_none());
+    assert_eq!(pt.replace_frame(&mut m, 0x40_5000, 0x7000_2000), None, "nothing mapped");
+    let mut seen = vec![];
+    pt.for_each_frame(&mut m, 0, 1 << 47, |va, f, size| seen.push((va, f, size)));
+    let expect = [
+        (0x40_3000, 0x7000_0000, PAGE_SIZE),
+        (0x40_4000, 0x7000_1000, PAGE_SIZE),
+        (0x20_0000_0000, 0x6000_0000, LARGE_PAGE_SIZE),
+    ];
+    assert_eq!(seen, expect);
+    assert_eq!(pt.replace_frame(&mut m, 0x20_0000_0000, 0x7000_2000), None, "a 2 MiB page");
+    assert_eq!(pt.translate(&m, 0x20_0000_0000).unwrap().phys, 0x6000_0000);
+}

@@ -14,6 +14,7 @@ use atoll_abi::*;
 use lwk_logic::errno::*;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
+use super::vm::Freed;
 use super::{launch, lazy_copy, pins, Process};
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::{Queue, SpinLock};
@@ -82,7 +83,9 @@ fn request(p: &Process, io: &XememIo) -> XememReq {
 }
 
 /// xpmem_make: pins the range's frames, then registers them with the host.
-pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
+/// Frames it shared with another process (a fork) are replaced by its own
+/// first: the old ones go to `freed`.
+pub fn make(p: &Process, io: &XememIo, freed: &mut Freed) -> Result<i64, Errno> {
     let aligned = io.vaddr.is_multiple_of(PAGE_SIZE) && io.size.is_multiple_of(PAGE_SIZE);
     if io.size == 0 || !aligned || io.vaddr.checked_add(io.size).is_none() {
         return Err(EINVAL);
@@ -94,7 +97,8 @@ pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
     let mut req = request(p, io);
     {
         // Pinned under the lock: no munmap can free a frame in between.
-        let vm = p.vm.lock();
+        let mut vm = p.vm.lock();
+        vm.own_pages(io.vaddr, io.vaddr + io.size, false, freed)?;
         let runs = vm.runs(io.vaddr, io.size)?;
         req.runs_hash = xemem_hash(runs.iter().map(|&(phys, len)| XememRun { phys, len }));
         req.root = vm.root();
