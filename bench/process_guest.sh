@@ -2,7 +2,8 @@
 # Prints "=== <where>_<what>" sections, each followed by the programs'
 # output: the same binaries on Linux CPU ONE (before the enclave takes it)
 # and in a one-CPU enclave on it.
-# From the driver: ONE, REPS, THREADS, FORKS, SPAWNS, SIGNALS, SECONDS.
+# From the driver: ONE, REPS, THREADS, FORKS, SPAWNS, SIGNALS, SECONDS,
+# SHARE_ROUNDS.
 section() { echo "=== $1"; }
 fail() { echo "process_guest: $*"; exit 1; }
 measure() { name=$1; shift; section "$name"; "$@" || fail "$name failed: $*"; }
@@ -12,10 +13,12 @@ measure linux_threads taskset -c "$ONE" /extra/thread_create "$THREADS" "$REPS"
 measure linux_fork taskset -c "$ONE" /extra/fork_wait "$FORKS" "$REPS"
 measure linux_spawn taskset -c "$ONE" /extra/spawn_wait "$SPAWNS" "$REPS" 64
 measure linux_signal taskset -c "$ONE" /extra/signal_rtt "$SIGNALS" "$REPS"
-# One alone before and after the pair: the host's own load drifts.
+# Pairs between runs alone, SHARE_ROUNDS times: the host's own load drifts.
 measure linux_share_alone taskset -c "$ONE" /extra/spin_rate "$SECONDS"
-measure linux_share_two two taskset -c "$ONE" /extra/spin_rate "$SECONDS"
-measure linux_share_alone_after taskset -c "$ONE" /extra/spin_rate "$SECONDS"
+for r in $(seq "$SHARE_ROUNDS"); do
+    measure linux_share_two two taskset -c "$ONE" /extra/spin_rate "$SECONDS"
+    measure linux_share_alone taskset -c "$ONE" /extra/spin_rate "$SECONDS"
+done
 
 section create
 atoll create --cpus "$ONE-$ONE" --mem 512M --name bench || fail "atoll create failed"
@@ -24,7 +27,9 @@ measure enclave_fork atoll run bench -- /extra/fork_wait "$FORKS" "$REPS"
 measure enclave_spawn atoll run bench -- /extra/spawn_wait "$SPAWNS" "$REPS" 64
 measure enclave_signal atoll run bench -- /extra/signal_rtt "$SIGNALS" "$REPS"
 measure enclave_share_alone atoll run bench -- /extra/spin_rate "$SECONDS"
-measure enclave_share_two two atoll run bench -- /extra/spin_rate "$SECONDS"
-measure enclave_share_alone_after atoll run bench -- /extra/spin_rate "$SECONDS"
+for r in $(seq "$SHARE_ROUNDS"); do
+    measure enclave_share_two two atoll run bench -- /extra/spin_rate "$SECONDS"
+    measure enclave_share_alone atoll run bench -- /extra/spin_rate "$SECONDS"
+done
 atoll destroy bench > /dev/null || fail "atoll destroy failed"
 section done

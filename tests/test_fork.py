@@ -38,6 +38,7 @@ resources
                  "read-only: the parent's copy unchanged: yes",
                  "read-only: a fork costs less than half of them: yes",
                  "read-only: FUTEX_WAKE_OP on one: EFAULT",
+                 "read-only: FUTEX_WAKE_OP once writable: woke 0, set 7",
                  "SIGCHLD: handler ran: yes", "vfork: code 5",
                  "rusage: children's time counted: yes", "times: children's ticks counted: yes",
                  "groups: the child leads its own group: yes, same session: yes",

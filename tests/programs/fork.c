@@ -280,6 +280,10 @@ static void read_only_pages(void)
 		       FUTEX_OP(FUTEX_OP_SET, 1, FUTEX_OP_CMP_EQ, 0));
 	printf("read-only: FUTEX_WAKE_OP on one: %s\n",
 	       woke < 0 && errno == EFAULT ? "EFAULT" : "it wrote");
+	mprotect(ro + 4 * 4096, 4096, PROT_READ | PROT_WRITE);
+	woke = syscall(SYS_futex, ro + 4 * 4096 + 64, FUTEX_WAKE_OP, 1, NULL, ro + 4 * 4096,
+		       FUTEX_OP(FUTEX_OP_SET, 7, FUTEX_OP_CMP_EQ, 0));
+	printf("read-only: FUTEX_WAKE_OP once writable: woke %d, set %d\n", woke, *(int *)(ro + 4 * 4096));
 	close(go[0]);
 	close(go[1]);
 	munmap(ro, len);

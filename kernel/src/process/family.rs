@@ -371,12 +371,19 @@ fn copy_memory(
     stack_pointer: u64,
 ) -> Result<(), Errno> {
     let vfork = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
+    // Read-only pages are shared with the child only if no core and no
+    // delegated call can still write them through an older translation
+    // (another thread made them read-only a moment ago).
+    if !vfork && parent.shootdown_pending(&parent.vm.lock()) {
+        parent.shoot_down();
+    }
     let copied = with_both_vms(parent, child, |from, to| {
         if vfork {
             to.inherit_lazily(stack_pointer, lazy_copy::GIVE_BACK);
             from.share_file_pages_with(to)
         } else {
-            from.copy_pages_to(to)
+            let share = !parent.shootdown_pending(from) && parent.calls.idle();
+            from.copy_pages_to(to, share)
         }
     });
     child.lazy_memory.store(vfork && copied.is_ok(), Ordering::Release);

@@ -78,7 +78,7 @@ impl FutexTable {
         if bitset == 0 {
             return Err(EINVAL);
         }
-        let word = uaccess::futex_word(p, uaddr, false)?;
+        let word = uaccess::futex_word(p, uaddr)?;
         let me = sched::current();
         let w = Arc::new(Waiter {
             thread: me.clone(),
@@ -133,7 +133,7 @@ impl FutexTable {
         requeue: u32,
         expect: Option<u32>,
     ) -> SysResult {
-        let word = uaccess::futex_word(p, uaddr, false)?;
+        let word = uaccess::futex_word(p, uaddr)?;
         let mut q = self.queues.lock();
         if let Some(v) = expect {
             if word.load(Ordering::SeqCst) != v {
@@ -171,7 +171,6 @@ impl FutexTable {
         n2: u32,
         encoded: u32,
     ) -> SysResult {
-        let word = uaccess::futex_word(p, uaddr2, true)?;
         let op = (encoded >> 28) & 7;
         let cmp = (encoded >> 24) & 15;
         let mut oparg = ((encoded << 8) as i32 >> 20) as u32;
@@ -179,19 +178,18 @@ impl FutexTable {
         if encoded & (8 << 28) != 0 {
             oparg = 1u32.checked_shl(oparg).unwrap_or(0);
         }
-        let mut q = self.queues.lock();
-        let apply = |old: u32| match op {
-            0 => Some(oparg),
-            1 => Some(old.wrapping_add(oparg)),
-            2 => Some(old | oparg),
-            3 => Some(old & !oparg),
-            4 => Some(old ^ oparg),
-            _ => None,
-        };
         if op > 4 || cmp > 5 {
             return Err(ENOSYS);
         }
-        let old = word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, apply).unwrap_or(0);
+        let apply = |old: u32| match op {
+            0 => oparg,
+            1 => old.wrapping_add(oparg),
+            2 => old | oparg,
+            3 => old & !oparg,
+            _ => old ^ oparg,
+        };
+        let old = uaccess::futex_update(p, uaddr2, apply)?;
+        let mut q = self.queues.lock();
         let (o, c) = (old as i32, cmparg as i32);
         let pass = match cmp {
             0 => o == c,

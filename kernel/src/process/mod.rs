@@ -297,6 +297,23 @@ impl Process {
         self.area.bump_map_generation();
     }
 
+    /// Every core drops the translations taken away so far, and the
+    /// host's mirror drops its mappings before its next call.
+    pub fn shoot_down(&self) {
+        let upto = self.vm.lock().removals();
+        crate::tlb::shootdown(&self.ran_on);
+        // The mirror first: a fork that sees the count caught up shares
+        // read-only pages, which no stale mapping may write.
+        self.note_unmapped();
+        self.flushed_removals.fetch_max(upto, Ordering::AcqRel);
+    }
+
+    /// True if `vm` (its address space, locked) took translations away
+    /// that some core or the mirror may still hold.
+    pub fn shootdown_pending(&self, vm: &vm::AddressSpace) -> bool {
+        vm.removals() > self.flushed_removals.load(Ordering::Acquire)
+    }
+
     /// Tells the host (for `atoll status`) its threads and memory now.
     pub fn report_usage(&self) {
         let mem = {

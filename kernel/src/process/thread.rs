@@ -140,14 +140,13 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
     // page another thread gave memory a moment ago, or a translation this
     // core kept from before mprotect widened it (the fault drops it): the
     // access runs again. Faults for other reasons (reserved bits,
-    // protection keys) are the program's.
+    // protection keys, shadow stacks, SGX) are the program's.
     const WRITE: u64 = 1 << 1;
-    const RESERVED: u64 = 1 << 3;
     const FETCH: u64 = 1 << 4;
-    const KEY: u64 = 1 << 5;
+    const OTHER_CAUSES: u64 = 1 << 3 | 1 << 5 | 1 << 6 | 1 << 15;
     let error = frame.error_code;
     if frame.vector == 14
-        && error & (RESERVED | KEY) == 0
+        && error & OTHER_CAUSES == 0
         && u.process.resolve_fault(cr2, error & WRITE != 0, error & FETCH != 0)
     {
         return;

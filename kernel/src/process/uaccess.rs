@@ -3,7 +3,7 @@
 //! to the physical page, so a bad pointer is an EFAULT, never a kernel
 //! fault.
 
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::{lazy_copy, vm::AddressSpace, Process};
 use hal::physmem;
@@ -162,21 +162,31 @@ pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errn
     Ok(b.map(u64::from_le_bytes))
 }
 
-/// A futex word, for atomic access (4-byte aligned, mapped; writable if
-/// the caller will `write` it, as FUTEX_WAKE_OP does).
-pub fn futex_word(p: &Process, va: u64, write: bool) -> Result<&'static AtomicU32, Errno> {
+/// A futex word, for atomic reads (4-byte aligned, mapped).
+pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
+    if !va.is_multiple_of(4) {
+        return Err(EINVAL);
+    }
+    let _ = lazy_copy::fill(p, va);
+    let mut vm = p.vm.lock();
+    Ok(physmem::atomic_u32(page_of(p, &mut vm, va)?.phys))
+}
+
+/// Changes the futex word at `va` to `change(old)` atomically (it must be
+/// writable: a read-only page's frame may be another process's too);
+/// returns the old value. Under the address-space lock, so that the page
+/// cannot become read-only (and shared by a fork) meanwhile.
+pub fn futex_update(p: &Process, va: u64, change: impl Fn(u32) -> u32) -> Result<u32, Errno> {
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
     let _ = lazy_copy::fill(p, va);
     let mut vm = p.vm.lock();
     let t = page_of(p, &mut vm, va)?;
-    if write {
-        // A read-only page's frame may be another process's too.
-        if !t.writable {
-            return Err(EFAULT);
-        }
-        vm.mark_written(va, va + 4);
+    if !t.writable {
+        return Err(EFAULT);
     }
-    Ok(physmem::atomic_u32(t.phys))
+    vm.mark_written(va, va + 4);
+    let word = physmem::atomic_u32(t.phys);
+    Ok(word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(change(old))).unwrap_or(0))
 }

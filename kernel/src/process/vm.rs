@@ -490,6 +490,9 @@ impl AddressSpace {
         freed: &mut Freed,
     ) -> Result<(), Errno> {
         let FilePages { key, first_page, write_back } = from;
+        // A fork may have shared these pages meanwhile (another thread made
+        // them read-only): the file's copy must be a frame of this space.
+        self.own_pages(at, at + len, false, freed)?;
         let pages = (at..at + len).step_by(PAGE_SIZE as usize);
         let mine: Vec<u64> = pages
             .clone()
@@ -757,7 +760,8 @@ impl AddressSpace {
     /// and the host's mirror so that later writes mark pages again.
     /// Shared file pages keep their bytes (as the file would); a page that
     /// shares its frame with another address space gets a zeroed frame of
-    /// its own (the old one goes to `freed`).
+    /// its own (the old one goes to `freed`). ENOMEM when one cannot (the
+    /// enclave is out of memory): the rest of the range stays as it was.
     pub fn zero(&mut self, start: u64, len: u64, freed: &mut Freed) -> Result<(), Errno> {
         let end = start.saturating_add(page_up(len)).min(USER_END);
         self.own_pages(start, end, true, freed)?;
@@ -792,32 +796,41 @@ impl AddressSpace {
         zeroed: bool,
         freed: &mut Freed,
     ) -> Result<(), Errno> {
-        if !frame_holders::any() {
-            return Ok(());
-        }
-        let mut pages = Vec::new();
-        self.pages.for_each_frame(&mut Tables, start, end, |va, frame, size| {
-            if size == PAGE_SIZE {
-                pages.push((va, frame));
-            }
-        });
-        frame_holders::keep_shared(&mut pages);
-        for (va, old) in pages {
-            if self.shared_end(va).or_else(|| self.attached_end(va)).is_some() {
-                continue;
-            }
+        for (va, old) in self.shared_pages(start, end) {
             let frame =
                 if zeroed { mem::alloc_zeroed_frames(1, 1) } else { mem::alloc_frames(1, 1) };
             let frame = frame.ok_or(ENOMEM)?;
             if !zeroed {
                 physmem::copy_within(old, frame, PAGE_SIZE as usize);
             }
-            self.pages.replace_frame(&mut Tables, va, frame);
+            if self.pages.replace_frame(&mut Tables, va, frame) != Some(old) {
+                // Cannot happen under the lock (the walk just saw it).
+                mem::free_frames(frame, 1);
+                continue;
+            }
             freed.push((old, PAGE_SIZE));
             // Cores and the host's mirror must drop the old translation.
             self.removals += 1;
         }
         Ok(())
+    }
+
+    /// The (address, frame) of each page of [start, end) that `own_pages`
+    /// would give a frame of its own.
+    pub fn shared_pages(&mut self, start: u64, end: u64) -> Vec<(u64, u64)> {
+        let mut pages = Vec::new();
+        if !frame_holders::any() {
+            return pages;
+        }
+        // Only read-only 4 KiB pages are shared (some may be PROT_NONE now).
+        self.pages.for_each_frame(&mut Tables, start, end, |va, frame, size, writable| {
+            if size == PAGE_SIZE && !writable {
+                pages.push((va, frame));
+            }
+        });
+        frame_holders::keep_shared(&mut pages);
+        pages.retain(|&(va, _)| self.shared_end(va).or_else(|| self.attached_end(va)).is_none());
+        pages
     }
 
     /// A forked child's address space before its pages are copied in
@@ -936,7 +949,7 @@ impl AddressSpace {
     /// back zeroed when made accessible, as untouched ones would. ENOMEM
     /// when the enclave runs out: `child` then holds part of the pages,
     /// which its release lets go.
-    pub fn copy_pages_to(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+    pub fn copy_pages_to(&self, child: &mut AddressSpace, share: bool) -> Result<(), Errno> {
         // The heap above the break, which brk maps up to a 2 MiB boundary
         // and the program has not asked for: the child starts without it, as
         // on Linux, where nothing is mapped there, and brk maps it again if
@@ -947,7 +960,7 @@ impl AddressSpace {
             child.heap_end = tail.0;
         }
         self.share_file_pages_with(child)?;
-        self.copy_private_pages_to(child, tail)
+        self.copy_private_pages_to(child, tail, share)
     }
 
     /// [page above the break, heap end), from a 2 MiB boundary if a 2 MiB
@@ -988,21 +1001,22 @@ impl AddressSpace {
         &self,
         child: &mut AddressSpace,
         skip: (u64, u64),
+        share: bool,
     ) -> Result<(), Errno> {
         let mut shared = Vec::new();
-        let copied = self.copy_or_share_pages(child, skip, &mut shared);
+        let copied = self.copy_or_share_pages(child, skip, share.then_some(&mut shared));
         // Also after a failure: the child's release lets go of each.
         frame_holders::hold(&shared);
         copied
     }
 
-    /// `copy_private_pages_to`'s walk: the frames it maps in both go to
-    /// `shared`.
+    /// `copy_private_pages_to`'s walk: the read-only frames it maps in
+    /// both go to `shared` (None: every page is copied).
     fn copy_or_share_pages(
         &self,
         child: &mut AddressSpace,
         skip: (u64, u64),
-        shared: &mut Vec<u64>,
+        mut shared: Option<&mut Vec<u64>>,
     ) -> Result<(), Errno> {
         for (&start, &end) in &self.ranges {
             let mut va = start;
@@ -1026,7 +1040,8 @@ impl AddressSpace {
                 // A read-only page is made writable only after it gets a
                 // frame of its own; an exported one may be written by
                 // whoever attached it.
-                if size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame) {
+                let shareable = size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame);
+                if let Some(shared) = shared.as_deref_mut().filter(|_| shareable) {
                     let page = va & !(PAGE_SIZE - 1);
                     child.map_page(page, frame, false, access).map_err(|_| ENOMEM)?;
                     shared.push(frame);

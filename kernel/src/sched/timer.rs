@@ -13,8 +13,13 @@ pub(super) use super::thread::NO_TIMER;
 use super::{current, this_cpu, wake, with_current, State, Thread};
 use crate::sync::SpinLock;
 
-/// Time slice for preemptive threads.
-const QUANTUM_NS: u64 = 2_000_000;
+/// Time slice for preemptive threads that share a core: about what Linux's
+/// scheduler gives each of two CPU-bound tasks on a 4-CPU machine. Each
+/// switch costs a timer interrupt and the TLB's refill; under QEMU the
+/// interrupt also waits for QEMU's global lock, held by the other vCPUs'
+/// threads (with 2 ms slices, two programs on one core lost up to a third
+/// of the core to that when the host was busy).
+const QUANTUM_NS: u64 = 10_000_000;
 
 struct CpuTimers {
     /// Sleepers, sorted by deadline (TSC).

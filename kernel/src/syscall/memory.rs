@@ -5,11 +5,8 @@ use lwk_logic::user_pages::Access;
 
 use lwk_logic::errno::*;
 
-use core::sync::atomic::Ordering;
-
 use super::{write_back, Call};
 use crate::process::{lazy_copy, uaccess, vm};
-use crate::tlb;
 
 const PROT_READ: u64 = 1;
 pub const PROT_WRITE: u64 = 2;
@@ -36,18 +33,10 @@ pub fn access(prot: u64) -> Access {
 /// that began before may still write them through the mirror).
 pub fn retire(c: &Call, mut freed: vm::Freed) {
     freed.append(&mut c.process.vm.lock().take_unlinked());
-    shootdown(c);
-    c.process.note_unmapped();
+    c.process.shoot_down();
     c.process.calls.free_after_calls(freed);
     crate::status::report_memory();
     c.process.report_usage();
-}
-
-/// Every core drops the translations taken away so far.
-fn shootdown(c: &Call) {
-    let upto = c.process.vm.lock().removals();
-    tlb::shootdown(&c.process.ran_on);
-    c.process.flushed_removals.fetch_max(upto, Ordering::AcqRel);
 }
 
 /// After a mapping was made: if it replaced pages (or page tables), they go as `retire`
@@ -59,13 +48,13 @@ pub fn settle(c: &Call, mut freed: vm::Freed) {
     let behind = {
         let mut vm = c.process.vm.lock();
         freed.append(&mut vm.take_unlinked());
-        vm.removals() > c.process.flushed_removals.load(Ordering::Acquire)
+        c.process.shootdown_pending(&vm)
     };
     if !freed.is_empty() {
         return retire(c, freed);
     }
     if behind {
-        shootdown(c);
+        c.process.shoot_down();
     }
     crate::status::report_memory();
     c.process.report_usage();

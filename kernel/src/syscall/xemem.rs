@@ -31,9 +31,10 @@ pub fn xemem(c: &mut Call) -> SysResult {
     match io.op {
         XEMEM_MAKE => {
             let mut freed = vm::Freed::new();
-            let made = xemem::make(p, &io, &mut freed);
+            let prepared = xemem::prepare(p, &io, &mut freed);
             settle(c, freed);
-            io.segid = made?;
+            prepared?;
+            io.segid = xemem::make(p, &io)?;
         }
         XEMEM_GET => io.apid = xemem::ask(p, &io)?,
         XEMEM_LOOKUP => io.segid = xemem::ask(p, &io)?,

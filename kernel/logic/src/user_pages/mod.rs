@@ -497,21 +497,24 @@ impl UserPageTable {
         );
     }
 
-    /// Tells `visit(page, frame, size)` of every page in [start, end) that
-    /// holds a frame, PROT_NONE ones included; changes nothing.
+    /// Tells `visit(page, frame, size, writable)` of every page in
+    /// [start, end) that holds a frame, PROT_NONE ones included; changes
+    /// nothing.
     pub fn for_each_frame(
         &mut self,
         mem: &mut impl TableMemory,
         start: u64,
         end: u64,
-        mut visit: impl FnMut(u64, u64, u64),
+        mut visit: impl FnMut(u64, u64, u64, bool),
     ) {
         self.walk_leaves(
             mem,
             start,
             end,
             |entry, _| entry,
-            |old, size, page, _, _| visit(page, old & ADDR_MASK & !(size - 1), size),
+            |old, size, page, _, _| {
+                visit(page, old & ADDR_MASK & !(size - 1), size, old & WRITABLE != 0)
+            },
         );
     }
 

@@ -365,11 +365,13 @@ fn replace_frame_keeps_access_and_marks_of_small_pages_only() {
     assert!(pt.translate(&m, 0x40_4000).is_none());
     assert_eq!(pt.replace_frame(&mut m, 0x40_5000, 0x7000_2000), None, "nothing mapped");
     let mut seen = vec![];
-    pt.for_each_frame(&mut m, 0, 1 << 47, |va, f, size| seen.push((va, f, size)));
+    let _ = pt.map(&mut m, 0x40_5000, 0x7000_3000, false, RW).unwrap();
+    pt.for_each_frame(&mut m, 0, 1 << 47, |va, f, size, w| seen.push((va, f, size, w)));
     let expect = [
-        (0x40_3000, 0x7000_0000, PAGE_SIZE),
-        (0x40_4000, 0x7000_1000, PAGE_SIZE),
-        (0x20_0000_0000, 0x6000_0000, LARGE_PAGE_SIZE),
+        (0x40_3000, 0x7000_0000, PAGE_SIZE, false),
+        (0x40_4000, 0x7000_1000, PAGE_SIZE, false),
+        (0x40_5000, 0x7000_3000, PAGE_SIZE, true),
+        (0x20_0000_0000, 0x6000_0000, LARGE_PAGE_SIZE, false),
     ];
     assert_eq!(seen, expect);
     assert_eq!(pt.replace_frame(&mut m, 0x20_0000_0000, 0x7000_2000), None, "a 2 MiB page");

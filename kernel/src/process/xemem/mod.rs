@@ -82,10 +82,10 @@ fn request(p: &Process, io: &XememIo) -> XememReq {
     }
 }
 
-/// xpmem_make: pins the range's frames, then registers them with the host.
-/// Frames it shared with another process (a fork) are replaced by its own
-/// first: the old ones go to `freed`.
-pub fn make(p: &Process, io: &XememIo, freed: &mut Freed) -> Result<i64, Errno> {
+/// Before xpmem_make: the range's pages get their memory and frames of
+/// their own (ones a fork shared go to `freed`, which the caller retires
+/// before `make`, so that no core still reads them).
+pub fn prepare(p: &Process, io: &XememIo, freed: &mut Freed) -> Result<(), Errno> {
     let aligned = io.vaddr.is_multiple_of(PAGE_SIZE) && io.size.is_multiple_of(PAGE_SIZE);
     if io.size == 0 || !aligned || io.vaddr.checked_add(io.size).is_none() {
         return Err(EINVAL);
@@ -94,11 +94,20 @@ pub fn make(p: &Process, io: &XememIo, freed: &mut Freed) -> Result<i64, Errno> 
     // child's) get it now: the segment's frames are fixed from here on.
     lazy_copy::fill_range(p, io.vaddr, io.size)?;
     p.grow_stack_over(io.vaddr, io.size);
+    p.vm.lock().own_pages(io.vaddr, io.vaddr + io.size, false, freed)
+}
+
+/// xpmem_make, after `prepare`: pins the range's frames, then registers
+/// them with the host.
+pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
     let mut req = request(p, io);
     {
         // Pinned under the lock: no munmap can free a frame in between.
         let mut vm = p.vm.lock();
-        vm.own_pages(io.vaddr, io.vaddr + io.size, false, freed)?;
+        // A fork shared some again since `prepare` (a racing thread).
+        if !vm.shared_pages(io.vaddr, io.vaddr + io.size).is_empty() {
+            return Err(EAGAIN);
+        }
         let runs = vm.runs(io.vaddr, io.size)?;
         req.runs_hash = xemem_hash(runs.iter().map(|&(phys, len)| XememRun { phys, len }));
         req.root = vm.root();
