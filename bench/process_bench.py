@@ -12,6 +12,7 @@ import argparse
 import os
 import statistics
 import sys
+import textwrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -143,7 +144,7 @@ def plot(res, path):
     if plt is None:
         return
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.8))
-    labels = [label for _, _, _, label in PER_CALL]
+    labels = [textwrap.fill(label, 16) for _, _, _, label in PER_CALL]
     x = range(len(labels))
     for i, side in enumerate(SIDES):
         a.bar([p + (i - 0.5) * 0.38 for p in x], [res[side][w]["median_ns"] / 1000 for w, _, _, _ in PER_CALL],
