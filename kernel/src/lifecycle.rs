@@ -46,7 +46,7 @@ pub fn report_crash(cpu: usize) {
 }
 
 fn on_ping(msg: &Message) {
-    let _ = kmsg::send_words(msg.from, KMSG_PONG, &[msg.word(0)]);
+    let _ = msg.reply_words(KMSG_PONG, &[msg.word(0)]);
 }
 
 /// The host asks for a round trip to another enclave: (peer id, cookie).

@@ -8,6 +8,7 @@ use atoll_abi::KMSG_MAX_LEN;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use lwk_logic::kmsg::{Received, Receiver, RingMemory};
 
+use super::link::Link;
 use super::ring::SharedRing;
 use super::{Message, Peer};
 use crate::sync::SpinLock;
@@ -47,8 +48,9 @@ impl Inbox {
         self.state.lock().receiver.set_polling(&self.ring, on);
     }
 
-    /// Hands every waiting message to `handle`.
-    pub fn drain(&self, handle: fn(&Message)) {
+    /// Hands every waiting message to `handle`; `link`, if any, is the
+    /// one answers go back on.
+    pub fn drain(&self, handle: fn(&Message), link: Option<&Link>) {
         if self.broken.load(Ordering::Relaxed)
             || self.ring.head().load(Ordering::Acquire) == self.expected.load(Ordering::Acquire)
         {
@@ -62,7 +64,7 @@ impl Inbox {
             match received {
                 Received::Empty => return,
                 Received::Message { kind, len } => {
-                    handle(&Message { from: self.from, kind, data: &buf[..len] })
+                    handle(&Message { from: self.from, kind, data: &buf[..len], link })
                 }
                 Received::Broken(why) => {
                     crate::println!(

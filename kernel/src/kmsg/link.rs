@@ -56,8 +56,8 @@ impl Link {
         self.notify.0
     }
 
-    /// Hands every waiting message to `handle`.
+    /// Hands every waiting message to `handle`; answers go back on this link.
     pub fn drain(&self, handle: fn(&Message)) {
-        self.inbox.drain(handle);
+        self.inbox.drain(handle, Some(self));
     }
 }

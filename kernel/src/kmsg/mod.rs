@@ -34,9 +34,26 @@ pub struct Message<'a> {
     pub from: Peer,
     pub kind: u16,
     pub data: &'a [u8],
+    /// The link it came on, for answers without a lookup (None: a
+    /// multicast ring's).
+    link: Option<&'a Link>,
 }
 
 impl Message<'_> {
+    /// Sends an answer to whoever sent this, as `send` does.
+    pub fn reply(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {
+        match self.link {
+            Some(link) => link.send(kind, payload),
+            None => send(self.from, kind, payload),
+        }
+    }
+
+    /// `reply` of little-endian u64s, as `send_words` does.
+    pub fn reply_words(&self, kind: u16, words: &[u64]) -> Result<(), SendError> {
+        let (bytes, len) = words_to_bytes(words);
+        self.reply(kind, &bytes[..len])
+    }
+
     /// The payload's `i`-th little-endian u64, 0 past its end.
     pub fn word(&self, i: usize) -> u64 {
         let bytes = self.data.get(i * 8..i * 8 + 8).unwrap_or(&[0; 8]);
@@ -154,12 +171,18 @@ pub fn bench_line(peer: Peer) -> Option<SharedRegion> {
 
 /// Sends `words` as little-endian u64s, the payload of most control messages.
 pub fn send_words(to: Peer, kind: u16, words: &[u64]) -> Result<(), SendError> {
+    let (bytes, len) = words_to_bytes(words);
+    send(to, kind, &bytes[..len])
+}
+
+/// Up to 6 words as little-endian bytes, and how many bytes they take.
+fn words_to_bytes(words: &[u64]) -> ([u8; 48], usize) {
     let mut bytes = [0u8; 48];
     let words = &words[..words.len().min(6)];
     for (chunk, w) in bytes.chunks_mut(8).zip(words) {
         chunk.copy_from_slice(&w.to_le_bytes());
     }
-    send(to, kind, &bytes[..words.len() * 8])
+    (bytes, words.len() * 8)
 }
 
 /// As `send_words`, waiting up to a second for room; says when it gave up.
@@ -193,12 +216,23 @@ impl Poller {
         }
     }
 
+    fn link(&self) -> Option<&Link> {
+        match self {
+            Poller::Host(link) => Some(link),
+            Poller::Enclave(p) => p.link(),
+        }
+    }
+
     /// Handles what waits on this link alone.
     pub fn poll(&self) {
-        match self {
-            Poller::Host(link) => link.drain(handle),
-            Poller::Enclave(p) => p.link().into_iter().for_each(|l| l.drain(handle)),
+        if let Some(link) = self.link() {
+            link.drain(handle);
         }
+    }
+
+    /// Sends on this link, as `send` does, without a lookup.
+    pub fn send(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {
+        self.link().ok_or(SendError::Invalid)?.send(kind, payload)
     }
 }
 

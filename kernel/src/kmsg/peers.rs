@@ -66,7 +66,7 @@ impl Lending {
     fn drain(&self, handle: fn(&Message)) {
         match &self.what {
             What::Peer { link, .. } => link.drain(handle),
-            What::Group(inbox) => inbox.drain(handle),
+            What::Group(inbox) => inbox.drain(handle, None),
         }
     }
 }

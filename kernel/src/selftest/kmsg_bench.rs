@@ -75,7 +75,7 @@ fn on_echo(msg: &Message) {
     } else {
         let mut answer = [0u8; 64];
         answer[..8].copy_from_slice(&(round | REPLY).to_le_bytes());
-        let _ = kmsg::send(msg.from, KMSG_BENCH_ECHO, &answer);
+        let _ = msg.reply(KMSG_BENCH_ECHO, &answer);
     }
 }
 
@@ -85,7 +85,7 @@ fn on_respond(msg: &Message) {
     if mode == BENCH_IPI {
         // Answered in the interrupt itself, no thread.
         IPI_PARTNER.store(msg.word(2) | msg.word(3) << 32, Ordering::Release);
-        let _ = kmsg::send_words(msg.from, KMSG_BENCH_READY, &[mode]);
+        let _ = msg.reply_words(KMSG_BENCH_READY, &[mode]);
     } else {
         IPI_PARTNER.store(0, Ordering::Release);
         post(KMSG_BENCH_RESPOND, msg.from, mode, rounds);
@@ -175,7 +175,7 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
                 apic::send_ipi(notify, BENCH_VECTOR);
                 wait_for(|| IPIS_BACK.load(Ordering::Acquire) != before)
             }
-            _ => echo(peer, r, (mode == BENCH_KMSG_POLL).then_some(&link)),
+            _ => echo(&link, r, mode == BENCH_KMSG_POLL),
         };
         if let Err(e) = answered {
             result = Err(e);
@@ -197,19 +197,21 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
     Ok((s.median, s.min, p90))
 }
 
-/// One 64-byte message each way; polling `link`, or waiting for the interrupt.
-fn echo(peer: Peer, round: u64, link: Option<&kmsg::Poller>) -> Result<(), Errno> {
+/// One 64-byte message each way on `link`; polling it, or waiting for the
+/// interrupt.
+fn echo(link: &kmsg::Poller, round: u64, poll: bool) -> Result<(), Errno> {
     let mut m = [0u8; 64];
     m[..8].copy_from_slice(&round.to_le_bytes());
-    kmsg::send(peer, KMSG_BENCH_ECHO, &m).map_err(|_| EINVAL)?;
+    link.send(KMSG_BENCH_ECHO, &m).map_err(|_| EINVAL)?;
     let deadline = cpu::rdtsc() + tsc::ns_to_cycles(PATIENCE_NS);
     while LAST_ECHO.load(Ordering::Acquire) != round {
         if cpu::rdtsc() > deadline {
             return Err(ETIMEDOUT);
         }
-        match link {
-            Some(link) => link.poll(),
-            None => cpu::relax(),
+        if poll {
+            link.poll();
+        } else {
+            cpu::relax();
         }
     }
     Ok(())
