@@ -2,7 +2,7 @@
 //!
 //! Everything here is plain computation over memory the caller hands in:
 //! lock algorithms, the physical frame allocator, page-table planning, boot
-//! memory-map arithmetic, the inter-kernel message ring, command-line parsing, Linux error numbers, benchmark statistics and ACPI
+//! memory-map arithmetic, runs between pages, the inter-kernel message ring, command-line parsing, Linux error numbers, benchmark statistics and ACPI
 //! table parsing. Keeping it free of hardware access lets the same code run in
 //! the kernel (`no_std`, no allocator) and under `cargo test` on the host.
 
@@ -19,5 +19,6 @@ pub mod kmsg;
 pub mod locks;
 pub mod memmap;
 pub mod paging_plan;
+pub mod runs;
 pub mod stats;
 pub mod user_pages;

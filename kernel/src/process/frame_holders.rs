@@ -9,6 +9,7 @@
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicUsize, Ordering};
+use lwk_logic::runs;
 use lwk_logic::user_pages::PAGE_SIZE;
 
 use crate::sync::SpinLock;
@@ -56,28 +57,18 @@ pub fn let_go(phys: u64, bytes: u64, mut free: impl FnMut(u64, u64)) {
         return free(phys, bytes);
     }
     let end = phys + bytes;
-    let mut alone = Vec::new();
-    {
+    let listed: Vec<u64> = {
         let mut holders = HOLDERS.lock();
         let listed: Vec<u64> = holders.range(phys..end).map(|(&f, _)| f).collect();
-        let mut at = phys;
-        for f in listed {
-            if at < f {
-                alone.push((at, f - at));
-            }
-            let n = holders.get_mut(&f).expect("listed a moment ago");
+        for f in &listed {
+            let n = holders.get_mut(f).expect("listed a moment ago");
             *n -= 1;
             if *n == 1 {
-                holders.remove(&f);
+                holders.remove(f);
             }
-            at = f + PAGE_SIZE;
-        }
-        if at < end {
-            alone.push((at, end - at));
         }
         LISTED.store(holders.len(), Ordering::Release);
-    }
-    for (a, n) in alone {
-        free(a, n);
-    }
+        listed
+    };
+    runs::between(phys, end, PAGE_SIZE, listed, free);
 }
