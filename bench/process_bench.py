@@ -37,7 +37,8 @@ def run_vm(args, cpus):
     guest_vars = {"ONE": cpus[0][-1], "REPS": args.reps, "THREADS": args.threads, "FORKS": args.forks,
                   "SPAWNS": args.spawns,
                   "SIGNALS": args.signals, "SECONDS": args.seconds, "SHARE_ROUNDS": args.share_rounds}
-    return guest_vars, boot_guest("process_bench", "process_guest.sh", guest_vars, cpus, args.timeout, args.quiet)
+    return guest_vars, boot_guest("process_bench", ["process_share.sh", "process_guest.sh"], guest_vars, cpus,
+                                  args.timeout, args.quiet)
 
 
 def run_icount_vm(args):
@@ -51,8 +52,9 @@ def run_icount_vm(args):
         script = os.path.join(extra, "run.sh")
         with open(script, "w") as f:
             f.write(f'SECONDS="{args.seconds}"\nSHARE_ROUNDS="{args.share_rounds}"\n')
-            with open(os.path.join(HERE, "process_share_icount.sh")) as g:
-                f.write(g.read())
+            for name in ["process_share.sh", "process_share_icount.sh"]:
+                with open(os.path.join(HERE, name)) as g:
+                    f.write(g.read())
         print(f"process_bench: the CPU share under -icount shift={ICOUNT_SHIFT}", flush=True)
         res = vm.run_vm(script, extra_dir=extra, smp=2, timeout=args.timeout, echo=False,
                         qemu_args=["-icount", f"shift={ICOUNT_SHIFT},sleep=off"], append_extra="maxcpus=1")

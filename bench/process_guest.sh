@@ -3,22 +3,13 @@
 # output: the same binaries on Linux CPU ONE (before the enclave takes it)
 # and in a one-CPU enclave on it.
 # From the driver: ONE, REPS, THREADS, FORKS, SPAWNS, SIGNALS, SECONDS,
-# SHARE_ROUNDS.
-section() { echo "=== $1"; }
-fail() { echo "process_guest: $*"; exit 1; }
-measure() { name=$1; shift; section "$name"; "$@" || fail "$name failed: $*"; }
-two() { "$@" & "$@" & wait; }
+# SHARE_ROUNDS. Helpers from process_share.sh.
 
 measure linux_threads taskset -c "$ONE" /extra/thread_create "$THREADS" "$REPS"
 measure linux_fork taskset -c "$ONE" /extra/fork_wait "$FORKS" "$REPS"
 measure linux_spawn taskset -c "$ONE" /extra/spawn_wait "$SPAWNS" "$REPS" 64
 measure linux_signal taskset -c "$ONE" /extra/signal_rtt "$SIGNALS" "$REPS"
-# Pairs between runs alone, SHARE_ROUNDS times: the host's own load drifts.
-measure linux_share_alone taskset -c "$ONE" /extra/spin_rate "$SECONDS"
-for r in $(seq "$SHARE_ROUNDS"); do
-    measure linux_share_two two taskset -c "$ONE" /extra/spin_rate "$SECONDS"
-    measure linux_share_alone taskset -c "$ONE" /extra/spin_rate "$SECONDS"
-done
+share_rounds linux taskset -c "$ONE" /extra/spin_rate "$SECONDS"
 
 section create
 atoll create --cpus "$ONE-$ONE" --mem 512M --name bench || fail "atoll create failed"
@@ -26,10 +17,6 @@ measure enclave_threads atoll run bench -- /extra/thread_create "$THREADS" "$REP
 measure enclave_fork atoll run bench -- /extra/fork_wait "$FORKS" "$REPS"
 measure enclave_spawn atoll run bench -- /extra/spawn_wait "$SPAWNS" "$REPS" 64
 measure enclave_signal atoll run bench -- /extra/signal_rtt "$SIGNALS" "$REPS"
-measure enclave_share_alone atoll run bench -- /extra/spin_rate "$SECONDS"
-for r in $(seq "$SHARE_ROUNDS"); do
-    measure enclave_share_two two atoll run bench -- /extra/spin_rate "$SECONDS"
-    measure enclave_share_alone atoll run bench -- /extra/spin_rate "$SECONDS"
-done
+share_rounds enclave atoll run bench -- /extra/spin_rate "$SECONDS"
 atoll destroy bench > /dev/null || fail "atoll destroy failed"
 section done

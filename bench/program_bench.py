@@ -75,9 +75,10 @@ def run_vm(args, measured, alone, shared):
 
 
 def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet):
-    """Runs bench/<guest_script> in the test VM with bench/programs at
-    /extra, the variables set first and the measured vCPUs pinned (cpus:
-    plan_cpus's answer); its output, which must end with "=== done"."""
+    """Runs bench/<guest_script> (a name, or names run as one script) in the
+    test VM with bench/programs at /extra, the variables set first and the
+    measured vCPUs pinned (cpus: plan_cpus's answer); its output, which must
+    end with "=== done"."""
     measured, alone, shared = cpus
     with tempfile.TemporaryDirectory() as extra:
         print(f"{driver}: building bench/programs", flush=True)
@@ -85,8 +86,9 @@ def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet):
         script = os.path.join(extra, "run.sh")
         with open(script, "w") as f:
             f.writelines(f'{k}="{v}"\n' for k, v in guest_vars.items())
-            with open(os.path.join(HERE, guest_script)) as g:
-                f.write(g.read())
+            for name in [guest_script] if isinstance(guest_script, str) else guest_script:
+                with open(os.path.join(HERE, name)) as g:
+                    f.write(g.read())
         print(f"{driver}: booting the test VM", flush=True)
         stop = threading.Event()
         res = vm.run_vm(script, extra_dir=extra, timeout=timeout, echo=not quiet,
