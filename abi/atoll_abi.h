@@ -575,10 +575,23 @@ struct atoll_kmsg_check_start {
 #define ATOLL_MMAP_BASE		0x100000000000ULL	/* anonymous mmaps grow up from here */
 #define ATOLL_STACK_TOP		0x3fffffe00000ULL	/* the main stack ends here */
 #define ATOLL_STACK_SIZE	0x800000ULL		/* 8 MiB, like RLIMIT_STACK */
+/*
+ * The vDSO (kernel/vdso): the LWK maps a struct atoll_vdso_data page at
+ * ATOLL_VDSO_BASE and the image right after it, in every program it
+ * builds; `atoll run` passes the image's address as AT_SYSINFO_EHDR.
+ */
+#define ATOLL_VDSO_BASE		0xffffff00000ULL	/* 1 MiB below the mmap base */
+#define ATOLL_VDSO_PAGES	4			/* the data page and the image's */
 #define ATOLL_MAX_REGIONS	16
 #define ATOLL_MAX_SLOTS		128			/* threads alive at once */
 #define ATOLL_COMM_LEN		16			/* a command name, NUL padded */
 #define ATOLL_NODENAME_LEN	72			/* Linux's host name, NUL padded */
+
+/* The vDSO's data page: CLOCK_MONOTONIC is (TSC * ns_mult) >> 32 ns. */
+struct atoll_vdso_data {
+	__u64 ns_mult;
+	__s64 realtime_offset_ns;	/* CLOCK_REALTIME - CLOCK_MONOTONIC */
+};
 
 /* struct atoll_region.prot */
 #define ATOLL_PROT_READ		1

@@ -33,7 +33,7 @@ mkdir -p "$out"
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
 case $what in tests|all)
-    for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog spawn_big; do
+    for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog spawn_big vdso; do
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"
@@ -56,6 +56,7 @@ case $what in tests|all)
     g++ $CFLAGS -static $X -o "$out/xemem_cpp" "$T/xemem_cpp.cpp" "$ROOT/build/lib/libxpmem.a"
     gcc $CFLAGS -static-pie -fPIE -o "$out/hello-pie" "$T/hello.c"
     gcc $CFLAGS -o "$out/dyn-hello" "$T/hello.c"
+    gcc $CFLAGS -o "$out/dyn-vdso" "$T/vdso.c"
     gcc $CFLAGS -o "$out/dyn-filemap" "$T/filemap.c"
     gcc $CFLAGS -o "$out/dyn-dlopen" "$T/dlopen.c"
     gcc $CFLAGS -o "$out/dyn-procpaths" "$T/procpaths.c"

@@ -2,7 +2,8 @@
 system, sockets, epoll, eventfd, timerfd, select), delegated from an
 enclave, and CPU-time accounting (getrusage, times, the CPU-time clocks),
 against the same programs on Linux: the same output, line for line
-(tests/programs/linuxapi.c, sockets.c, cputime.c)."""
+(tests/programs/linuxapi.c, sockets.c, cputime.c); the clocks a program reads
+through the vDSO without a system call (vdso.c)."""
 import re
 
 
@@ -47,3 +48,34 @@ diff /tmp/linux-cputime.out /tmp/enclave-cputime.out && echo CPUTIME_SAME
     linux = int(re.search(r"^LINUX_memory: (\d+) MiB", out, re.M).group(1))
     enclave = int(re.search(r"^ENCLAVE_memory: (\d+) MiB", out, re.M).group(1))
     assert 128 < enclave <= 256 < linux, out
+
+
+def test_clocks_through_the_vdso_match_linux(vm, programs):
+    """Every program in an enclave gets a vDSO (AT_SYSINFO_EHDR): the C
+    library's clock_gettime, gettimeofday and time read the TSC there and
+    agree with the system calls around them, static and dynamic programs
+    alike, as on Linux; CLOCK_MONOTONIC never goes back, and a forked child
+    and an exec'ed image have theirs too."""
+    res = vm(r'''
+/extra/vdso > /tmp/linux.out; echo "LINUX_STATUS $?"
+/extra/dyn-vdso > /tmp/linux-dyn.out; echo "LINUX_DYN_STATUS $?"
+atoll create --cpus 1 --mem 256M --name e > /dev/null || exit 9
+atoll run e -- /extra/vdso > /tmp/enclave.out; echo "ENCLAVE_STATUS $?"
+atoll run e -- /extra/dyn-vdso > /tmp/enclave-dyn.out; echo "ENCLAVE_DYN_STATUS $?"
+atoll run e -- /extra/fork exec-vdso > /tmp/enclave-exec.out; echo "ENCLAVE_EXEC_STATUS $?"
+atoll destroy e > /dev/null || exit 10
+cat /tmp/enclave.out /tmp/enclave-exec.out
+diff /tmp/linux.out /tmp/enclave.out && echo SAME
+diff /tmp/linux-dyn.out /tmp/enclave-dyn.out && echo DYN_SAME
+diff /tmp/linux.out /tmp/enclave-exec.out && echo EXEC_SAME
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    for what in ["LINUX", "LINUX_DYN", "ENCLAVE", "ENCLAVE_DYN", "ENCLAVE_EXEC"]:
+        assert f"{what}_STATUS 0" in out, out
+    assert "SAME" in out and "DYN_SAME" in out and "EXEC_SAME" in out, out
+    for line in ["vdso: there is one: yes", "vdso: CLOCK_MONOTONIC between two system calls: yes",
+                 "vdso: CLOCK_REALTIME between two system calls: yes",
+                 "vdso: gettimeofday between two system calls: yes",
+                 "vdso: CLOCK_MONOTONIC went back in 200000 mixed reads: 0 times"]:
+        assert line in out, out

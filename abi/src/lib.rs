@@ -559,6 +559,16 @@ pub const PIE_BASE: u64 = 0x4000_0000;
 pub const MMAP_BASE: u64 = 0x1000_0000_0000;
 pub const STACK_TOP: u64 = 0x3fff_ffe0_0000;
 pub const STACK_SIZE: u64 = 0x80_0000;
+pub const VDSO_BASE: u64 = 0xfff_fff0_0000;
+pub const VDSO_PAGES: u64 = 4;
+
+/// The vDSO's data page (atoll_abi.h).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct VdsoData {
+    pub ns_mult: u64,
+    pub realtime_offset_ns: i64,
+}
 pub const MAX_REGIONS: usize = 16;
 pub const MAX_SLOTS: usize = 128;
 pub const COMM_LEN: usize = 16;

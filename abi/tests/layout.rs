@@ -69,6 +69,7 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "id": id, "pad0": pad0, "offset": offset, "buf_ptr": buf_ptr,
         "buf_len": buf_len, "copied": copied, "head": head,
     });
+    layout!("atoll_vdso_data", VdsoData { "ns_mult": ns_mult, "realtime_offset_ns": realtime_offset_ns });
     layout!("atoll_ping", Ping { "hdr": hdr, "id": id, "from_id": from_id, "rtt_ns": rtt_ns });
     layout!("atoll_kmsg_peer", KmsgPeer {
         "peer_id": peer_id, "notify_apic_id": notify_apic_id, "block_phys": block_phys,
@@ -385,6 +386,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_MMAP_BASE", MMAP_BASE),
         ("ATOLL_STACK_TOP", STACK_TOP),
         ("ATOLL_STACK_SIZE", STACK_SIZE),
+        ("ATOLL_VDSO_BASE", VDSO_BASE),
+        ("ATOLL_VDSO_PAGES", VDSO_PAGES),
         ("ATOLL_MAX_REGIONS", MAX_REGIONS as u64),
         ("ATOLL_MAX_SLOTS", MAX_SLOTS as u64),
         ("ATOLL_PROT_READ", PROT_READ as u64),

@@ -21,7 +21,12 @@ pub struct Facts {
     pub ids: Ids,
     pub hwcap: u64,
     pub random: [u8; 16],
+    /// AT_SYSINFO_EHDR: the vDSO's image (`VDSO_IMAGE` in an enclave).
+    pub vdso: Option<u64>,
 }
+
+/// Where the LWK maps the vDSO's image in every program: after its data page.
+pub const VDSO_IMAGE: u64 = atoll_abi::VDSO_BASE + regions::PAGE;
 
 /// Everything needed to set up the program's memory and start it.
 #[derive(Debug)]
@@ -112,12 +117,13 @@ pub fn plan(files: &Files, how: &Invocation, facts: &Facts) -> Result<Plan, Stri
     Ok(Plan { layout, placements, stack, entry })
 }
 
-/// The auxiliary vector Linux gives a program, in Linux's order, less
-/// AT_SYSINFO_EHDR (an enclave has no vDSO) and the entries that point into
-/// the stack, which the stack builder adds. AT_BASE is where the loader of
-/// a dynamic program is.
+/// The auxiliary vector Linux gives a program, in Linux's order, less the
+/// entries that point into the stack, which the stack builder adds.
+/// AT_SYSINFO_EHDR is the vDSO, if any; AT_BASE is where the loader of a
+/// dynamic program is.
 fn auxv(program: &elf::Program, interp: Option<&elf::Program>, facts: &Facts) -> Vec<(u64, u64)> {
-    vec![
+    let vdso = facts.vdso.map(|at| (libc::AT_SYSINFO_EHDR, at));
+    let rest = [
         (libc::AT_HWCAP, facts.hwcap),
         (libc::AT_PAGESZ, regions::PAGE),
         (libc::AT_CLKTCK, 100),
@@ -133,7 +139,8 @@ fn auxv(program: &elf::Program, interp: Option<&elf::Program>, facts: &Facts) ->
         (libc::AT_EGID, facts.ids.egid as u64),
         (libc::AT_SECURE, 0),
         (libc::AT_HWCAP2, 0),
-    ]
+    ];
+    vdso.into_iter().chain(rest).collect()
 }
 
 #[cfg(test)]

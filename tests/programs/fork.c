@@ -10,6 +10,8 @@
  * `fork later` checks that a child has its parent's files as they were at
  * the fork, whenever it first uses them, also after its parent ended.
  * `fork quiet N` forks N children that exit at once, waiting for each.
+ * `fork exec-vdso` forks a child that reads the clock (through the vDSO
+ * it inherited) and execs /extra/vdso; exits with the child's status.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -397,6 +399,19 @@ int main(int argc, char **argv)
 		return bomb(atoi(argv[2]));
 	if (argc == 3 && !strcmp(argv[1], "exit"))
 		return atoi(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "exec-vdso")) {
+		struct timespec t;
+		int st;
+		pid_t pid = fork();
+
+		if (pid == 0) {
+			if (clock_gettime(CLOCK_MONOTONIC, &t))
+				_exit(3);
+			execl("/extra/vdso", "vdso", (char *)NULL);
+			_exit(4);
+		}
+		return waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 5;
+	}
 	if (argc == 2 && !strcmp(argv[1], "later")) {
 		files_as_at_fork();
 		return outlive_parent();

@@ -55,7 +55,8 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     if !sys::may_execute(&path) {
         return Err(libc::EACCES);
     }
-    let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random: sys::random16().map_err(|_| libc::EAGAIN)? };
+    let random = sys::random16().map_err(|_| libc::EAGAIN)?;
+    let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random, vdso: Some(program::VDSO_IMAGE) };
     let name = path.display().to_string();
     let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
     let plan = program::plan(&files.files(), &how, &facts).map_err(|_| libc::ENOEXEC)?;

@@ -82,7 +82,7 @@ fn plan(path: &Path, files: &ProgramFiles, command: &[OsString]) -> Result<Plan>
     let argv: Vec<Vec<u8>> = command.iter().map(|arg| arg.as_bytes().to_vec()).collect();
     let envp = environment();
     let random = sys::random16().map_err(|e| failed(format!("cannot get random bytes: {}", os_error(&e))))?;
-    let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random };
+    let facts = Facts { ids: sys::ids(), hwcap: sys::hwcap(), random, vdso: Some(program::VDSO_IMAGE) };
     let name = path.display().to_string();
     let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
     program::plan(&files.files(), &how, &facts).map_err(|why| Error::new(why).with_status(CANNOT_RUN))

@@ -46,6 +46,8 @@ fn plan_for(files: &Files) -> Plan {
         ids: crate::sys::Ids { uid: 1234, euid: 1234, gid: 5, egid: 5 },
         hwcap: crate::sys::hwcap(),
         random: [0xab, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xcd],
+        // Only the LWK maps one.
+        vdso: None,
     };
     plan(files, &how, &facts).unwrap()
 }

@@ -17,6 +17,17 @@ pub(crate) fn set_hz(hz: u64) {
     TSC_HZ.store(hz, Ordering::Relaxed);
 }
 
+/// CLOCK_MONOTONIC's scale: ns = (TSC * ns_mult) >> 32, rounded up so
+/// that the clock never runs slow. The vDSO computes the same.
+pub fn ns_mult() -> u64 {
+    ((1_000_000_000u128 << 32).div_ceil(hz().max(1) as u128)) as u64
+}
+
+/// CLOCK_MONOTONIC in ns, as programs read it (their vDSO too).
+pub fn monotonic_ns() -> u64 {
+    ((cpu::rdtsc() as u128 * ns_mult() as u128) >> 32) as u64
+}
+
 pub fn ns_to_cycles(ns: u64) -> u64 {
     ((ns as u128 * hz() as u128) / 1_000_000_000) as u64
 }

@@ -133,6 +133,11 @@ fn build(area: Area) -> Result<AddressSpace, Errno> {
             return Err(e);
         }
     }
+    if let Err(e) = super::vdso::map(&mut vm) {
+        crate::println!("program: cannot map the vDSO: error {}", -i64::from(e.number()));
+        vm.release();
+        return Err(e);
+    }
     Ok(vm)
 }
 
@@ -142,7 +147,8 @@ fn exec_image(area: Area) -> Result<u64, Errno> {
     if !p.exec.is_pending() {
         return Err(EINVAL);
     }
-    let vm = build(area)?;
+    let mut vm = build(area)?;
+    super::vdso::set_realtime_offset(&mut vm, p.realtime_offset_ns.load(Ordering::Relaxed));
     let root = vm.root();
     super::exec::swap_in(&p, vm);
     area.set_created(p.pid, root, p.cpu_mask());
@@ -286,6 +292,7 @@ fn start(area: Area) {
     let (entry, sp, realtime) = area.start_request();
     let offset = realtime as i64 - Process::monotonic_ns() as i64;
     p.realtime_offset_ns.store(offset, Ordering::Relaxed);
+    super::vdso::set_realtime_offset(&mut p.vm.lock(), offset);
     area.set_state(PROC_RUNNING);
     let frame = user::initial_frame(entry, sp);
     if thread::spawn_user_thread(&p, frame, 0, 0, p.pid, 0, [0; 3]).is_err() {

@@ -21,6 +21,7 @@ pub mod signal;
 pub mod sysv_shm;
 mod thread;
 pub mod uaccess;
+mod vdso;
 pub mod vm;
 pub mod xemem;
 
@@ -360,7 +361,7 @@ impl Process {
 
     /// CLOCK_MONOTONIC in ns: the TSC since the LWK booted.
     pub fn monotonic_ns() -> u64 {
-        hal::tsc::cycles_to_ns(hal::cpu::rdtsc())
+        hal::tsc::monotonic_ns()
     }
 
     pub fn realtime_ns(&self) -> i64 {
