@@ -162,14 +162,25 @@ pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errn
     Ok(b.map(u64::from_le_bytes))
 }
 
-/// A futex word, for atomic reads (4-byte aligned, mapped).
-pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
+/// Runs `f` on the futex word at `va` (4-byte aligned, mapped) and its
+/// page, under the address-space lock.
+fn with_futex_word<R>(
+    p: &Process,
+    va: u64,
+    f: impl FnOnce(&mut AddressSpace, Translation) -> Result<R, Errno>,
+) -> Result<R, Errno> {
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
     let _ = lazy_copy::fill(p, va);
     let mut vm = p.vm.lock();
-    Ok(physmem::atomic_u32(page_of(p, &mut vm, va)?.phys))
+    let t = page_of(p, &mut vm, va)?;
+    f(&mut vm, t)
+}
+
+/// A futex word, for atomic reads (4-byte aligned, mapped).
+pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
+    with_futex_word(p, va, |_, t| Ok(physmem::atomic_u32(t.phys)))
 }
 
 /// Changes the futex word at `va` to `change(old)` atomically (it must be
@@ -177,16 +188,14 @@ pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
 /// returns the old value. Under the address-space lock, so that the page
 /// cannot become read-only (and shared by a fork) meanwhile.
 pub fn futex_update(p: &Process, va: u64, change: impl Fn(u32) -> u32) -> Result<u32, Errno> {
-    if !va.is_multiple_of(4) {
-        return Err(EINVAL);
-    }
-    let _ = lazy_copy::fill(p, va);
-    let mut vm = p.vm.lock();
-    let t = page_of(p, &mut vm, va)?;
-    if !t.writable {
-        return Err(EFAULT);
-    }
-    vm.mark_written(va, va + 4);
-    let word = physmem::atomic_u32(t.phys);
-    Ok(word.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(change(old))).unwrap_or(0))
+    with_futex_word(p, va, |vm, t| {
+        if !t.writable {
+            return Err(EFAULT);
+        }
+        vm.mark_written(va, va + 4);
+        let word = physmem::atomic_u32(t.phys);
+        Ok(word
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(change(old)))
+            .unwrap_or(0))
+    })
 }

@@ -1040,8 +1040,8 @@ impl AddressSpace {
                 // A read-only page is made writable only after it gets a
                 // frame of its own; an exported one may be written by
                 // whoever attached it.
-                let shareable = size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame);
-                if let Some(shared) = shared.as_deref_mut().filter(|_| shareable) {
+                let shareable = || size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame);
+                if let Some(shared) = shared.as_deref_mut().filter(|_| shareable()) {
                     let page = va & !(PAGE_SIZE - 1);
                     child.map_page(page, frame, false, access).map_err(|_| ENOMEM)?;
                     shared.push(frame);
