@@ -177,11 +177,14 @@ struct atoll_status {
  * old slot never looks ready. Then it interrupts each receiver that is not
  * polling. A message's first slot holds struct atoll_kmsg_head and 48
  * payload bytes; each further slot 56 payload bytes (up to 64 KiB in all).
- * Each receiver keeps its own next ticket; it copies a message out and
- * decrements the first slot's readers; the receiver that takes it to zero
- * moves tail past it (and past later messages already read by all). A
- * receiver never trusts what it reads: lengths, slot counts and stamps are
- * checked, and a ring that breaks the rules is abandoned.
+ * Each receiver keeps its own next ticket and watches that slot's stamp
+ * (never head, which stays in the senders' cache); it copies a message out
+ * and decrements the first slot's readers; the receiver that takes it to
+ * zero moves tail past it (and past later messages already read by all).
+ * Senders keep their own copy of tail and read the shared one only when
+ * that copy says the ring is full. A receiver never trusts what it reads:
+ * lengths, slot counts and stamps are checked, and a ring that breaks the
+ * rules is abandoned.
  */
 #define ATOLL_KMSG_SLOT_SIZE	64
 #define ATOLL_KMSG_HEAD_DATA	48	/* payload bytes in a message's first slot */
@@ -486,14 +489,16 @@ struct atoll_xemem_list {
 #define ATOLL_BENCH_IPI		2	/* a bare IPI and one back */
 #define ATOLL_BENCH_KMSG_IPI	3	/* a 64-byte message each way, with interrupts */
 #define ATOLL_BENCH_KMSG_POLL	4	/* a 64-byte message each way, both sides polling */
-#define ATOLL_BENCH_MODES	4
+/* Popcorn's 64-byte message: one slot, its head and 48 payload bytes in one cache line. */
+#define ATOLL_BENCH_SLOT_POLL	5	/* a one-slot message each way, both sides polling */
+#define ATOLL_BENCH_MODES	5
 
 #define ATOLL_KMSG_BENCH_RESPOND 26	/* u64 mode, rounds, partner APIC id, reply vector */
 #define ATOLL_KMSG_BENCH_READY	27	/* u64 mode: the responder is in place */
 #define ATOLL_KMSG_BENCH_DONE	28	/* the polling responder may stop */
 #define ATOLL_KMSG_BENCH_RUN	29	/* host: u64 peer id, rounds: time every mode with it */
 #define ATOLL_KMSG_BENCH_RESULT	30	/* LWK: u64 mode, median ns, min ns, 90th percentile ns, s64 error */
-#define ATOLL_KMSG_BENCH_ECHO	31	/* 64 bytes, echoed by the receiver (the round trips) */
+#define ATOLL_KMSG_BENCH_ECHO	31	/* 48 or 64 bytes, echoed by the receiver (the round trips) */
 #define ATOLL_KMSG_BENCH_SINK	37	/* any bytes, received and dropped (the stream) */
 
 /*

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Message round trips (issue 11; Popcorn's Tables 6.x analogues) in one
 test-VM run: `atoll kmsg-bench` from Linux to an LWK and from one LWK to
-another, each mode next to its floor between the same two CPUs: a 64-byte
-message with both sides polling against a cache line bounced, one with
+another, each mode next to its floor between the same two CPUs: messages
+with both sides polling against a cache line bounced (a one-slot message,
+which is Popcorn's 64-byte message: its head and 48 payload bytes fill one
+cache line; and a 64-byte payload, two slots), a 64-byte message with
 interrupts against a bare IPI and one back. Targets: polling within 2x of
 the cache line, interrupts within 1.2x of the bare IPI. Linux's side runs
 on CPU 0, where the LWKs' messages and bare IPIs arrive. Each measured pair
@@ -26,7 +28,8 @@ from plotting import pyplot  # noqa: E402
 from pinning import pin_vcpus  # noqa: E402
 
 MODES = [("line", "cache line bounced"), ("ipi", "bare IPI and one back"),
-         ("kmsg_ipi", "64-byte message, interrupts"), ("kmsg_poll", "64-byte message, both polling")]
+         ("kmsg_ipi", "64-byte message, interrupts"), ("kmsg_poll", "64-byte message, both polling"),
+         ("slot_poll", "one-slot message, both polling")]
 PAIRS = [("linux_lwk", "Linux CPU 0 <-> LWK CPU 3"), ("lwk_lwk", "LWK CPU 3 <-> LWK CPU 2")]
 
 GUEST = r'''
@@ -85,9 +88,10 @@ def summarize(runs):
             medians = [r["modes"][mode]["median_ns"] / 1000 for r in reps if r["modes"][mode]["error"] == 0]
             modes[mode] = {"median_us": statistics.median(medians), "spread_us": [min(medians), max(medians)]}
         poll = modes["kmsg_poll"]["median_us"] / modes["line"]["median_us"]
+        slot = modes["slot_poll"]["median_us"] / modes["line"]["median_us"]
         ipi = modes["kmsg_ipi"]["median_us"] / modes["ipi"]["median_us"]
-        out[pair] = {"modes": modes, "poll_vs_line": poll, "ipi_msg_vs_ipi": ipi,
-                     "targets": {"polling within 2x of the cache line": poll <= 2.0,
+        out[pair] = {"modes": modes, "poll_vs_line": poll, "slot_poll_vs_line": slot, "ipi_msg_vs_ipi": ipi,
+                     "targets": {"polling, one-slot message, within 2x of the cache line": slot <= 2.0,
                                  "interrupts within 1.2x of the bare IPI": ipi <= 1.2}}
     return out
 
@@ -100,7 +104,8 @@ def markdown(summary, args):
             m = summary[pair]["modes"][mode]
             cells.append(f"{m['median_us']:.2f} µs ({m['spread_us'][0]:.2f}-{m['spread_us'][1]:.2f})")
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
-    for key, label in [("poll_vs_line", "polling message / cache line (target ≤ 2)"),
+    for key, label in [("slot_poll_vs_line", "polling one-slot message / cache line (target ≤ 2)"),
+                       ("poll_vs_line", "polling 64-byte message (two slots) / cache line"),
                        ("ipi_msg_vs_ipi", "message with interrupts / bare IPI (target ≤ 1.2)")]:
         rows.append(f"| {label} | " + " | ".join(f"{summary[p][key]:.2f}x" for p, _ in PAIRS) + " |")
     rows += ["", "| Linux -> LWK stream, message size | kmsg | memcpy() on Linux | kmsg / memcpy |",
@@ -118,12 +123,13 @@ def plot(summary, path):
     plt = pyplot("kmsg_bench")
     if plt is None:
         return
-    fig, ax = plt.subplots(figsize=(8, 4))
+    fig, ax = plt.subplots(figsize=(9, 4))
     width = 0.38
     for i, (pair, label) in enumerate(PAIRS):
         values = [summary[pair]["modes"][m]["median_us"] for m, _ in MODES]
         ax.bar([x + i * width for x in range(len(MODES))], values, width, label=label)
-    ax.set_xticks([x + width / 2 for x in range(len(MODES))], [label for _, label in MODES], fontsize=8)
+    ax.set_xticks([x + width / 2 for x in range(len(MODES))], [label.replace(", ", ",\n") for _, label in MODES],
+                  fontsize=8)
     ax.set_yscale("log")
     ax.set_ylabel("round trip, µs (median, log scale)")
     ax.set_title("kmsg round trips next to their floors (QEMU TCG)")

@@ -3,7 +3,8 @@
  * ATOLL_IOC_KMSG_BENCH: message round trips against their baselines
  * between the same two CPUs (abi/atoll_abi.h, "Message benchmarks"): a
  * cache line bounced, a bare IPI and one back, a 64-byte message each way
- * with interrupts, and with both sides polling. Linux times its own round
+ * with interrupts, and with both sides polling, and a one-slot message
+ * (a cache line with its head) with both sides polling. Linux times its own round
  * trips with an LWK; between two LWKs it asks one to time them. The LWK's
  * side is in its test image. One benchmark at a time (under atoll_lock).
  */
@@ -108,10 +109,16 @@ static bool ipi_back(u64 unused)
 	return atoll_kmsg_ipis() != ipis_before;
 }
 
+static bool polled(u64 mode)
+{
+	return mode == ATOLL_BENCH_KMSG_POLL || mode == ATOLL_BENCH_SLOT_POLL;
+}
+
 /* One round trip of `mode`, round r. */
 static int round_trip(struct atoll_enclave *e, u64 mode, u64 r)
 {
 	u64 msg[8] = { r };
+	u32 len = mode == ATOLL_BENCH_SLOT_POLL ? ATOLL_KMSG_HEAD_DATA : sizeof(msg);
 	int ret;
 
 	switch (mode) {
@@ -124,9 +131,9 @@ static int round_trip(struct atoll_enclave *e, u64 mode, u64 r)
 		atoll_apic_send(e->apic_ids[0], APIC_DM_FIXED | ATOLL_BENCH_VECTOR);
 		return spin_until(e, ipi_back, 0, false);
 	default:
-		ret = atoll_kmsg_send(e, ATOLL_KMSG_BENCH_ECHO, msg, sizeof(msg));
+		ret = atoll_kmsg_send(e, ATOLL_KMSG_BENCH_ECHO, msg, len);
 		/* With interrupts, the platform IPI's callback takes the answer. */
-		return ret ?: spin_until(e, echoed, r, mode == ATOLL_BENCH_KMSG_POLL);
+		return ret ?: spin_until(e, echoed, r, polled(mode));
 	}
 }
 
@@ -143,7 +150,7 @@ static int time_mode(struct atoll_enclave *e, u64 mode, u32 rounds, u64 *ns,
 {
 	/* The bare IPI goes where the LWK's messages go (boot.c's host_apic_id). */
 	u64 respond[4] = { mode, rounds, cpu_physical_id(0), ATOLL_HOST_VECTOR };
-	bool polling = mode == ATOLL_BENCH_KMSG_POLL;
+	bool polling = polled(mode);
 	u64 t0, r;
 	int ret;
 

@@ -32,6 +32,7 @@ void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers
 {
 	k->ring = mem;
 	k->slots = slots;
+	k->tail_seen = 0;
 	memset(mem, 0, ATOLL_KMSG_RING_BYTES(slots));
 	k->ring->hdr = (struct atoll_header){ ATOLL_MAGIC_KMSG, ATOLL_ABI_VERSION,
 					      sizeof(*k->ring), 0 };
@@ -39,18 +40,35 @@ void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers
 	k->ring->receivers = receivers;
 }
 
-/* Claims n consecutive tickets, or -EAGAIN while the ring has no room. */
+static bool has_room(const struct atoll_kring *k, u32 head, u32 tail, u32 n)
+{
+	u32 used = head - tail;
+
+	return used <= k->slots && k->slots - used >= n;
+}
+
+/*
+ * Claims n consecutive tickets, or -EAGAIN while the ring has no room. The
+ * shared tail (a cache line the receiver writes) is read only when our
+ * last look at it says the ring is full.
+ */
 static int claim(struct atoll_kring *k, u32 n, u32 *ticket)
 {
 	struct atoll_kmsg_ring *r = k->ring;
-	u32 head, used;
+	u32 head, tail;
 
 	do {
 		head = READ_ONCE(r->head);
-		/* Pairs with the receivers' release of tail: their reads are done. */
-		used = head - smp_load_acquire(&r->tail);
-		if (used > k->slots || k->slots - used < n)
-			return -EAGAIN;
+		/* Pairs with the release below, made after a read of tail. */
+		tail = smp_load_acquire(&k->tail_seen);
+		if (!has_room(k, head, tail, n)) {
+			/* Pairs with the receivers' release of tail: their reads are done. */
+			tail = smp_load_acquire(&r->tail);
+			/* Senders that take this copy see those reads done too. */
+			smp_store_release(&k->tail_seen, tail);
+			if (!has_room(k, head, tail, n))
+				return -EAGAIN;
+		}
 	} while (cmpxchg(&r->head, head, head + n) != head);
 	*ticket = head;
 	return 0;
@@ -119,26 +137,21 @@ int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void 
 			struct atoll_kmsg *m, const char **why)
 {
 	struct atoll_kmsg_ring *r = k->ring;
-	u32 ticket = rx->next, pending, n, len, i, off, first;
+	u32 ticket = rx->next, n, len, i, off, first;
 	struct atoll_kmsg_head head;
 	struct atoll_kmsg_slot *s;
 
-	/* Acquire: pairs with the senders' claim of the tickets below head. */
-	pending = smp_load_acquire(&r->head) - ticket;
-	if (!pending)
-		return 0;
-	if (pending > k->slots) {
-		*why = "head is more than a ring ahead of the receiver";
-		return -EPROTO;
-	}
 	s = slot_at(k, ticket);
-	/* Pairs with the sender's release of the stamp. */
+	/*
+	 * The slot, not head: its cache line comes over once, with the
+	 * message in it. Pairs with the sender's release of the stamp.
+	 */
 	if (smp_load_acquire(&s->stamp) != ticket + 1)
-		return 0;	/* claimed, still being written */
+		return 0;	/* none, or claimed and still being written */
 	memcpy(&head, s->data, sizeof(head));
 	len = head.len;
 	n = head.slots;
-	if (len > ATOLL_KMSG_MAX_LEN || n != slots_for(len) || n > pending) {
+	if (len > ATOLL_KMSG_MAX_LEN || n != slots_for(len) || n > k->slots) {
 		*why = "a message's length or slot count is wrong";
 		return -EPROTO;
 	}

@@ -17,18 +17,22 @@ const MESSAGES: u32 = 500;
 /// A ring laid out exactly as the ABI says, in 32-bit words.
 struct ByteRing {
     words: Vec<AtomicU32>,
+    tail_seen: AtomicU32,
 }
 
 impl ByteRing {
     fn new() -> Self {
         let n = kmsg_ring_bytes(SLOTS) / 4;
-        ByteRing { words: (0..n).map(|_| AtomicU32::new(0)).collect() }
+        ByteRing {
+            words: (0..n).map(|_| AtomicU32::new(0)).collect(),
+            tail_seen: AtomicU32::new(0),
+        }
     }
     fn from_bytes(bytes: &[u8]) -> Self {
         assert_eq!(bytes.len(), kmsg_ring_bytes(SLOTS));
         let words =
             bytes.chunks(4).map(|c| AtomicU32::new(u32::from_le_bytes(c.try_into().unwrap())));
-        ByteRing { words: words.collect() }
+        ByteRing { words: words.collect(), tail_seen: AtomicU32::new(0) }
     }
     fn to_bytes(&self) -> Vec<u8> {
         self.words.iter().flat_map(|w| w.load(Ordering::Relaxed).to_le_bytes()).collect()
@@ -58,6 +62,9 @@ impl RingMemory for ByteRing {
     }
     fn tail(&self) -> &AtomicU32 {
         self.word(offset_of!(KmsgRing, tail))
+    }
+    fn tail_seen(&self) -> &AtomicU32 {
+        &self.tail_seen
     }
     fn polling(&self) -> &AtomicU32 {
         self.word(offset_of!(KmsgRing, polling))

@@ -6,7 +6,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use atoll_abi::KMSG_MAX_LEN;
 use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use lwk_logic::kmsg::{Received, Receiver, RingMemory};
+use lwk_logic::kmsg::{self as rings, Received, Receiver};
 
 use super::link::Link;
 use super::ring::SharedRing;
@@ -22,8 +22,8 @@ pub struct Inbox {
     from: Peer,
     ring: SharedRing,
     state: SpinLock<State>,
-    /// The ticket the receiver expects next: while the ring's head is
-    /// there, nothing waits, and a poll need not take the lock.
+    /// The ticket the receiver expects next: while its slot is not
+    /// stamped, nothing waits, and a poll need not take the lock.
     expected: AtomicU32,
     broken: AtomicBool,
 }
@@ -52,7 +52,7 @@ impl Inbox {
     /// one answers go back on.
     pub fn drain(&self, handle: fn(&Message), link: Option<&Link>) {
         if self.broken.load(Ordering::Relaxed)
-            || self.ring.head().load(Ordering::Acquire) == self.expected.load(Ordering::Acquire)
+            || !rings::is_ready(&self.ring, self.expected.load(Ordering::Acquire))
         {
             return;
         }

@@ -10,6 +10,8 @@ use lwk_logic::kmsg::RingMemory;
 pub struct SharedRing {
     region: SharedRegion,
     slots: u32,
+    /// Our last look at the ring's tail, kept out of the shared cache lines.
+    tail_seen: AtomicU32,
 }
 
 const SLOTS_START: usize = size_of::<KmsgRing>();
@@ -19,7 +21,7 @@ impl SharedRing {
     /// kernel knows, never what the shared header claims).
     pub fn new(region: SharedRegion, slots: u32) -> Self {
         assert!(slots.is_power_of_two());
-        SharedRing { region, slots }
+        SharedRing { region, slots, tail_seen: AtomicU32::new(0) }
     }
 
     fn slot(&self, index: u32) -> usize {
@@ -36,6 +38,9 @@ impl RingMemory for SharedRing {
     }
     fn tail(&self) -> &AtomicU32 {
         self.region.atomic_u32(offset_of!(KmsgRing, tail))
+    }
+    fn tail_seen(&self) -> &AtomicU32 {
+        &self.tail_seen
     }
     fn polling(&self) -> &AtomicU32 {
         self.region.atomic_u32(offset_of!(KmsgRing, polling))

@@ -3,11 +3,13 @@
 //! same two CPUs: a cache line bounced back and forth (the floor for
 //! polling), a bare IPI and one back (the floor for messages with
 //! interrupts), then a 64-byte message each way with interrupts, and with
-//! both sides polling. This LWK answers when the other side times (Linux,
+//! both sides polling, and a one-slot message (Popcorn's 64-byte message:
+//! its head and 48 bytes fill one cache line) with both sides polling. This LWK answers when the other side times (Linux,
 //! or another LWK), and times when Linux asks it to (BENCH_RUN, to a peer).
 
 use alloc::vec::Vec;
-use atoll_abi::{BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_VECTOR};
+use atoll_abi::{BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_SLOT_POLL};
+use atoll_abi::{BENCH_VECTOR, KMSG_HEAD_DATA};
 use atoll_abi::{KMSG_BENCH_DONE, KMSG_BENCH_ECHO, KMSG_BENCH_READY, KMSG_BENCH_RESPOND};
 use atoll_abi::{KMSG_BENCH_RESULT, KMSG_BENCH_RUN, KMSG_BENCH_SINK};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -73,9 +75,11 @@ fn on_echo(msg: &Message) {
     if round & REPLY != 0 {
         LAST_ECHO.store(round & !REPLY, Ordering::Release);
     } else {
+        // As long as the echo was.
         let mut answer = [0u8; 64];
         answer[..8].copy_from_slice(&(round | REPLY).to_le_bytes());
-        let _ = msg.reply(KMSG_BENCH_ECHO, &answer);
+        let len = msg.data.len().clamp(8, answer.len());
+        let _ = msg.reply(KMSG_BENCH_ECHO, &answer[..len]);
     }
 }
 
@@ -97,7 +101,7 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
     let Some(region) = kmsg::bench_line(from) else { return };
     let line = region.atomic_u64(0);
     DONE.store(false, Ordering::Release);
-    if mode == BENCH_KMSG_POLL {
+    if polled(mode) {
         kmsg::set_polling(from, true);
     }
     let _ = kmsg::send_words(from, KMSG_BENCH_READY, &[mode]);
@@ -111,7 +115,7 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
                 line.store(2 * r + 2, Ordering::Release);
             }
         }
-        BENCH_KMSG_POLL => {
+        BENCH_KMSG_POLL | BENCH_SLOT_POLL => {
             let Some(link) = kmsg::Poller::new(from) else { return };
             while !DONE.load(Ordering::Acquire) && cpu::rdtsc() < deadline {
                 link.poll();
@@ -125,7 +129,7 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
 
 /// Times every mode with enclave `peer` and reports each to Linux.
 fn run_all(peer: Peer, rounds: u64) {
-    for mode in [BENCH_LINE, BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL] {
+    for mode in [BENCH_LINE, BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL, BENCH_SLOT_POLL] {
         let figures = time_mode(peer, mode, rounds.clamp(1, 100_000));
         let words = match figures {
             Ok((median, min, p90)) => [mode, median, min, p90, 0],
@@ -156,7 +160,7 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
     kmsg::send_words(peer, KMSG_BENCH_RESPOND, &[mode, rounds, me, u64::from(BENCH_VECTOR)])
         .map_err(|_| EINVAL)?;
     wait_for(|| READY.load(Ordering::Acquire) == mode)?;
-    if mode == BENCH_KMSG_POLL {
+    if polled(mode) {
         kmsg::set_polling(peer, true);
     }
     let notify = kmsg::notify_of(peer).ok_or(EINVAL)?;
@@ -175,7 +179,7 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
                 apic::send_ipi(notify, BENCH_VECTOR);
                 wait_for(|| IPIS_BACK.load(Ordering::Acquire) != before)
             }
-            _ => echo(&link, r, mode == BENCH_KMSG_POLL),
+            _ => echo(&link, r, mode),
         };
         if let Err(e) = answered {
             result = Err(e);
@@ -183,7 +187,7 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
         }
         times.push(tsc::cycles_to_ns(cpu::rdtsc() - t0));
     }
-    if mode == BENCH_KMSG_POLL {
+    if polled(mode) {
         kmsg::set_polling(peer, false);
         let _ = kmsg::send_words(peer, KMSG_BENCH_DONE, &[]);
     }
@@ -197,12 +201,18 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
     Ok((s.median, s.min, p90))
 }
 
-/// One 64-byte message each way on `link`; polling it, or waiting for the
-/// interrupt.
-fn echo(link: &kmsg::Poller, round: u64, poll: bool) -> Result<(), Errno> {
+fn polled(mode: u64) -> bool {
+    mode == BENCH_KMSG_POLL || mode == BENCH_SLOT_POLL
+}
+
+/// One message each way on `link` (64 bytes, or one slot's 48); polling
+/// it, or waiting for the interrupt.
+fn echo(link: &kmsg::Poller, round: u64, mode: u64) -> Result<(), Errno> {
+    let poll = polled(mode);
+    let len = if mode == BENCH_SLOT_POLL { KMSG_HEAD_DATA } else { 64 };
     let mut m = [0u8; 64];
     m[..8].copy_from_slice(&round.to_le_bytes());
-    link.send(KMSG_BENCH_ECHO, &m).map_err(|_| EINVAL)?;
+    link.send(KMSG_BENCH_ECHO, &m[..len]).map_err(|_| EINVAL)?;
     let deadline = cpu::rdtsc() + tsc::ns_to_cycles(PATIENCE_NS);
     while LAST_ECHO.load(Ordering::Acquire) != round {
         if cpu::rdtsc() > deadline {

@@ -23,6 +23,10 @@ pub trait RingMemory {
     fn head(&self) -> &AtomicU32;
     /// Tickets below it have been read by every receiver.
     fn tail(&self) -> &AtomicU32;
+    /// The senders' last look at `tail`, in the sending kernel's own memory:
+    /// a sender reads the shared `tail` (a cache line the receiver writes)
+    /// only when this says the ring has no room. It may lag, never lead.
+    fn tail_seen(&self) -> &AtomicU32;
     /// Bit r set: receiver r polls and needs no interrupt.
     fn polling(&self) -> &AtomicU32;
     /// Slot `index`'s stamp: its ticket + 1 once written.
@@ -104,13 +108,21 @@ pub fn send<M: RingMemory>(
 
 /// Claims `n` consecutive slots, or says the ring is full.
 fn claim<M: RingMemory>(ring: &M, n: u32) -> Result<u32, SendError> {
+    let room = |head: u32, tail: u32| {
+        let used = head.wrapping_sub(tail);
+        used <= ring.slots() && ring.slots() - used >= n
+    };
     loop {
         let head = ring.head().load(Ordering::Relaxed);
-        // Acquire: the receivers' reads of the freed slots happen before our writes.
-        let tail = ring.tail().load(Ordering::Acquire);
-        let used = head.wrapping_sub(tail);
-        if used > ring.slots() || ring.slots() - used < n {
-            return Err(SendError::Full);
+        // Acquire: pairs with the release below, made after a read of tail.
+        let mut tail = ring.tail_seen().load(Ordering::Acquire);
+        if !room(head, tail) {
+            // Acquire: the receivers' reads of the freed slots happen before our writes.
+            tail = ring.tail().load(Ordering::Acquire);
+            ring.tail_seen().store(tail, Ordering::Release);
+            if !room(head, tail) {
+                return Err(SendError::Full);
+            }
         }
         let next = head.wrapping_add(n);
         if ring
@@ -133,7 +145,18 @@ fn encode_head(kind: u16, slots: u16, len: u32) -> [u8; 8] {
 
 /// Whether a sender should interrupt receiver `r` (it is not polling).
 pub fn needs_interrupt<M: RingMemory>(ring: &M, r: u32) -> bool {
+    // The message's stamp is visible before we look at the bit, as the
+    // receiver clears the bit before it looks at the ring once more.
+    core::sync::atomic::fence(Ordering::SeqCst);
     ring.polling().load(Ordering::Acquire) & (1 << r) == 0
+}
+
+/// Whether the message with `ticket` is written (its first slot stamped).
+/// Receivers look at the slot, not at `head`: the slot's cache line comes
+/// to them once, with the message in it, and `head` stays with the senders.
+pub fn is_ready<M: RingMemory>(ring: &M, ticket: u32) -> bool {
+    // Acquire: pairs with the sender's release of the stamp.
+    ring.stamp(ticket & (ring.slots() - 1)).load(Ordering::Acquire) == ticket.wrapping_add(1)
 }
 
 /// One receiver's place in a ring. It lives in the receiver's own memory,
@@ -174,24 +197,16 @@ impl Receiver {
         let slots = ring.slots();
         let mask = slots - 1;
         let ticket = self.next;
-        let pending = ring.head().load(Ordering::Acquire).wrapping_sub(ticket);
-        if pending == 0 {
-            return Received::Empty;
-        }
-        if pending > slots {
-            return Received::Broken("head is more than a ring ahead of the receiver");
+        if !is_ready(ring, ticket) {
+            return Received::Empty; // nothing, or claimed and still being written
         }
         let index = ticket & mask;
-        // Acquire: pairs with the sender's release of the stamp.
-        if ring.stamp(index).load(Ordering::Acquire) != ticket.wrapping_add(1) {
-            return Received::Empty; // claimed, still being written
-        }
         let mut head = [0u8; 8];
         ring.read_data(index, 0, &mut head);
         let kind = u16::from_le_bytes([head[0], head[1]]);
         let n = u16::from_le_bytes([head[2], head[3]]) as u32;
         let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
-        if len > KMSG_MAX_LEN || len > buf.len() || n != slots_for(len) || n > pending {
+        if len > KMSG_MAX_LEN || len > buf.len() || n != slots_for(len) || n > slots {
             return Received::Broken("a message's length or slot count is wrong");
         }
         let first = len.min(KMSG_HEAD_DATA);

@@ -3,7 +3,7 @@
 
 use super::*;
 use atoll_abi::{kmsg_check_fill, kmsg_check_verify, KMSG_CHECK_HEAD, KMSG_RING_SLOTS};
-use std::sync::atomic::AtomicU8;
+use std::sync::atomic::{AtomicU8, AtomicUsize};
 use std::sync::Arc;
 use std::thread;
 
@@ -13,6 +13,11 @@ struct TestRing {
     slots: u32,
     head: AtomicU32,
     tail: AtomicU32,
+    tail_seen: AtomicU32,
+    /// How often `head` and `tail` were looked up: the shared lines the
+    /// protocol keeps out of the common path.
+    head_looks: AtomicUsize,
+    tail_looks: AtomicUsize,
     polling: AtomicU32,
     stamps: Vec<AtomicU32>,
     readers: Vec<AtomicU32>,
@@ -27,6 +32,9 @@ impl TestRing {
             slots,
             head: AtomicU32::new(0),
             tail: AtomicU32::new(0),
+            tail_seen: AtomicU32::new(0),
+            head_looks: AtomicUsize::new(0),
+            tail_looks: AtomicUsize::new(0),
             polling: AtomicU32::new(0),
             stamps: (0..slots).map(|_| AtomicU32::new(0)).collect(),
             readers: (0..slots).map(|_| AtomicU32::new(0)).collect(),
@@ -40,10 +48,15 @@ impl RingMemory for TestRing {
         self.slots
     }
     fn head(&self) -> &AtomicU32 {
+        self.head_looks.fetch_add(1, Ordering::Relaxed);
         &self.head
     }
     fn tail(&self) -> &AtomicU32 {
+        self.tail_looks.fetch_add(1, Ordering::Relaxed);
         &self.tail
+    }
+    fn tail_seen(&self) -> &AtomicU32 {
+        &self.tail_seen
     }
     fn polling(&self) -> &AtomicU32 {
         &self.polling
@@ -212,6 +225,30 @@ fn a_full_ring_refuses_and_overwrites_nothing() {
         assert_eq!(verify(&buf[..len]), (1, seq));
     }
     assert!(send(&*ring, 2, &[0; 8], 1).is_ok(), "room again once read");
+}
+
+#[test]
+fn receivers_leave_head_alone_and_senders_rarely_read_tail() {
+    let ring = TestRing::new(64);
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    let mut tail_looks = 0;
+    for seq in 0..1000 {
+        let before = ring.tail_looks.load(Ordering::Relaxed);
+        send(&*ring, 2, &check_message(1, seq, 48), 1).unwrap();
+        tail_looks += ring.tail_looks.load(Ordering::Relaxed) - before;
+        let looks = ring.head_looks.load(Ordering::Relaxed);
+        let (_, len) = receive_one(&ring, &mut r, &mut buf);
+        assert_eq!(verify(&buf[..len]), (1, seq));
+        assert_eq!(ring.head_looks.load(Ordering::Relaxed), looks, "a receive read head");
+    }
+    // 2000 slots through a 64-slot ring: about one look per lap.
+    assert!(tail_looks <= 2000 / 64 + 1, "senders read tail {tail_looks} times");
+    // A sender's own view may lag by laps (a ring it attached to late):
+    // it reads tail again rather than call the ring full.
+    ring.tail_seen
+        .store(ring.tail.load(Ordering::Relaxed).wrapping_sub(1 << 20), Ordering::Relaxed);
+    assert!(send(&*ring, 2, &[0; 8], 1).is_ok());
 }
 
 #[test]
