@@ -14,7 +14,7 @@
 struct atoll_kring {
 	struct atoll_kmsg_ring *ring;
 	u32 slots;		/* a power of two */
-	u32 tail_seen;		/* senders' last look at tail: it may lag, never lead */
+	u32 tail_seen;		/* senders' last look at tail (0: a new ring); may lag */
 };
 
 /* One receiver's place in a ring, kept in Linux's memory. */

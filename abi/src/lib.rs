@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 15;
+pub const ABI_VERSION: u32 = 16;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;

@@ -4,8 +4,9 @@
 //! polling), a bare IPI and one back (the floor for messages with
 //! interrupts), then a 64-byte message each way with interrupts, and with
 //! both sides polling, and a one-slot message (Popcorn's 64-byte message:
-//! its head and 48 bytes fill one cache line) with both sides polling. This LWK answers when the other side times (Linux,
-//! or another LWK), and times when Linux asks it to (BENCH_RUN, to a peer).
+//! its head and 48 bytes fill one cache line) with both sides polling.
+//! This LWK answers when the other side times (Linux, or another LWK), and
+//! times when Linux asks it to (BENCH_RUN, to a peer).
 
 use alloc::vec::Vec;
 use atoll_abi::{BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_SLOT_POLL};
@@ -156,6 +157,7 @@ fn time_mode(peer: Peer, mode: u64, rounds: u64) -> Result<(u64, u64, u64), Errn
     let line = region.atomic_u64(0);
     line.store(0, Ordering::Release);
     READY.store(0, Ordering::Release);
+    LAST_ECHO.store(u64::MAX, Ordering::Release);
     let me = u64::from(apic::id());
     kmsg::send_words(peer, KMSG_BENCH_RESPOND, &[mode, rounds, me, u64::from(BENCH_VECTOR)])
         .map_err(|_| EINVAL)?;

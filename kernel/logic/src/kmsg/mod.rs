@@ -23,9 +23,11 @@ pub trait RingMemory {
     fn head(&self) -> &AtomicU32;
     /// Tickets below it have been read by every receiver.
     fn tail(&self) -> &AtomicU32;
-    /// The senders' last look at `tail`, in the sending kernel's own memory:
-    /// a sender reads the shared `tail` (a cache line the receiver writes)
-    /// only when this says the ring has no room. It may lag, never lead.
+    /// The senders' last look at `tail`, in the sending kernel's own memory
+    /// (0 for a new ring): a sender reads the shared `tail` (a cache line the
+    /// receiver writes) only when this says the ring has no room. Senders
+    /// racing may store an older look over a newer one: it lags, and a
+    /// lagging look only costs one more read of `tail`.
     fn tail_seen(&self) -> &AtomicU32;
     /// Bit r set: receiver r polls and needs no interrupt.
     fn polling(&self) -> &AtomicU32;
@@ -185,10 +187,11 @@ impl Receiver {
     /// come while the bit was still set.
     pub fn set_polling<M: RingMemory>(&self, ring: &M, on: bool) {
         let bit = 1 << self.index;
+        // SeqCst: pairs with the sender's fence in `needs_interrupt`.
         if on {
-            ring.polling().fetch_or(bit, Ordering::AcqRel);
+            ring.polling().fetch_or(bit, Ordering::SeqCst);
         } else {
-            ring.polling().fetch_and(!bit, Ordering::AcqRel);
+            ring.polling().fetch_and(!bit, Ordering::SeqCst);
         }
     }
 
