@@ -8,8 +8,9 @@ and in each LWK function with its most common callers.
 
   python3 scripts/vcpu_profile.py --script guest.sh --extra DIR --cpus 2,3
 
-Each sample stops the VM for a moment: use it to find where time goes, not
-to time anything."""
+A sample is not one snapshot: the stack is read a monitor round trip after
+the registers, so callers can come from a later frame; function shares are
+sound, caller chains a hint."""
 import argparse
 import bisect
 import collections
@@ -41,10 +42,9 @@ class Monitor:
         self.sock = socket.socket(socket.AF_UNIX)
         self.sock.connect(path)
         self.sock.settimeout(5)
-        self.command("")
+        self.read_to_prompt()  # QEMU's greeting
 
-    def command(self, text):
-        self.sock.sendall(text.encode() + b"\n")
+    def read_to_prompt(self):
         out = b""
         while not out.endswith(b"(qemu) "):
             chunk = self.sock.recv(65536)
@@ -53,9 +53,13 @@ class Monitor:
             out += chunk
         return out.decode(errors="replace")
 
+    def command(self, text):
+        self.sock.sendall(text.encode() + b"\n")
+        return self.read_to_prompt()
 
-def sample(mon, cpus):
-    """[(cpu, rip, user, halted, stack words in the LWK)] for `cpus`."""
+
+def sample(mon, cpus, image_size):
+    """[(cpu, rip, user, halted, stack words in the LWK's image)] for `cpus`."""
     out = []
     for block in mon.command("info registers -a").split("\nCPU#")[1:]:
         cpu = int(re.match(r"(\d+)", block).group(1))
@@ -68,8 +72,13 @@ def sample(mon, cpus):
         stack = []
         if rip >> 40 == LWK_HALF and not halted:
             mon.command(f"cpu {cpu}")
-            words = re.findall(r"0x([0-9a-f]{16})", mon.command(f"x /48gx 0x{rsp}"))
-            stack = [int(w, 16) for w in words if int(w, 16) >> 40 == LWK_HALF]
+            dump = mon.command(f"x /48gx 0x{rsp}")
+            # Only the memory lines (the monitor echoes the command too), and
+            # only words inside this kernel's image (not heap or stack pointers).
+            words = [int(w, 16) for line in dump.splitlines() if re.match(r"^[0-9a-f]+:", line)
+                     for w in re.findall(r"0x([0-9a-f]{16})", line)]
+            base = rip & ~((2 << 20) - 1)
+            stack = [w for w in words if base <= w < base + image_size]
         out.append((cpu, rip, user, halted, stack))
     return out
 
@@ -84,6 +93,11 @@ class Symbols:
             if len(parts) == 3 and len(parts[0]) == 16:
                 self.table.append((int(parts[0], 16), parts[1] in "tTwW", parts[2]))
         self.addrs = [a for a, _, _ in self.table]
+        end = max(a for a, _, n in self.table if n.endswith("__image_end"))
+        # Names come from an address's offset in its 2 MiB block: the image must fit in one.
+        self.size = end - LINK_BASE
+        if not 0 < self.size <= 2 << 20:
+            raise SystemExit(f"vcpu_profile: {image}: image of {self.size} bytes; expected up to 2 MiB")
 
     def name(self, rip):
         """The function `rip` is in, or None if it is not code of the image."""
@@ -139,6 +153,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=900)
     args = ap.parse_args()
     cpus = [int(c) for c in args.cpus.split(",")]
+    symbols = Symbols(args.kernel)
     with open(args.script) as f:
         marked = "=== profile start" in f.read()
     window = threading.Event()
@@ -163,21 +178,24 @@ def main():
         path = os.path.join(tmp, "monitor.sock")
 
         def sampler(proc):
-            mon = Monitor(path)
-            while proc.poll() is None and not done.is_set():
-                if window.is_set():
-                    try:
-                        samples.extend(sample(mon, cpus))
-                    except (OSError, EOFError):
-                        return
-                time.sleep(args.interval)
+            try:
+                mon = Monitor(path)
+                while proc.poll() is None and not done.is_set():
+                    if window.is_set():
+                        samples.extend(sample(mon, cpus, symbols.size))
+                    time.sleep(args.interval)
+            except (OSError, EOFError) as e:
+                if proc.poll() is None:
+                    print(f"vcpu_profile: sampling stopped: {e}", file=sys.stderr)
 
         res = vm.run_vm(args.script, extra_dir=args.extra, timeout=args.timeout, echo=on_console,
                         qemu_args=["-monitor", f"unix:{path},server,nowait"],
                         on_start=lambda proc: threading.Thread(target=sampler, args=(proc,),
                                                                daemon=True).start())
     print(f"vcpu_profile: guest script exited {res.status}; {len(samples)} samples")
-    report(samples, cpus, Symbols(args.kernel), args.top)
+    if res.status != 0:
+        print(res.output[-2000:])
+    report(samples, cpus, symbols, args.top)
     return 0 if res.status == 0 else 1
 
 

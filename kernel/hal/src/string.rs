@@ -6,10 +6,10 @@
 //! turn of the loop, and a short copy (a message, a signal frame's field)
 //! paid for three `rep` set-ups. memcpy moves 64 bytes a turn, eight loads
 //! and then eight stores: QEMU's TLB is direct-mapped, so a source and a
-//! destination page with the same index (two 2 MiB-aligned buffers, as two
-//! MPI ranks' `process_vm_readv` copies have) evict each other at every
-//! switch between them; with two loads and two stores a turn, a 4 MiB copy
-//! between such buffers ran at about a third of its speed.
+//! destination page with the same index (the same offset in 2 MiB-aligned
+//! frames, as two MPI ranks' buffers have under `process_vm_readv`) evict
+//! each other at every switch between them; switching every two accesses,
+//! a 4 MiB copy between such buffers ran at about a third of its speed.
 
 use core::sync::atomic::{AtomicBool, Ordering};
 
