@@ -19,7 +19,7 @@ use crate::sync::SpinLock;
 /// interrupt also waits for QEMU's global lock, held by the other vCPUs'
 /// threads (with 2 ms slices, two programs on one core lost up to a third
 /// of the core to that when the host was busy).
-const QUANTUM_NS: u64 = 10_000_000;
+pub const QUANTUM_NS: u64 = 10_000_000;
 
 struct CpuTimers {
     /// Sleepers, sorted by deadline (TSC).
