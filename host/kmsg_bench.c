@@ -3,10 +3,11 @@
  * ATOLL_IOC_KMSG_BENCH: message round trips against their baselines
  * between the same two CPUs (abi/atoll_abi.h, "Message benchmarks"): a
  * cache line bounced, a bare IPI and one back, a 64-byte message each way
- * with interrupts, and with both sides polling, and a one-slot message
- * (a cache line with its head) with both sides polling. Linux times its own round
- * trips with an LWK; between two LWKs it asks one to time them. The LWK's
- * side is in its test image. One benchmark at a time (under atoll_lock).
+ * with interrupts, and with both sides polling, and a one-slot message (a
+ * cache line with its head) with both sides polling. Linux times its own
+ * round trips with an LWK; between two LWKs it asks one to time them. The
+ * LWK's side is in its test image. One benchmark at a time (under
+ * atoll_lock).
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
