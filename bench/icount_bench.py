@@ -65,7 +65,8 @@ def main():
         for boot in range(a.boots):
             print(f"icount_bench: boot {boot + 1} of {a.boots} (-icount shift={a.shift})", flush=True)
             res = vm.run_vm(script, extra_dir=tmp, smp=2, timeout=900, echo=False,
-                            qemu_args=["-icount", f"shift={a.shift},sleep=off"], append_extra="maxcpus=1")
+                            qemu_args=["-icount", f"shift={a.shift},sleep=off"], append_extra="maxcpus=1",
+                            boot_timeout=None)  # boots slowly under -icount
             if res.status != 0:
                 sys.exit(f"icount_bench: the VM script failed ({res.status}):\n{res.output[-2000:]}")
             for prog, values in medians(res.console).items():

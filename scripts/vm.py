@@ -55,6 +55,11 @@ KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")
 POWER_OFF_LINE = re.compile(r"^\[\s*\d+\.\d+\] reboot: Power down")
 STATUS_TIMEOUT, STATUS_NO_MARKER = 124, 125
 POWEROFF_GRACE = 30  # seconds QEMU gets to exit after the marker
+# Seconds Linux gets to boot and reach the script (about 5 normally, 30 on a
+# loaded host). Debian's kernel has hung at boot under TCG before any of our
+# code ran (a kworker in a soft lockup for minutes); such a boot is retried.
+BOOT_TIMEOUT = 180
+BOOT_ATTEMPTS = 2
 
 GUEST_DIRS = ["/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64",
               "/dev", "/proc", "/sys", "/tmp", "/root", "/extra"]
@@ -205,13 +210,15 @@ def qemu_command(kernel, initrd, smp, mem_mb, cmdline):
 
 
 def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
-           echo=True, files=None, append_extra="", qemu_args=(), on_start=None):
+           echo=True, files=None, append_extra="", qemu_args=(), on_start=None,
+           boot_timeout=BOOT_TIMEOUT):
     """Boots the VM, runs script_path as /run.sh; returns a VMResult, which
     unpacks as (exit_status, output) and also has .console.
     files: guest -> host path; None = DEFAULT_FILES that exist, {} = none.
     echo: True prints the console as it comes, a function gets each piece.
     qemu_args: added to QEMU's command; on_start(proc): called once QEMU runs
-    (the benchmarks pin its vCPU threads)."""
+    (the benchmarks pin its vCPU threads). boot_timeout: seconds until the
+    script must have started, else the VM boots once more (None: no limit)."""
     if files is None:
         files = default_files()
     version = kernel_version()
@@ -224,11 +231,28 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
         build_initramfs(initrd, files, script_path, extra_dir, version)
         cmd = (qemu_command(kernel, initrd, smp, mem_mb, cmdline) + share_args()
                + list(qemu_args))
-        console, timed_out = _run_qemu(cmd, timeout, echo, on_start)
+        earlier = ""
+        for attempt in range(1, BOOT_ATTEMPTS + 1):
+            console, timed_out, boot_hung = _run_qemu(cmd, timeout, echo, on_start,
+                                                      boot_timeout)
+            if not boot_hung or attempt == BOOT_ATTEMPTS:
+                break
+            retry = (f"vm: Linux did not reach the script in {boot_timeout} s "
+                     f"(boot attempt {attempt} hung); booting again\n")
+            if echo:
+                print(retry, end="", file=sys.stderr, flush=True)
+            earlier += console + retry
 
     status, output = split_console(console)
+    if earlier:  # the script's output stays its own; the console keeps all
+        output = earlier.splitlines(keepends=True)[-1] + output
+        console = earlier + console
     if status is None:
-        if timed_out:
+        if boot_hung:
+            status = STATUS_TIMEOUT
+            note = (f"vm: Linux did not reach the script in {boot_timeout} s, "
+                    f"{BOOT_ATTEMPTS} boots in a row; QEMU killed")
+        elif timed_out:
             status = STATUS_TIMEOUT
             note = f"vm: no exit status after {timeout} s; QEMU killed"
         else:
@@ -241,15 +265,18 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
     return VMResult(status, output, console)
 
 
-def _run_qemu(cmd, timeout, echo, on_start=None):
-    """Runs QEMU, streaming its console; returns (console_text, timed_out).
-    Stops QEMU at the timeout, or POWEROFF_GRACE s after the exit marker."""
+def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
+    """Runs QEMU, streaming its console; returns (console_text, timed_out,
+    boot_hung). Stops QEMU at the timeout, POWEROFF_GRACE s after the exit
+    marker, or at boot_timeout if the script has not started by then
+    (boot_hung; timed_out too)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if on_start:
         on_start(proc)
     chunks = []
     marker_at = []  # time the exit marker arrived, once it has
+    started = []  # set once the script's start marker has arrived
 
     def pump():
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -266,6 +293,8 @@ def _run_qemu(cmd, timeout, echo, on_start=None):
                     sys.stdout.flush()
                 # Keep a short tail: the marker may span two reads.
                 tail = (tail + text)[-4096:]
+                if not started and START_MARKER in tail:
+                    started.append(True)
                 if not marker_at and EXIT_RE.search(tail):
                     marker_at.append(time.monotonic())
             if not data:
@@ -273,12 +302,16 @@ def _run_qemu(cmd, timeout, echo, on_start=None):
 
     reader = threading.Thread(target=pump, daemon=True)
     reader.start()
-    deadline = time.monotonic() + timeout
-    timed_out = False
+    begun = time.monotonic()
+    deadline = begun + timeout
+    timed_out = boot_hung = False
     try:
         while proc.poll() is None:
             now = time.monotonic()
             if marker_at and now > marker_at[0] + POWEROFF_GRACE:
+                break
+            if boot_timeout and not started and now > begun + boot_timeout:
+                timed_out = boot_hung = True
                 break
             if not marker_at and now > deadline:
                 timed_out = True
@@ -290,7 +323,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None):
         proc.wait()
         reader.join(5)
         proc.stdout.close()
-    return "".join(chunks), timed_out
+    return "".join(chunks), timed_out, boot_hung
 
 
 def split_console(console):

@@ -36,6 +36,37 @@ def test_kernel_warnings_show_but_not_info(vm):
     assert "atoll-vm-test info" not in res.console
 
 
+def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
+    # A stand-in for QEMU that hangs before the script on its first boot
+    # (as Debian's kernel once did under TCG) and runs it on the second.
+    booted = tmp_path / "booted-once"
+    fake = tmp_path / "fake-qemu"
+    fake.write_text(
+        "#!/bin/sh\n"
+        f"if [ ! -e {booted} ]; then touch {booted}\n"
+        "  echo '[   29.8] watchdog: BUG: soft lockup - CPU#2 stuck'; exec sleep 60\n"
+        "fi\n"
+        "echo 'ATOLL-VM: script starts'; echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(vm_tool, "qemu_command", lambda *a: [str(fake)])
+    monkeypatch.setattr(vm_tool, "build_initramfs", lambda *a: None)
+    script = tmp_path / "script.sh"
+    script.write_text("echo hi\n")
+    res = vm_tool.run_vm(str(script), files={}, echo=False, boot_timeout=2)
+    assert res.status == 0, res.console
+    assert res.output.startswith("vm: Linux did not reach the script in 2 s "
+                                 "(boot attempt 1 hung); booting again\nhi\n")
+    assert "soft lockup" in res.console and "soft lockup" not in res.output
+
+    # Hung twice: a clear timeout, not a third boot.
+    booted.unlink()
+    fake.write_text("#!/bin/sh\nexec sleep 60\n")
+    res = vm_tool.run_vm(str(script), files={}, echo=False, boot_timeout=1)
+    assert res.status == vm_tool.STATUS_TIMEOUT
+    assert res.output.endswith("vm: Linux did not reach the script in 1 s, "
+                               "2 boots in a row; QEMU killed\n")
+
+
 def test_split_console():
     console = ("[    1.000000] boot error\n"
                "ATOLL-VM: script starts\n"
