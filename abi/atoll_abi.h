@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	16
+#define ATOLL_ABI_VERSION	17
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -384,6 +384,7 @@ struct atoll_msg_from {
 #define ATOLL_XEMEM_SIGNAL	9	/* segid: one event for its waiters */
 #define ATOLL_XEMEM_WAIT	10	/* segid, timeout_ms: takes an event, or ETIMEDOUT, EIDRM */
 #define ATOLL_XEMEM_CANCEL	11	/* LWK only: ends the WAIT whose request id is attachment */
+#define ATOLL_XEMEM_KEEP	12	/* segid: the owner asks that it outlive the owner */
 #define ATOLL_XEMEM_RDONLY	1	/* GET's flags, as XPMEM's */
 #define ATOLL_XEMEM_RDWR	2
 
@@ -450,8 +451,12 @@ struct atoll_xemem_seg_info {
 	__u32 mode;
 	__u32 grants;		/* apids handed out and not released */
 	__u32 attachments;	/* not revoked */
+	__u32 flags;		/* ATOLL_XEMEM_SEG_KEPT, ATOLL_XEMEM_SEG_OWNER_ENDED */
+	__u32 pad0;
 	char name[ATOLL_XEMEM_NAME_LEN];
 };
+#define ATOLL_XEMEM_SEG_KEPT		0x1	/* outlives its owner (KEEP) */
+#define ATOLL_XEMEM_SEG_OWNER_ENDED	0x2	/* and its owner has ended */
 
 struct atoll_xemem_att_info {
 	__u64 id;

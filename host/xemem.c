@@ -7,7 +7,9 @@
  * A segment's frames stay pinned while any attachment may map them.
  * Removing a segment (xpmem_remove, its owner ending, its enclave being
  * destroyed) revokes every attachment first, so nobody maps a frame its
- * owner may reuse.
+ * owner may reuse. A segment its owner asked to keep outlives the owner
+ * (its frames stay pinned) until its owner's user or root removes it, or
+ * its enclave is destroyed.
  */
 #include <linux/capability.h>
 #include <linux/mm.h>
@@ -41,6 +43,12 @@ static bool same_holder(const struct xemem_holder *a, const struct xemem_holder 
 	if (!a->e)
 		return a->file == b->file;
 	return a->area == b->area && a->pid == b->pid;
+}
+
+/* h is the program that made s, and it has not ended. */
+static bool is_owner(const struct xemem_seg *s, const struct xemem_holder *h)
+{
+	return !s->owner_ended && same_holder(&s->owner, h);
 }
 
 static struct xemem_seg *find_seg(s64 segid)
@@ -337,15 +345,32 @@ static void seg_remove(struct xemem_seg *s)
 	seg_check(s);
 }
 
+/* Its owner removes it; once the owner of a kept one ended, its user or root. */
 int xemem_remove(struct xemem_holder *h, s64 segid)
+{
+	struct xemem_seg *s = find_seg(segid);
+	bool heir;
+
+	if (!s)
+		return -ENOENT;
+	heir = s->owner_ended &&
+	       (uid_eq(h->uid, s->owner.uid) || uid_eq(h->uid, GLOBAL_ROOT_UID));
+	if (!is_owner(s, h) && !heir)
+		return -EPERM;
+	seg_remove(s);
+	return 0;
+}
+
+/* The owner asks that s outlive it. */
+int xemem_keep(struct xemem_holder *h, s64 segid)
 {
 	struct xemem_seg *s = find_seg(segid);
 
 	if (!s)
 		return -ENOENT;
-	if (!same_holder(&s->owner, h))
+	if (!is_owner(s, h))
 		return -EPERM;
-	seg_remove(s);
+	s->kept = true;
 	return 0;
 }
 
@@ -488,9 +513,17 @@ void xemem_holder_gone(struct xemem_holder *h)
 	list_for_each_entry_safe(g, gnext, &grants, node)
 		if (same_holder(&g->holder, h))
 			grant_free(g);
-	list_for_each_entry_safe(s, snext, &segs, node)
-		if (!s->removed && same_holder(&s->owner, h))
+	list_for_each_entry_safe(s, snext, &segs, node) {
+		if (s->removed || !is_owner(s, h))
+			continue;
+		if (!s->kept) {
 			seg_remove(s);
+			continue;
+		}
+		/* A freed file may come back at the same address: no longer s's owner. */
+		s->owner_ended = true;
+		s->owner.file = NULL;
+	}
 }
 
 /* Its CPUs are parked: what it held goes, and every mapping of its memory. */
@@ -555,6 +588,9 @@ long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 	case ATOLL_XEMEM_REMOVE:
 		ret = xemem_remove(&h, io.segid);
 		break;
+	case ATOLL_XEMEM_KEEP:
+		ret = xemem_keep(&h, io.segid);
+		break;
 	case ATOLL_XEMEM_GET:
 		ret = xemem_get(&h, io.segid, io.flags);
 		io.apid = ret;
@@ -607,9 +643,19 @@ int atoll_xemem_init(void)
 	return xemem_wq ? 0 : -ENOMEM;
 }
 
-/* No file, VMA or enclave is left, so no segment either. */
+/*
+ * No file, VMA or enclave is left: only kept segments of Linux processes
+ * that ended, with nothing attached. Their pages go back.
+ */
 void atoll_xemem_exit(void)
 {
+	struct xemem_seg *s, *next;
+
+	mutex_lock(&xemem_lock);
+	list_for_each_entry_safe(s, next, &segs, node)
+		if (!s->removed)
+			seg_remove(s);
+	mutex_unlock(&xemem_lock);
 	destroy_workqueue(xemem_wq);
 }
 
@@ -655,6 +701,8 @@ int atoll_xemem_list(struct atoll_xemem_list *req)
 				.kernel = kernel_of(&s->owner), .pid = s->owner.pid,
 				.mode = s->mode, .attachments = s->attachments,
 				.grants = s->holds - s->attachments,
+				.flags = (s->kept ? ATOLL_XEMEM_SEG_KEPT : 0) |
+					 (s->owner_ended ? ATOLL_XEMEM_SEG_OWNER_ENDED : 0),
 				.uid = from_kuid_munged(current_user_ns(), s->owner.uid) };
 			strscpy(si->name, s->name, sizeof(si->name));
 		}

@@ -32,6 +32,8 @@ struct xemem_seg {
 	struct user_struct *locked_by;	/* charged npages of RLIMIT_MEMLOCK for them */
 	u32 npages;
 	bool removed;			/* no new grants or attachments */
+	bool kept;			/* outlives its owner (KEEP) */
+	bool owner_ended;		/* kept, and its owner ended: owner.file is NULL */
 	bool owner_gone;		/* its enclave was destroyed */
 	bool frames_gone;		/* unpinned: the owner may reuse them */
 	u32 attachments;		/* not revoked: they may map the frames */
@@ -71,6 +73,7 @@ extern struct workqueue_struct *xemem_wq;	/* ordered: LWK requests, closed VMAs 
 s64 xemem_make(struct xemem_holder *h, struct atoll_xemem_io *io,
 	       const struct atoll_xemem_req *lwk);
 int xemem_remove(struct xemem_holder *h, s64 segid);
+int xemem_keep(struct xemem_holder *h, s64 segid);
 s64 xemem_get(struct xemem_holder *h, s64 segid, u32 flags);
 int xemem_release(struct xemem_holder *h, s64 apid);
 struct xemem_att *xemem_attach(struct xemem_holder *h, struct atoll_xemem_io *io);

@@ -105,6 +105,9 @@ static void serve(struct work_struct *work)
 	case ATOLL_XEMEM_REMOVE:
 		ret = xemem_remove(&h, io->segid);
 		break;
+	case ATOLL_XEMEM_KEEP:
+		ret = xemem_keep(&h, io->segid);
+		break;
 	case ATOLL_XEMEM_GET:
 		ret = xemem_get(&h, io->segid, io->flags);
 		break;

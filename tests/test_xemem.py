@@ -3,7 +3,8 @@ anywhere else, through xpmem.h (tests/programs/xemem_check.c, linked with
 libxpmem.a, and dyn-xemem_check with libxpmem.so): the producer writes a
 pattern, the consumer checks it byte for byte and writes its own, which
 the producer checks; owners that crash or whose enclave is destroyed
-revoke every attachment; nothing is left behind."""
+revoke every attachment; segments kept past their owner stay until
+removed; nothing is left behind."""
 
 import re
 
@@ -104,7 +105,7 @@ atoll destroy b > /dev/null || exit 10
     assert "DESTROY: 0" in out, out
     # Listed while held: the segment, owned in enclave 1, attached twice
     # (Linux and enclave 2), in `atoll list --segments` and `atoll status a`.
-    assert re.search(r"\n\d+\s+held\s+enclave 1 pid \d+\s+64 KiB\s+0600\s+0\s+\d+\s+2\n", out), out
+    assert re.search(r"\n\d+\s+held\s+enclave 1 pid \d+\s+64 KiB\s+0600\s+0\s+\d+\s+2\s+-\n", out), out
     assert re.search(r"\d+\s+\d+\s+linux pid \d+\s+0\s+64 KiB\s+rw\n", out), out
     assert re.search(r"\d+\s+\d+\s+enclave 2 pid \d+\s+0\s+64 KiB\s+rw\n", out), out
     assert "xemem:\n  SEGID" in out and "JSON attachments 2" in out, out
@@ -212,3 +213,74 @@ atoll destroy big > /dev/null || exit 10
     got = statuses(res.output)
     assert got.get("le1g") == (0, 0) and got.get("el1g") == (0, 0), res.output
     assert "MEMORY_BACK" in res.output, res.output
+
+
+def test_kept_segments_outlive_their_owner(vm, programs):
+    # Segments whose owner asked to keep them (xemem_keep) stay after the
+    # owner unmapped its buffer and ended, in an enclave and on Linux: they
+    # are attached from elsewhere with the owner's bytes intact and listed
+    # as kept with the owner ended. Only the owner's user or root removes
+    # them (from a program or `atoll remove-segment`); then the enclave's
+    # memory is back to the byte. Destroying an enclave removes its kept
+    # segments too.
+    res = vm(r"""
+total_before=$(grep MemTotal /proc/meminfo)
+atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
+atoll create --cpus 1 --mem 256M --name b > /dev/null || exit 9
+a_before=$(atoll status a | grep '^lwk memory')
+atoll run a -- /extra/xemem_check keep kept-e 2101248; echo "KEEP enclave: $?"
+/extra/xemem_check keep kept-l 65536; echo "KEEP linux: $?"
+atoll run a -- /extra/xemem_check keep kept-x 65536 > /dev/null; echo "KEEP x: $?"
+atoll run b -- /extra/xemem_check keep kept-b 65536 > /dev/null; echo "KEEP b: $?"
+[ "$a_before" != "$(atoll status a | grep '^lwk memory')" ] && echo A_MEMORY_HELD
+atoll list --segments
+atoll --json list --segments | python3 -c '
+import json, sys
+for s in json.load(sys.stdin)["segments"]:
+    print("JSON", s["name"], s["kept"], s["owner_ended"])'
+chmod 666 /dev/atoll   # so that nobody reaches XEMEM at all
+nobody() { /usr/bin/setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+nobody /extra/xemem_check unremovable kept-e; echo "UNREMOVABLE: $?"
+nobody atoll remove-segment kept-x; echo "CLI NOBODY: $?"
+/extra/xemem_check adopt kept-e 2101248; echo "ADOPT linux: $?"
+atoll run b -- /extra/xemem_check adopt kept-l 65536; echo "ADOPT enclave: $?"
+atoll remove-segment kept-x; echo "CLI REMOVE: $?"
+atoll remove-segment kept-x; echo "CLI AGAIN: $?"
+[ "$a_before" = "$(atoll status a | grep '^lwk memory')" ] && echo A_MEMORY_BACK
+atoll destroy b > /dev/null || exit 10
+echo "LEFT: $(atoll list --segments)"
+atoll destroy a > /dev/null || exit 10
+[ "$total_before" = "$(grep MemTotal /proc/meminfo)" ] && echo MEMTOTAL_BACK
+/extra/xemem_check keep kept-at-unload 67108864 > /dev/null; echo "KEEP unload: $?"
+free_before=$(grep MemFree /proc/meminfo | tr -dc 0-9)
+rmmod atoll && echo UNLOADED
+free_after=$(grep MemFree /proc/meminfo | tr -dc 0-9)
+echo "UNLOAD FREED KB: $((free_after - free_before))"
+""", extra_dir=str(programs), timeout=600)
+    assert res.status == 0, res.output
+    out = res.output
+    for tag in ["KEEP enclave", "KEEP linux", "KEEP x", "KEEP b"]:
+        assert f"{tag}: 0" in out, out
+    assert "keep kept-e 2101248: kept, unmapped, owner ends" in out, out
+    assert "A_MEMORY_HELD" in out, out
+    assert re.search(r"\n\d+\s+kept-e\s+enclave 1 pid \d+ \(ended\)\s+2 MiB\s+0644\s+0\s+0\s+0\s+yes\n",
+                     out), out
+    assert re.search(r"\n\d+\s+kept-l\s+linux pid \d+ \(ended\)\s+64 KiB\s+0644\s+0\s+0\s+0\s+yes\n",
+                     out), out
+    assert "JSON kept-e True True" in out and "JSON kept-b True True" in out, out
+    assert "unremovable kept-e: EPERM" in out and "UNREMOVABLE: 0" in out, out
+    assert "segment kept-x is user 0's: only that user or root may remove it" in out, out
+    assert "CLI NOBODY: 1" in out, out
+    assert "adopt kept-e 2101248: its ended owner's bytes checked, removed" in out, out
+    assert "adopt kept-l 65536: its ended owner's bytes checked, removed" in out, out
+    assert "ADOPT linux: 0" in out and "ADOPT enclave: 0" in out, out
+    assert "CLI REMOVE: 0" in out, out
+    assert "no segment kept-x (`atoll list --segments` lists them)" in out, out
+    assert "CLI AGAIN: 1" in out, out
+    assert "A_MEMORY_BACK" in out, out
+    assert "LEFT: no segments" in out, out
+    assert "MEMTOTAL_BACK" in out, out
+    # Unloading the module lets go of Linux's kept segments (and says nothing).
+    assert "KEEP unload: 0" in out and "UNLOADED" in out, out
+    assert int(re.search(r"UNLOAD FREED KB: (-?\d+)", out)[1]) >= 60 << 10, out
+    assert "WARNING" not in out and "BUG" not in out, out

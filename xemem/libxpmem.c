@@ -122,6 +122,13 @@ int xpmem_remove(xpmem_segid_t segid)
 	return call(&io);
 }
 
+int xemem_keep(xpmem_segid_t segid)
+{
+	struct atoll_xemem_io io = { .op = ATOLL_XEMEM_KEEP, .segid = segid };
+
+	return call(&io);
+}
+
 xpmem_apid_t xpmem_get(xpmem_segid_t segid, int flags, int permit_type, void *permit_value)
 {
 	struct atoll_xemem_io io = { .op = ATOLL_XEMEM_GET, .segid = segid, .flags = flags };

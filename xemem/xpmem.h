@@ -59,6 +59,15 @@ xpmem_segid_t xemem_make(void *vaddr, size_t size, int permit_type, void *permit
 xpmem_segid_t xemem_lookup_segid(const char *name);
 
 /*
+ * A segment outlives its owner when the owner asks (xemem_keep, the owner
+ * only): its frames stay when the owner unmaps them or ends, until
+ * xpmem_remove by the owner, or once it ended by its user or root
+ * (`atoll remove-segment`), or until its enclave is destroyed.
+ * 0, or -1 with errno ENOENT or EPERM.
+ */
+int xemem_keep(xpmem_segid_t segid);
+
+/*
  * Signalled segments: each segment has an event count. xemem_signal adds
  * one and wakes a waiter (an IPI to its kernel); xemem_wait takes one,
  * blocking up to timeout_ms (-1: for ever) until there is one: 0, or -1

@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 16;
+pub const ABI_VERSION: u32 = 17;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -351,6 +351,7 @@ pub const XEMEM_ENDED: u32 = 8;
 pub const XEMEM_SIGNAL: u32 = 9;
 pub const XEMEM_WAIT: u32 = 10;
 pub const XEMEM_CANCEL: u32 = 11;
+pub const XEMEM_KEEP: u32 = 12;
 pub const XEMEM_RDONLY: u32 = 1;
 pub const XEMEM_RDWR: u32 = 2;
 pub const KMSG_XEMEM_REQ: u16 = 41;
@@ -425,8 +426,13 @@ pub struct XememSegInfo {
     pub mode: u32,
     pub grants: u32,
     pub attachments: u32,
+    pub flags: u32,
+    pub pad0: u32,
     pub name: [u8; XEMEM_NAME_LEN],
 }
+
+pub const XEMEM_SEG_KEPT: u32 = 0x1;
+pub const XEMEM_SEG_OWNER_ENDED: u32 = 0x2;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]

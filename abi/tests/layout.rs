@@ -122,7 +122,7 @@ fn expectations() -> Vec<(String, u64)> {
     });
     layout!("atoll_xemem_seg_info", XememSegInfo {
         "segid": segid, "size": size, "kernel": kernel, "pid": pid, "uid": uid, "mode": mode,
-        "grants": grants, "attachments": attachments, "name": name,
+        "grants": grants, "attachments": attachments, "flags": flags, "pad0": pad0, "name": name,
     });
     layout!("atoll_xemem_att_info", XememAttInfo {
         "id": id, "segid": segid, "offset": offset, "size": size, "kernel": kernel, "pid": pid,
@@ -315,6 +315,9 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_XEMEM_SIGNAL", XEMEM_SIGNAL as u64),
         ("ATOLL_XEMEM_WAIT", XEMEM_WAIT as u64),
         ("ATOLL_XEMEM_CANCEL", XEMEM_CANCEL as u64),
+        ("ATOLL_XEMEM_KEEP", XEMEM_KEEP as u64),
+        ("ATOLL_XEMEM_SEG_KEPT", XEMEM_SEG_KEPT as u64),
+        ("ATOLL_XEMEM_SEG_OWNER_ENDED", XEMEM_SEG_OWNER_ENDED as u64),
         ("ATOLL_KMSG_XEMEM_EVENT", KMSG_XEMEM_EVENT as u64),
         ("ATOLL_XEMEM_RDONLY", XEMEM_RDONLY as u64),
         ("ATOLL_XEMEM_RDWR", XEMEM_RDWR as u64),

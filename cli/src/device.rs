@@ -7,9 +7,9 @@ use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
     Adopt, Call, Chown, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq,
-    NoiseDetour, NoiseReq, Ping, Programs, Resize, Run, Start, XememList, IOC_ADOPT, IOC_CALL, IOC_CHOWN, IOC_CONSOLE,
-    IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST, IOC_NOISE,
-    IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM_LIST, NOISE_MAX_LISTED,
+    NoiseDetour, NoiseReq, Ping, Programs, Resize, Run, Start, XememIo, XememList, IOC_ADOPT, IOC_CALL, IOC_CHOWN,
+    IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST,
+    IOC_NOISE, IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM, IOC_XEMEM_LIST, NOISE_MAX_LISTED,
 };
 use std::fs::{File, OpenOptions};
 use std::io;
@@ -145,6 +145,14 @@ impl Device {
         // exclusively borrowed, with room for the NOISE_MAX_LISTED plain
         // structs the module may write there before the call returns.
         check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_NOISE as _, req as *mut NoiseReq) })
+    }
+
+    /// IOC_XEMEM: one XEMEM call of this process (the CLI removes kept segments).
+    pub fn xemem(&self, io: &mut XememIo) -> io::Result<()> {
+        // SAFETY: `io` is a live, exclusively borrowed `XememIo`, the type
+        // whose size IOC_XEMEM encodes; its vaddr is only used by ATTACH,
+        // which the CLI does not send.
+        check(unsafe { libc::ioctl(self.file.as_raw_fd(), IOC_XEMEM as _, io as *mut XememIo) })
     }
 
     /// IOC_XEMEM_LIST: the node's XEMEM segments and attachments.

@@ -24,8 +24,8 @@ mod sys;
 
 use clap::{Parser, Subcommand};
 use commands::{
-    chown, console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, noise, ping, resize, run, status,
-    syscalls,
+    chown, console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, noise, ping, remove_segment, resize,
+    run, status, syscalls,
 };
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -40,7 +40,7 @@ use std::process::ExitCode;
                   Needs the atoll module (/dev/atoll) and root."
 )]
 struct Cli {
-    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, kmsg-bench, kmsg-mcast, list, status; not run)
+    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, kmsg-bench, kmsg-mcast, list, status, remove-segment; not run)
     #[arg(long, global = true)]
     json: bool,
 
@@ -169,6 +169,12 @@ enum Command {
         /// Also draw each CPU's detours over time and their histogram into this SVG file
         #[arg(long, value_name = "FILE.svg")]
         plot: Option<std::path::PathBuf>,
+    },
+
+    /// Remove an XEMEM segment kept past its owner (xemem_keep) once that owner ended (its user or root)
+    RemoveSegment {
+        #[arg(value_name = "NAME|SEGID")]
+        segment: String,
     },
 
     /// Stop an enclave and give its CPUs and memory back to Linux
@@ -309,6 +315,7 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Status { enclave } => status::run(&enclave, json),
         Command::Console { enclave, follow } => console::run(&enclave, follow),
         Command::Destroy { enclave, force } => destroy::run(&enclave, force, json),
+        Command::RemoveSegment { segment } => remove_segment::run(&segment, json),
         Command::Noise { enclave, cpus, linux_cpus, seconds, threshold_ns, probe, quantum_ns, plot } => noise::run(
             noise::Options {
                 plot,

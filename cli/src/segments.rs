@@ -25,6 +25,10 @@ pub struct Segment {
     pub mode: u32,
     pub grants: u32,
     pub attachments: u32,
+    /// Outlives its owner (xemem_keep).
+    pub kept: bool,
+    /// Kept, and its owner has ended.
+    pub owner_ended: bool,
 }
 
 pub struct Attachment {
@@ -63,6 +67,8 @@ pub fn list(dev: &Device) -> Result<Segments> {
             mode: s.mode,
             grants: s.grants,
             attachments: s.attachments,
+            kept: s.flags & atoll_abi::XEMEM_SEG_KEPT != 0,
+            owner_ended: s.flags & atoll_abi::XEMEM_SEG_OWNER_ENDED != 0,
         })
         .collect();
     let attachments = l.att[..na.min(l.att.len())]
@@ -96,7 +102,7 @@ impl Segments {
         if self.segments.is_empty() && self.attachments.is_empty() {
             return "no segments\n".into();
         }
-        let mut rows = vec![["SEGID", "NAME", "OWNER", "SIZE", "MODE", "UID", "GRANTS", "ATTACHED"]
+        let mut rows = vec![["SEGID", "NAME", "OWNER", "SIZE", "MODE", "UID", "GRANTS", "ATTACHED", "KEPT"]
             .iter()
             .map(|s| s.to_string())
             .collect::<Vec<_>>()];
@@ -104,12 +110,13 @@ impl Segments {
             rows.push(vec![
                 s.segid.to_string(),
                 if s.name.is_empty() { "-".into() } else { s.name.clone() },
-                place(s.kernel, s.pid),
+                place(s.kernel, s.pid) + if s.owner_ended { " (ended)" } else { "" },
                 size(s.size),
                 format!("{:04o}", s.mode),
                 s.uid.to_string(),
                 s.grants.to_string(),
                 s.attachments.to_string(),
+                if s.kept { "yes" } else { "-" }.into(),
             ]);
         }
         let mut out = format::table(&rows);
@@ -146,6 +153,7 @@ impl Segments {
             "segments": self.segments.iter().map(|s| json!({
                 "segid": s.segid, "name": s.name, "kernel": s.kernel, "pid": s.pid, "size": s.size,
                 "uid": s.uid, "mode": s.mode, "grants": s.grants, "attachments": s.attachments,
+                "kept": s.kept, "owner_ended": s.owner_ended,
             })).collect::<Vec<_>>(),
             "attachments": self.attachments.iter().map(|a| json!({
                 "id": a.id, "segid": a.segid, "kernel": a.kernel, "pid": a.pid, "offset": a.offset,
@@ -187,6 +195,8 @@ mod tests {
                     mode: 0o600,
                     grants: 1,
                     attachments: 1,
+                    kept: false,
+                    owner_ended: false,
                 },
                 Segment {
                     segid: 4,
@@ -198,6 +208,8 @@ mod tests {
                     mode: 0o644,
                     grants: 0,
                     attachments: 0,
+                    kept: true,
+                    owner_ended: true,
                 },
             ],
             attachments: vec![Attachment {
@@ -218,9 +230,9 @@ mod tests {
     fn tables() {
         assert_eq!(
             sample().text(),
-            "SEGID  NAME  OWNER              SIZE   MODE  UID   GRANTS  ATTACHED\n\
-             3      sim   enclave 1 pid 104  2 MiB  0600  0     1       1\n\
-             4      -     linux pid 880      4 KiB  0644  1000  0       0\n\
+            "SEGID  NAME  OWNER                  SIZE   MODE  UID   GRANTS  ATTACHED  KEPT\n\
+             3      sim   enclave 1 pid 104      2 MiB  0600  0     1       1         -\n\
+             4      -     linux pid 880 (ended)  4 KiB  0644  1000  0       0         yes\n\
              ATTACHMENT  SEGID  IN             OFFSET  SIZE   ACCESS\n\
              7           3      linux pid 901  0       2 MiB  rw\n"
         );

@@ -25,6 +25,12 @@
  *   xemem_check hold NAME DIR               makes NAME, says ready, sleeps
  *   xemem_check waitgone NAME DIR           waits on NAME's events; expects
  *       EIDRM once its owner is gone
+ *   xemem_check keep NAME SIZE              makes NAME (pattern 1, mode 0644),
+ *       asks that it outlive this program, unmaps its buffer, fills as
+ *       much fresh memory with another pattern and exits
+ *   xemem_check adopt NAME SIZE             attaches a kept NAME, checks
+ *       pattern 1, detaches and removes it (its owner has ended)
+ *   xemem_check unremovable NAME            expects remove to be refused
  * Prints one line per step and exits 0 when everything held.
  */
 #define _GNU_SOURCE
@@ -407,6 +413,55 @@ static int run_waitgone(const char *name, const char *dir)
 	return errno == EIDRM ? 0 : 1;
 }
 
+static int run_keep(const char *name, size_t size)
+{
+	unsigned char *buf, *fresh;
+	xpmem_segid_t segid = make(name, size, 0644, &buf);
+
+	if (xemem_keep(segid))
+		die("xemem_keep");
+	/* Its frames must stay the segment's, not come back for this. */
+	munmap(buf, size);
+	fresh = memory(size);
+	fill(fresh, size, 3);
+	printf("keep %s %zu: kept, unmapped, owner ends\n", name, size);
+	return 0;
+}
+
+static int run_adopt(const char *name, size_t size)
+{
+	xpmem_apid_t apid;
+	unsigned char *p = attach(name, size, &apid);
+	long bad = check(p, size, 0, 1);
+
+	if (bad >= 0) {
+		printf("FAIL adopt %s: byte %ld is not its ended owner's\n", name, bad);
+		return 1;
+	}
+	if (xpmem_detach(p) || xpmem_release(apid))
+		die("xpmem_detach/release");
+	if (xpmem_remove(xemem_lookup_segid(name)))
+		die("xpmem_remove");
+	if (xemem_lookup_segid(name) >= 0 || errno != ENOENT)
+		die("still there after remove");
+	printf("adopt %s %zu: its ended owner's bytes checked, removed\n", name, size);
+	return 0;
+}
+
+static int run_unremovable(const char *name)
+{
+	xpmem_segid_t segid = xemem_lookup_segid(name);
+
+	if (segid < 0)
+		die("xemem_lookup_segid");
+	if (xpmem_remove(segid) == 0) {
+		printf("FAIL unremovable %s: removed\n", name);
+		return 1;
+	}
+	printf("unremovable %s: %s\n", name, errno == EPERM ? "EPERM" : strerror(errno));
+	return errno == EPERM ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -432,6 +487,12 @@ int main(int argc, char **argv)
 		return run_hold(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "waitgone"))
 		return run_waitgone(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "keep"))
+		return run_keep(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 4 && !strcmp(argv[1], "adopt"))
+		return run_adopt(argv[2], strtoul(argv[3], NULL, 0));
+	if (argc == 3 && !strcmp(argv[1], "unremovable"))
+		return run_unremovable(argv[2]);
 	fprintf(stderr, "usage: see the comment at the top of xemem_check.c\n");
 	return 2;
 }

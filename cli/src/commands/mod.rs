@@ -13,6 +13,7 @@ pub mod kmsg_mcast;
 pub mod list;
 pub mod noise;
 pub mod ping;
+pub mod remove_segment;
 pub mod resize;
 pub mod run;
 pub mod status;

@@ -38,7 +38,7 @@ pub fn xemem(c: &mut Call) -> SysResult {
         }
         XEMEM_GET => io.apid = xemem::ask(p, &io)?,
         XEMEM_LOOKUP => io.segid = xemem::ask(p, &io)?,
-        XEMEM_REMOVE | XEMEM_RELEASE => _ = xemem::ask(p, &io)?,
+        XEMEM_REMOVE | XEMEM_RELEASE | XEMEM_KEEP => _ = xemem::ask(p, &io)?,
         XEMEM_SIGNAL => _ = xemem::signal(p, &io)?,
         XEMEM_WAIT => {
             let ms = io.timeout_ms;

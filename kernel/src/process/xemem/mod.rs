@@ -35,7 +35,11 @@ pub fn init() {
     crate::sched::spawn(0, "xemem", || loop {
         match COMMANDS.pop() {
             (KMSG_XEMEM_REVOKE, area, id) => revoke(area, id),
-            (KMSG_XEMEM_UNPIN, pin, _) => pins::unpin(pin),
+            (KMSG_XEMEM_UNPIN, pin, _) => {
+                // A kept segment's frames whose owner ended are free now.
+                pins::unpin(pin);
+                crate::status::report_memory();
+            }
             _ => {}
         }
     });
@@ -116,7 +120,7 @@ pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
     request::ask(req).map(|r| r.value).inspect_err(|_| pins::unpin(req.pin))
 }
 
-/// remove, get, release, lookup: the host's answer alone.
+/// remove, keep, get, release, lookup: the host's answer alone.
 pub fn ask(p: &Process, io: &XememIo) -> Result<i64, Errno> {
     request::ask(request(p, io)).map(|r| r.value)
 }
