@@ -178,7 +178,7 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
  * and resize_cpus.c -> resize_ask.c (-> kmsg.c), memory.c, cpus.c and boot.c;
  * enclave.c -> noise.c -> kmsg.c;
  * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
- * xemem.c -> xemem_map.c; mirror.c -> kmsg.c (PAGE_WANTED); cpus.c,
+ * xemem.c -> xemem_map.c and mirror.c; mirror.c -> kmsg.c (PAGE_WANTED); cpus.c,
  * memory.c and symbols.c are called, never call up. The LWK's messages reach the
  * protocols only through the handlers they register with kmsg.c.
  */
@@ -306,6 +306,10 @@ void atoll_mirror_zap(struct atoll_program *p, bool start);
 void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
 void atoll_mirror_zap_all(void);
+struct atoll_mirror_grant;
+struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area, u32 pid,
+					      const u64 *frames, u32 count, bool writable);
+void atoll_mirror_ungrant(struct atoll_mirror_grant *g);
 int atoll_vma_no_split(struct vm_area_struct *vma, unsigned long addr);
 int atoll_vma_no_mremap(struct vm_area_struct *vma);
 /* Where a walk of the LWK's tables ended: the leaf entry and what it held. */

@@ -7,14 +7,18 @@
  * the LWK gives memory only when touched (the main stack's) that a worker
  * touches during a call, the LWK is asked for (PAGE_WANTED); what it does
  * not map for its user, or maps outside the enclave's memory, is SIGBUS
- * (EFAULT for a system call). Mappings go when the LWK says it unmapped or
- * reduced protection (map_generation) and at START.
+ * (EFAULT for a system call), except the frames of the program's XEMEM
+ * attachments (granted by xemem.c while the attachment lives). Mappings go
+ * when the LWK says it unmapped or reduced protection (map_generation), at
+ * START, and when a grant that was used ends.
  *
  * The enclave's blocks are offline but stay in Linux's direct map, so the
  * LWK's tables are read through __va() once they are known to lie in them.
  */
+#include <linux/bsearch.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
+#include <linux/slab.h>
 #include "atoll.h"
 
 /* x86-64 page-table entry bits, as the LWK writes them. */
@@ -43,13 +47,13 @@ static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
 
 /*
  * The physical 4 KiB page the LWK maps at va for its user in the tables
- * at cr3 (which must lie in e's memory), or -EFAULT.
+ * at cr3 (which must lie in e's memory), wherever it lies, or -EFAULT.
  * *writable: every level allows writes; *leaf: the LWK's entry.
  * The LWK changes its tables meanwhile; tables it takes out stay unused
  * until the delegated calls that may walk them have ended.
  */
-int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
-			bool *writable, struct atoll_lwk_leaf *leaf)
+static int lwk_walk(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
+		    bool *writable, struct atoll_lwk_leaf *leaf)
 {
 	u64 table = cr3 & LWK_PTE_ADDR, entry, size;
 	int shift;
@@ -70,13 +74,110 @@ int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 
 		    ((shift == 30 || shift == 21) && (entry & LWK_PTE_LARGE))) {
 			*phys = (entry & LWK_PTE_ADDR & ~(size - 1)) |
 				(va & (size - 1) & PAGE_MASK);
-			return lwk_phys_ok(e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
+			return 0;
 		}
 		if (entry & LWK_PTE_LARGE)	/* reserved in a PML4E */
 			return -EFAULT;
 		table = entry & LWK_PTE_ADDR;
 	}
 	return -EFAULT;
+}
+
+/* As lwk_walk, for a page that must be the enclave's own memory. */
+int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 *phys,
+			bool *writable, struct atoll_lwk_leaf *leaf)
+{
+	int ret = lwk_walk(e, cr3, va, phys, writable, leaf);
+
+	return ret ?: lwk_phys_ok(e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
+}
+
+/*
+ * Frames outside its enclave that a program's mirror may map: those of
+ * its XEMEM attachments, granted while each lives. Faults hold grants_sem
+ * for reading from the lookup until the page is mapped, so once a grant's
+ * end has taken it for writing, a zap leaves no mapping of its frames.
+ */
+struct atoll_mirror_grant {
+	struct list_head node;
+	struct atoll_enclave *e;
+	u32 area;
+	u32 pid;
+	const u64 *frames;	/* sorted */
+	u32 count;
+	bool writable;
+	bool used;		/* a mirror mapped one of its frames */
+};
+
+static LIST_HEAD(grants);
+static DECLARE_RWSEM(grants_sem);
+
+struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area, u32 pid,
+					      const u64 *frames, u32 count, bool writable)
+{
+	struct atoll_mirror_grant *g = kzalloc(sizeof(*g), GFP_KERNEL);
+
+	if (!g)
+		return NULL;
+	*g = (struct atoll_mirror_grant){ .e = e, .area = area, .pid = pid, .frames = frames,
+					  .count = count, .writable = writable };
+	down_write(&grants_sem);
+	list_add(&g->node, &grants);
+	up_write(&grants_sem);
+	return g;
+}
+
+/* No mirror maps g's frames afterwards. */
+void atoll_mirror_ungrant(struct atoll_mirror_grant *g)
+{
+	bool used;
+
+	if (!g)
+		return;
+	down_write(&grants_sem);
+	list_del(&g->node);
+	used = g->used;
+	up_write(&grants_sem);
+	if (used)
+		atoll_mirror_zap_all();
+	kfree(g);
+}
+
+static int cmp_frame(const void *key, const void *elt)
+{
+	u64 a = *(const u64 *)key, b = *(const u64 *)elt;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Under grants_sem: the grant that lets p's mirror map phys, or NULL. */
+static struct atoll_mirror_grant *granted(struct atoll_program *p, u64 phys)
+{
+	struct atoll_mirror_grant *g;
+
+	list_for_each_entry(g, &grants, node)
+		if (g->e == p->e && g->area == p->area && g->pid == p->pid &&
+		    bsearch(&phys, g->frames, g->count, sizeof(u64), cmp_frame))
+			return g;
+	return NULL;
+}
+
+/*
+ * Under grants_sem: may p's mirror map phys, the enclave's own memory or
+ * an attachment's frame? An attachment got read-only stays read-only.
+ */
+static bool mirrorable(struct atoll_program *p, u64 phys, bool *writable)
+{
+	struct atoll_mirror_grant *g;
+
+	if (lwk_phys_ok(p->e, phys, PAGE_SIZE))
+		return true;
+	g = granted(p, phys);
+	if (!g)
+		return false;
+	WRITE_ONCE(g->used, true);
+	*writable &= g->writable;
+	return true;
 }
 
 /* While the caller loads the ELF, read-only pages are writable for it. */
@@ -182,7 +283,9 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 again:
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
-	if (atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf)) {
+	down_read(&grants_sem);
+	if (lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf)) {
+		up_read(&grants_sem);
 		up_read(&p->map_sem);
 		/* Once: the LWK's answer is final, and it may be "no". */
 		if (!asked && ask_lwk_for_page(p, vmf->address, write)) {
@@ -191,6 +294,8 @@ again:
 		}
 		return VM_FAULT_SIGBUS;
 	}
+	if (!mirrorable(p, phys, &writable))
+		goto out;
 	writable |= loading(p);
 	if (write && !writable)
 		goto out;
@@ -210,6 +315,7 @@ again:
 	}
 	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
 out:
+	up_read(&grants_sem);
 	up_read(&p->map_sem);
 	return ret;
 }
@@ -224,9 +330,12 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	u64 phys;
 
 	down_read(&p->map_sem);
-	if (!atoll_lwk_translate(p->e, p->cr3, vmf->address, &phys, &writable, &leaf) &&
-	    (writable || loading(p)) && PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
+	down_read(&grants_sem);
+	if (!lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf) &&
+	    mirrorable(p, phys, &writable) && (writable || loading(p)) &&
+	    PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
 		ret = lwk_mark_dirty(&leaf) ? 0 : VM_FAULT_NOPAGE;
+	up_read(&grants_sem);
 	up_read(&p->map_sem);
 	return ret;
 }

@@ -17,6 +17,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/io.h>
@@ -171,6 +172,7 @@ static void unpin_linux(struct xemem_seg *s)
 
 static void free_seg(struct xemem_seg *s)
 {
+	kvfree(s->sorted);
 	kvfree(s->pages);
 	kvfree(s->phys);
 	kfree(s);
@@ -276,6 +278,40 @@ static void seg_check(struct xemem_seg *s)
 	}
 }
 
+static int cmp_frame(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * An LWK program's attachment: its `atoll run` may perform delegated calls
+ * on the attached memory (the mirror maps the segment's frames).
+ */
+static int grant_mirror(struct xemem_att *a)
+{
+	struct xemem_seg *s = a->seg;
+
+	if (!s->sorted) {
+		s->sorted = kvmalloc_array(s->npages, sizeof(*s->sorted), GFP_KERNEL);
+		if (!s->sorted)
+			return -ENOMEM;
+		memcpy(s->sorted, s->phys, s->npages * sizeof(*s->sorted));
+		sort(s->sorted, s->npages, sizeof(*s->sorted), cmp_frame, NULL);
+	}
+	a->grant = atoll_mirror_grant(a->holder.e, a->holder.area, a->holder.pid, s->sorted,
+				      s->npages, a->writable);
+	return a->grant ? 0 : -ENOMEM;
+}
+
+/* The mirror no longer maps a's frames. */
+static void end_mirror(struct xemem_att *a)
+{
+	atoll_mirror_ungrant(a->grant);
+	a->grant = NULL;
+}
+
 /*
  * No CPU maps a's frames afterwards. An LWK that does not confirm in time
  * may still map them: a then keeps counting as an attachment, so the
@@ -292,6 +328,7 @@ static void revoke(struct xemem_att *a)
 		xemem_map_zap(a);
 	} else {
 		a->revoked = true;
+		end_mirror(a);
 		/* An LWK that let one wait time out is not waited for again until it answers. */
 		if (atoll_lwk_state(e) == ATOLL_ENCLAVE_RUNNING &&
 		    (atoll_kmsg_send_wait(e, ATOLL_KMSG_XEMEM_REVOKE, words, sizeof(words)) ||
@@ -313,6 +350,7 @@ void xemem_att_free(struct xemem_att *a)
 	struct xemem_seg *s = a->seg;
 
 	list_del(&a->node);
+	end_mirror(a);
 	if (!a->revoked || a->unconfirmed)
 		s->attachments--;
 	s->holds--;
@@ -353,8 +391,7 @@ int xemem_remove(struct xemem_holder *h, s64 segid)
 
 	if (!s)
 		return -ENOENT;
-	heir = s->owner_ended &&
-	       (uid_eq(h->uid, s->owner.uid) || uid_eq(h->uid, GLOBAL_ROOT_UID));
+	heir = s->owner_ended && (uid_eq(h->uid, s->owner.uid) || h->admin);
 	if (!is_owner(s, h) && !heir)
 		return -EPERM;
 	seg_remove(s);
@@ -468,6 +505,9 @@ struct xemem_att *xemem_attach(struct xemem_holder *h, struct atoll_xemem_io *io
 		a->holder.file = NULL;
 		a->mm = current->mm;
 		mmgrab(a->mm);
+	} else if (grant_mirror(a)) {
+		kfree(a);
+		return ERR_PTR(-ENOMEM);
 	}
 	g->seg->holds++;
 	g->seg->attachments++;
@@ -552,7 +592,7 @@ void xemem_enclave_gone(struct atoll_enclave *e)
 long atoll_xemem_ioctl(struct atoll_program *p, unsigned long arg)
 {
 	struct xemem_holder h = { .file = p, .pid = task_tgid_nr(current), .uid = current_euid(),
-				  .gid = current_egid() };
+				  .gid = current_egid(), .admin = !atoll_may_admin(NULL, NULL) };
 	struct atoll_xemem_io io;
 	struct xemem_att *a = NULL;
 	struct xemem_seg *s = NULL;
@@ -644,8 +684,9 @@ int atoll_xemem_init(void)
 }
 
 /*
- * No file, VMA or enclave is left: only kept segments of Linux processes
- * that ended, with nothing attached. Their pages go back.
+ * No file or enclave is left: only kept segments of Linux processes that
+ * ended, and attachments whose VMA just closed (their work is queued and
+ * drained below). The pages go back.
  */
 void atoll_xemem_exit(void)
 {

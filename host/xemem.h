@@ -16,6 +16,7 @@ struct xemem_holder {
 	const void *file;		/* on Linux: its /dev/atoll file (NULL for attachments) */
 	kuid_t uid;
 	kgid_t gid;
+	bool admin;			/* CAP_SYS_ADMIN on Linux; in an LWK, run by root */
 };
 
 struct xemem_seg {
@@ -28,6 +29,7 @@ struct xemem_seg {
 	u64 size;
 	u64 pin;			/* in the owner's LWK */
 	u64 *phys;			/* each 4 KiB page's frame */
+	u64 *sorted;			/* the same, sorted: for mirror grants (at first use) */
 	struct page **pages;		/* a Linux owner's, pinned */
 	struct user_struct *locked_by;	/* charged npages of RLIMIT_MEMLOCK for them */
 	u32 npages;
@@ -58,6 +60,8 @@ struct xemem_att {
 	bool writable;
 	bool revoked;			/* faults give SIGBUS (under the map lock) */
 	bool unconfirmed;		/* revocation unconfirmed: the frames stay pinned */
+	/* In an LWK: `atoll run`'s mirror may map the frames for delegated calls. */
+	struct atoll_mirror_grant *grant;
 	/* On Linux: the process's mapping. */
 	struct mm_struct *mm;		/* mmgrab'ed */
 	unsigned long start;

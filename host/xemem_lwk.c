@@ -71,6 +71,7 @@ static int holder_of(struct atoll_enclave *e, const struct atoll_xemem_req *req,
 	if (a->created && a->pid == req->pid) {
 		h->uid = a->uid;
 		h->gid = a->gid;
+		h->admin = uid_eq(a->uid, GLOBAL_ROOT_UID);
 		ret = 0;
 	}
 	spin_unlock_irqrestore(&e->msg_lock, flags);

@@ -31,6 +31,14 @@
  *   xemem_check adopt NAME SIZE             attaches a kept NAME, checks
  *       pattern 1, detaches and removes it (its owner has ended)
  *   xemem_check unremovable NAME            expects remove to be refused
+ *   xemem_check attach-io NAME SIZE DIR     as attach, but through system
+ *       calls: write(2) from the attachment, read(2) into it (pattern 2)
+ *   xemem_check removewhile NAME SIZE DIR   makes NAME, waits for
+ *       DIR/NAME.reading, removes it, waits for DIR/NAME.finished, checks
+ *       that its own buffer still holds pattern 1
+ *   xemem_check readrevoked NAME SIZE DIR   attaches NAME, writes it to a
+ *       file, says reading, reads DIR/NAME.fifo into the attachment:
+ *       expects EFAULT (the segment went while the read waited)
  * Prints one line per step and exits 0 when everything held.
  */
 #define _GNU_SOURCE
@@ -462,6 +470,95 @@ static int run_unremovable(const char *name)
 	return errno == EPERM ? 0 : 1;
 }
 
+static int run_attach_io(const char *name, size_t size, const char *dir)
+{
+	unsigned char *p, *local = memory(size);
+	xpmem_apid_t apid;
+	char file[512];
+	long bad;
+	int fd;
+
+	await(dir, name, "ready");
+	p = attach(name, size, &apid);
+	path(file, dir, name, "copy");
+	fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd < 0)
+		die("open");
+	if (write(fd, p, size) != (ssize_t)size)
+		die("write from the attachment");
+	if (pread(fd, local, size, 0) != (ssize_t)size)
+		die("pread");
+	bad = check(local, size, 0, 1);
+	if (bad >= 0) {
+		printf("FAIL attach-io %s: byte %ld written from it is not the producer's\n", name, bad);
+		return 1;
+	}
+	fill(local, size, 2);
+	if (pwrite(fd, local, size, 0) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)
+		die("pwrite");
+	if (read(fd, p, size) != (ssize_t)size)
+		die("read into the attachment");
+	close(fd);
+	unlink(file);
+	if (xpmem_detach(p) || xpmem_release(apid))
+		die("xpmem_detach/release");
+	say(dir, name, "done");
+	printf("attach-io %s %zu: written from the attachment, read into it\n", name, size);
+	return 0;
+}
+
+static int run_removewhile(const char *name, size_t size, const char *dir)
+{
+	unsigned char *buf;
+	xpmem_segid_t segid = make(name, size, 0600, &buf);
+	long bad;
+
+	say(dir, name, "ready");
+	await(dir, name, "reading");
+	usleep(500000);	/* the reader's read(2) waits in Linux by now */
+	if (xpmem_remove(segid))
+		die("xpmem_remove");
+	say(dir, name, "removed");
+	await(dir, name, "finished");
+	bad = check(buf, size, 0, 1);
+	if (bad >= 0) {
+		printf("FAIL removewhile %s: byte %ld changed after the remove\n", name, bad);
+		return 1;
+	}
+	printf("removewhile %s: our bytes untouched after the remove\n", name);
+	return 0;
+}
+
+static int run_readrevoked(const char *name, size_t size, const char *dir)
+{
+	xpmem_apid_t apid;
+	unsigned char *p;
+	char fifo[512];
+	ssize_t n;
+	int fd;
+
+	await(dir, name, "ready");
+	p = attach(name, size, &apid);
+	/* A write(2) from it first: `atoll run` maps its pages now. */
+	path(fifo, dir, name, "copy");
+	fd = open(fifo, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, p, size) != (ssize_t)size || close(fd))
+		die("write from the attachment");
+	path(fifo, dir, name, "fifo");
+	fd = open(fifo, O_RDWR);
+	if (fd < 0)
+		die("open the fifo");
+	say(dir, name, "reading");
+	n = read(fd, p, size);
+	say(dir, name, "finished");
+	if (n >= 0) {
+		printf("FAIL readrevoked %s: read %zd bytes into a removed segment\n", name, n);
+		return 1;
+	}
+	printf("readrevoked %s: %s\n", name, errno == EFAULT ? "EFAULT" : strerror(errno));
+	return errno == EFAULT ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -493,6 +590,12 @@ int main(int argc, char **argv)
 		return run_adopt(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "unremovable"))
 		return run_unremovable(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "attach-io"))
+		return run_attach_io(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "removewhile"))
+		return run_removewhile(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
+	if (argc == 5 && !strcmp(argv[1], "readrevoked"))
+		return run_readrevoked(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
 	fprintf(stderr, "usage: see the comment at the top of xemem_check.c\n");
 	return 2;
 }
