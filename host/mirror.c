@@ -162,22 +162,24 @@ static struct atoll_mirror_grant *granted(struct atoll_program *p, u64 phys)
 	return NULL;
 }
 
-/*
- * Under grants_sem: may p's mirror map phys, the enclave's own memory or
- * an attachment's frame? An attachment got read-only stays read-only.
- */
-static bool mirrorable(struct atoll_program *p, u64 phys, bool *writable)
-{
-	struct atoll_mirror_grant *g;
+enum mirror_frame { NOT_MIRRORED, OWN_MEMORY, ATTACHED };
 
-	if (lwk_phys_ok(p->e, phys, PAGE_SIZE))
-		return true;
-	g = granted(p, phys);
-	if (!g)
-		return false;
-	WRITE_ONCE(g->used, true);
-	*writable &= g->writable;
-	return true;
+/*
+ * Under grants_sem: may p's mirror map phys, and as what? An attachment's
+ * frame is one even when it is the enclave's own memory (another program
+ * of the enclave exported it): its grant's end must zap it before the
+ * frame is freed. An attachment got read-only stays read-only.
+ */
+static enum mirror_frame mirrorable(struct atoll_program *p, u64 phys, bool *writable)
+{
+	struct atoll_mirror_grant *g = granted(p, phys);
+
+	if (g) {
+		WRITE_ONCE(g->used, true);
+		*writable &= g->writable;
+		return ATTACHED;
+	}
+	return lwk_phys_ok(p->e, phys, PAGE_SIZE) ? OWN_MEMORY : NOT_MIRRORED;
 }
 
 /* While the caller loads the ELF, read-only pages are writable for it. */
@@ -275,6 +277,7 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 	bool write = vmf->flags & FAULT_FLAG_WRITE;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct atoll_lwk_leaf leaf;
+	enum mirror_frame frame;
 	bool asked = false;
 	pgprot_t prot;
 	bool writable;
@@ -294,9 +297,11 @@ again:
 		}
 		return VM_FAULT_SIGBUS;
 	}
-	if (!mirrorable(p, phys, &writable))
+	frame = mirrorable(p, phys, &writable);
+	if (frame == NOT_MIRRORED)
 		goto out;
-	writable |= loading(p);
+	if (frame == OWN_MEMORY)
+		writable |= loading(p);
 	if (write && !writable)
 		goto out;
 	/*
@@ -326,13 +331,15 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	struct atoll_program *p = vmf->vma->vm_private_data;
 	vm_fault_t ret = VM_FAULT_SIGBUS;
 	struct atoll_lwk_leaf leaf;
+	enum mirror_frame frame = NOT_MIRRORED;
 	bool writable;
 	u64 phys;
 
 	down_read(&p->map_sem);
 	down_read(&grants_sem);
-	if (!lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf) &&
-	    mirrorable(p, phys, &writable) && (writable || loading(p)) &&
+	if (!lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf))
+		frame = mirrorable(p, phys, &writable);
+	if (frame != NOT_MIRRORED && (writable || (frame == OWN_MEMORY && loading(p))) &&
 	    PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
 		ret = lwk_mark_dirty(&leaf) ? 0 : VM_FAULT_NOPAGE;
 	up_read(&grants_sem);

@@ -172,7 +172,6 @@ static void unpin_linux(struct xemem_seg *s)
 
 static void free_seg(struct xemem_seg *s)
 {
-	kvfree(s->sorted);
 	kvfree(s->pages);
 	kvfree(s->phys);
 	kfree(s);
@@ -287,22 +286,23 @@ static int cmp_frame(const void *a, const void *b)
 
 /*
  * An LWK program's attachment: its `atoll run` may perform delegated calls
- * on the attached memory (the mirror maps the segment's frames).
+ * on the attached memory (the mirror maps the attached frames).
  */
 static int grant_mirror(struct xemem_att *a)
 {
-	struct xemem_seg *s = a->seg;
+	u32 n = a->size >> PAGE_SHIFT;
 
-	if (!s->sorted) {
-		s->sorted = kvmalloc_array(s->npages, sizeof(*s->sorted), GFP_KERNEL);
-		if (!s->sorted)
-			return -ENOMEM;
-		memcpy(s->sorted, s->phys, s->npages * sizeof(*s->sorted));
-		sort(s->sorted, s->npages, sizeof(*s->sorted), cmp_frame, NULL);
-	}
-	a->grant = atoll_mirror_grant(a->holder.e, a->holder.area, a->holder.pid, s->sorted,
-				      s->npages, a->writable);
-	return a->grant ? 0 : -ENOMEM;
+	a->frames = kvmalloc_array(n, sizeof(*a->frames), GFP_KERNEL);
+	if (!a->frames)
+		return -ENOMEM;
+	memcpy(a->frames, a->seg->phys + (a->offset >> PAGE_SHIFT), n * sizeof(*a->frames));
+	sort(a->frames, n, sizeof(*a->frames), cmp_frame, NULL);
+	a->grant = atoll_mirror_grant(a->holder.e, a->holder.area, a->holder.pid, a->frames, n,
+				      a->writable);
+	if (a->grant)
+		return 0;
+	kvfree(a->frames);
+	return -ENOMEM;
 }
 
 /* The mirror no longer maps a's frames. */
@@ -310,6 +310,8 @@ static void end_mirror(struct xemem_att *a)
 {
 	atoll_mirror_ungrant(a->grant);
 	a->grant = NULL;
+	kvfree(a->frames);
+	a->frames = NULL;
 }
 
 /*

@@ -29,7 +29,6 @@ struct xemem_seg {
 	u64 size;
 	u64 pin;			/* in the owner's LWK */
 	u64 *phys;			/* each 4 KiB page's frame */
-	u64 *sorted;			/* the same, sorted: for mirror grants (at first use) */
 	struct page **pages;		/* a Linux owner's, pinned */
 	struct user_struct *locked_by;	/* charged npages of RLIMIT_MEMLOCK for them */
 	u32 npages;
@@ -62,6 +61,7 @@ struct xemem_att {
 	bool unconfirmed;		/* revocation unconfirmed: the frames stay pinned */
 	/* In an LWK: `atoll run`'s mirror may map the frames for delegated calls. */
 	struct atoll_mirror_grant *grant;
+	u64 *frames;			/* the grant's: the attached frames, sorted */
 	/* On Linux: the process's mapping. */
 	struct mm_struct *mm;		/* mmgrab'ed */
 	unsigned long start;

@@ -302,21 +302,36 @@ def test_delegated_calls_on_attachments(vm, programs):
     # A program in an enclave passes attached memory to delegated system
     # calls (write(2) from it, read(2) into it), for a Linux segment and
     # another enclave's. A read into an attachment that waits in Linux
-    # while the owner removes the segment gets EFAULT, and the owner's
-    # buffer stays as it was: `atoll run` no longer maps those frames.
+    # while the owner (on Linux, in the same enclave, in another) removes
+    # the segment gets EFAULT, and the owner's buffer stays as it was:
+    # `atoll run` no longer maps those frames.
     res = vm(PAIRS + r"""
 atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
 atoll create --cpus 1 --mem 256M --name b > /dev/null || exit 9
 pair io-linux "" "atoll run a --" 2101248 /extra/xemem_check attach-io
 pair io-enclave "atoll run b --" "atoll run a --" 65536 /extra/xemem_check attach-io
-mkfifo /tmp/x/rr.fifo
-/extra/xemem_check removewhile rr 65536 /tmp/x > /tmp/x/rr.owner 2>&1 & owner=$!
-atoll run a -- /extra/xemem_check readrevoked rr 65536 /tmp/x > /tmp/x/rr.reader 2>&1 & reader=$!
-while [ ! -e /tmp/x/rr.removed ]; do sleep 0.2; done
-echo "after the remove" > /tmp/x/rr.fifo
-wait $reader; echo "READER: $?"
-wait $owner; echo "OWNER: $?"
-cat /tmp/x/rr.reader /tmp/x/rr.owner
+rr() {  # tag, owner command prefix
+    tag=$1
+    mkfifo /tmp/x/$tag.fifo
+    $2 /extra/xemem_check removewhile $tag 65536 /tmp/x > /tmp/x/$tag.owner 2>&1 & owner=$!
+    atoll run a -- /extra/xemem_check readrevoked $tag 65536 /tmp/x > /tmp/x/$tag.reader 2>&1 &
+    reader=$!
+    while [ ! -e /tmp/x/$tag.reading ]; do sleep 0.1; done
+    # The remove comes once `atoll run` waits in the pipe's read.
+    for i in $(seq 100); do
+        grep -qs pipe_read /proc/$reader/task/*/wchan && echo "IN READ $tag" && break
+        sleep 0.1
+    done
+    touch /tmp/x/$tag.inread
+    while [ ! -e /tmp/x/$tag.removed ]; do sleep 0.1; done
+    echo "after the remove" > /tmp/x/$tag.fifo
+    wait $reader; echo "READER $tag: $?"
+    wait $owner; echo "OWNER $tag: $?"
+    cat /tmp/x/$tag.reader /tmp/x/$tag.owner
+}
+rr rr-linux ""
+rr rr-same "atoll run a --"
+rr rr-other "atoll run b --"
 atoll destroy a > /dev/null || exit 10
 atoll destroy b > /dev/null || exit 10
 """, extra_dir=str(programs), timeout=600)
@@ -327,5 +342,8 @@ atoll destroy b > /dev/null || exit 10
         assert got.get(tag) == (0, 0), f"{tag}: {got.get(tag)}\n{out}"
         assert f"attach-io {tag} {size}: written from the attachment, read into it" in out, out
         assert f"make {tag} {size}: the consumer's bytes arrived, removed" in out, out
-    assert "readrevoked rr: EFAULT" in out and "READER: 0" in out, out
-    assert "removewhile rr: our bytes untouched after the remove" in out and "OWNER: 0" in out, out
+    for tag in ["rr-linux", "rr-same", "rr-other"]:
+        assert f"IN READ {tag}" in out, out
+        assert f"readrevoked {tag}: EFAULT" in out and f"READER {tag}: 0" in out, out
+        assert f"removewhile {tag}: our bytes untouched after the remove" in out, out
+        assert f"OWNER {tag}: 0" in out, out

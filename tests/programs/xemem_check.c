@@ -34,8 +34,9 @@
  *   xemem_check attach-io NAME SIZE DIR     as attach, but through system
  *       calls: write(2) from the attachment, read(2) into it (pattern 2)
  *   xemem_check removewhile NAME SIZE DIR   makes NAME, waits for
- *       DIR/NAME.reading, removes it, waits for DIR/NAME.finished, checks
- *       that its own buffer still holds pattern 1
+ *       DIR/NAME.inread (the reader's read(2) waits in Linux), removes it,
+ *       waits for DIR/NAME.finished, checks that its own buffer still
+ *       holds pattern 1
  *   xemem_check readrevoked NAME SIZE DIR   attaches NAME, writes it to a
  *       file, says reading, reads DIR/NAME.fifo into the attachment:
  *       expects EFAULT (the segment went while the read waited)
@@ -514,8 +515,7 @@ static int run_removewhile(const char *name, size_t size, const char *dir)
 	long bad;
 
 	say(dir, name, "ready");
-	await(dir, name, "reading");
-	usleep(500000);	/* the reader's read(2) waits in Linux by now */
+	await(dir, name, "inread");
 	if (xpmem_remove(segid))
 		die("xpmem_remove");
 	say(dir, name, "removed");
