@@ -301,7 +301,7 @@ echo "UNLOAD FREED KB: $((free_after - free_before))"
 def test_delegated_calls_on_attachments(vm, programs):
     # A program in an enclave passes attached memory to delegated system
     # calls (write(2) from it, read(2) into it), for a Linux segment and
-    # another enclave's. A read into an attachment that waits in Linux
+    # another enclave's; exec drops the old image's segment and attachment. A read into an attachment that waits in Linux
     # while the owner (on Linux, in the same enclave, in another) removes
     # the segment gets EFAULT, and the owner's buffer stays as it was:
     # `atoll run` no longer maps those frames.
@@ -332,6 +332,8 @@ rr() {  # tag, owner command prefix
 rr rr-linux ""
 rr rr-same "atoll run a --"
 rr rr-other "atoll run b --"
+atoll run a -- /extra/xemem_check execs exec-seg; echo "EXEC: $?"
+echo "AFTER EXEC: $(atoll list --segments)"
 atoll destroy a > /dev/null || exit 10
 atoll destroy b > /dev/null || exit 10
 """, extra_dir=str(programs), timeout=600)
@@ -342,6 +344,8 @@ atoll destroy b > /dev/null || exit 10
         assert got.get(tag) == (0, 0), f"{tag}: {got.get(tag)}\n{out}"
         assert f"attach-io {tag} {size}: written from the attachment, read into it" in out, out
         assert f"make {tag} {size}: the consumer's bytes arrived, removed" in out, out
+    assert "gone exec-seg: the old image's segment went with it" in out, out
+    assert "EXEC: 0" in out and "AFTER EXEC: no segments" in out, out
     for tag in ["rr-linux", "rr-same", "rr-other"]:
         assert f"IN READ {tag}" in out, out
         assert f"readrevoked {tag}: EFAULT" in out and f"READER {tag}: 0" in out, out

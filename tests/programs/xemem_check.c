@@ -37,6 +37,9 @@
  *       DIR/NAME.inread (the reader's read(2) waits in Linux), removes it,
  *       waits for DIR/NAME.finished, checks that its own buffer still
  *       holds pattern 1
+ *   xemem_check execs NAME                  makes NAME and attaches it, then
+ *       execs itself as "gone NAME"
+ *   xemem_check gone NAME                   expects NAME not to be found
  *   xemem_check readrevoked NAME SIZE DIR   attaches NAME, writes it to a
  *       file, says reading, reads DIR/NAME.fifo into the attachment:
  *       expects EFAULT (the segment went while the read waited)
@@ -559,6 +562,28 @@ static int run_readrevoked(const char *name, size_t size, const char *dir)
 	return errno == EFAULT ? 0 : 1;
 }
 
+static int run_execs(const char *self, const char *name)
+{
+	unsigned char *buf;
+	xpmem_apid_t apid;
+
+	make(name, 65536, 0600, &buf);
+	attach(name, 65536, &apid);
+	execl(self, self, "gone", name, (char *)NULL);
+	die("execl");
+	return 1;
+}
+
+static int run_gone(const char *name)
+{
+	if (xemem_lookup_segid(name) >= 0 || errno != ENOENT) {
+		printf("FAIL gone %s: still there after exec\n", name);
+		return 1;
+	}
+	printf("gone %s: the old image's segment went with it\n", name);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -590,6 +615,10 @@ int main(int argc, char **argv)
 		return run_adopt(argv[2], strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(argv[1], "unremovable"))
 		return run_unremovable(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "execs"))
+		return run_execs(argv[0], argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "gone"))
+		return run_gone(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "attach-io"))
 		return run_attach_io(argv[2], strtoul(argv[3], NULL, 0), argv[4]);
 	if (argc == 5 && !strcmp(argv[1], "removewhile"))

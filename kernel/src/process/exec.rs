@@ -116,6 +116,8 @@ pub fn execve(
     if let Some(mut old) = p.exec.old.lock().take() {
         old.release();
     }
+    // The old image's segments, grants and attachments go with it, as at exit.
+    super::xemem::ended(p);
     p.note_unmapped();
     crate::status::report_memory();
     p.report_usage();

@@ -179,7 +179,8 @@ pub fn wait(p: &Process, io: &XememIo, deadline: Option<u64>) -> Result<i64, Err
     }
 }
 
-/// The program's memory is freed: the host drops what it held.
+/// The program's memory is freed (it ended, or exec replaced it): the
+/// host drops what it held.
 pub fn ended(p: &Arc<Process>) {
     SIGNALLED.lock().retain(|&(pid, _)| pid != p.pid);
     let mut req = request(p, &XememIo::new());
