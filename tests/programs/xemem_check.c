@@ -474,22 +474,29 @@ static int run_unremovable(const char *name)
 	return errno == EPERM ? 0 : 1;
 }
 
+/* write(2) of the attachment p into a new file DIR/NAME.copy: its fd. */
+static int copy_out(const char *dir, const char *name, const unsigned char *p, size_t size)
+{
+	char file[512];
+	int fd;
+
+	path(file, dir, name, "copy");
+	fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, p, size) != (ssize_t)size)
+		die("write from the attachment");
+	return fd;
+}
+
 static int run_attach_io(const char *name, size_t size, const char *dir)
 {
 	unsigned char *p, *local = memory(size);
 	xpmem_apid_t apid;
-	char file[512];
 	long bad;
 	int fd;
 
 	await(dir, name, "ready");
 	p = attach(name, size, &apid);
-	path(file, dir, name, "copy");
-	fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0600);
-	if (fd < 0)
-		die("open");
-	if (write(fd, p, size) != (ssize_t)size)
-		die("write from the attachment");
+	fd = copy_out(dir, name, p, size);
 	if (pread(fd, local, size, 0) != (ssize_t)size)
 		die("pread");
 	bad = check(local, size, 0, 1);
@@ -503,7 +510,6 @@ static int run_attach_io(const char *name, size_t size, const char *dir)
 	if (read(fd, p, size) != (ssize_t)size)
 		die("read into the attachment");
 	close(fd);
-	unlink(file);
 	if (xpmem_detach(p) || xpmem_release(apid))
 		die("xpmem_detach/release");
 	say(dir, name, "done");
@@ -543,10 +549,7 @@ static int run_readrevoked(const char *name, size_t size, const char *dir)
 	await(dir, name, "ready");
 	p = attach(name, size, &apid);
 	/* A write(2) from it first: `atoll run` maps its pages now. */
-	path(fifo, dir, name, "copy");
-	fd = open(fifo, O_CREAT | O_WRONLY | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, p, size) != (ssize_t)size || close(fd))
-		die("write from the attachment");
+	close(copy_out(dir, name, p, size));
 	path(fifo, dir, name, "fifo");
 	fd = open(fifo, O_RDWR);
 	if (fd < 0)
