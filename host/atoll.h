@@ -178,9 +178,10 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
  * and resize_cpus.c -> resize_ask.c (-> kmsg.c), memory.c, cpus.c and boot.c;
  * enclave.c -> noise.c -> kmsg.c;
  * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
- * xemem.c -> xemem_map.c and mirror.c; mirror.c -> kmsg.c (PAGE_WANTED); cpus.c,
- * memory.c and symbols.c are called, never call up. The LWK's messages reach the
- * protocols only through the handlers they register with kmsg.c.
+ * xemem.c -> xemem_map.c, mirror.c and mirror_grant.c; mirror.c -> kmsg.c
+ * (PAGE_WANTED) and mirror_grant.c; cpus.c, memory.c and symbols.c are
+ * called, never call up. The LWK's messages reach the protocols only
+ * through the handlers they register with kmsg.c.
  */
 
 /* enclave.c: the registry, the enclave operations, a program's binding */

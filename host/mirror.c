@@ -15,11 +15,10 @@
  * The enclave's blocks are offline but stay in Linux's direct map, so the
  * LWK's tables are read through __va() once they are known to lie in them.
  */
-#include <linux/bsearch.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
-#include <linux/slab.h>
 #include "atoll.h"
+#include "mirror_grant.h"
 
 /* x86-64 page-table entry bits, as the LWK writes them. */
 #define LWK_PTE_PRESENT	BIT_ULL(0)
@@ -92,91 +91,42 @@ int atoll_lwk_translate(struct atoll_enclave *e, u64 cr3, unsigned long va, u64 
 	return ret ?: lwk_phys_ok(e, *phys, PAGE_SIZE) ? 0 : -EFAULT;
 }
 
+/* The address space of /dev/atoll's files: every mirror VMA is in it. */
+static struct address_space *mirrors;
+
 /*
- * Frames outside its enclave that a program's mirror may map: those of
- * its XEMEM attachments, granted while each lives. Faults hold grants_sem
- * for reading from the lookup until the page is mapped, so once a grant's
- * end has taken it for writing, a zap leaves no mapping of its frames.
+ * The end of an attachment's grant (xemem.c): afterwards no mirror maps
+ * its frames. Where mirrors did, they are zapped (what else is there
+ * faults back in).
  */
-struct atoll_mirror_grant {
-	struct list_head node;
-	struct atoll_enclave *e;
-	u32 area;
-	u32 pid;
-	const u64 *frames;	/* sorted */
-	u32 count;
-	bool writable;
-	bool used;		/* a mirror mapped one of its frames */
-};
-
-static LIST_HEAD(grants);
-static DECLARE_RWSEM(grants_sem);
-
-struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area, u32 pid,
-					      const u64 *frames, u32 count, bool writable)
-{
-	struct atoll_mirror_grant *g = kzalloc(sizeof(*g), GFP_KERNEL);
-
-	if (!g)
-		return NULL;
-	*g = (struct atoll_mirror_grant){ .e = e, .area = area, .pid = pid, .frames = frames,
-					  .count = count, .writable = writable };
-	down_write(&grants_sem);
-	list_add(&g->node, &grants);
-	up_write(&grants_sem);
-	return g;
-}
-
-/* No mirror maps g's frames afterwards. */
 void atoll_mirror_ungrant(struct atoll_mirror_grant *g)
 {
-	bool used;
+	struct address_space *m = READ_ONCE(mirrors);
+	unsigned long lo, hi;
 
-	if (!g)
-		return;
-	down_write(&grants_sem);
-	list_del(&g->node);
-	used = g->used;
-	up_write(&grants_sem);
-	if (used)
-		atoll_mirror_zap_all();
-	kfree(g);
-}
-
-static int cmp_frame(const void *key, const void *elt)
-{
-	u64 a = *(const u64 *)key, b = *(const u64 *)elt;
-
-	return a < b ? -1 : a > b;
-}
-
-/* Under grants_sem: the grant that lets p's mirror map phys, or NULL. */
-static struct atoll_mirror_grant *granted(struct atoll_program *p, u64 phys)
-{
-	struct atoll_mirror_grant *g;
-
-	list_for_each_entry(g, &grants, node)
-		if (g->e == p->e && g->area == p->area && g->pid == p->pid &&
-		    bsearch(&phys, g->frames, g->count, sizeof(u64), cmp_frame))
-			return g;
-	return NULL;
+	/* Mirrors map ATOLL_USER_START at offset 0 of the device's mapping. */
+	if (g && mirror_grant_end(g, &lo, &hi) && m)
+		unmap_mapping_range(m, lo - ATOLL_USER_START, hi - lo + PAGE_SIZE, 1);
 }
 
 enum mirror_frame { NOT_MIRRORED, OWN_MEMORY, ATTACHED };
 
 /*
- * Under grants_sem: may p's mirror map phys, and as what? An attachment's
- * frame is one even when it is the enclave's own memory (another program
- * of the enclave exported it): its grant's end must zap it before the
- * frame is freed. An attachment got read-only stays read-only.
+ * Under mirror_grants_lock(): may p's mirror map phys, and as what? An
+ * attachment's frame is one even when it is the enclave's own memory
+ * (another program of the enclave exported it): its grant's end must zap
+ * it before the frame is freed. An attachment got read-only stays so.
  */
-static enum mirror_frame mirrorable(struct atoll_program *p, u64 phys, bool *writable)
+static enum mirror_frame mirrorable(struct atoll_program *p, unsigned long va, u64 phys,
+				    bool *writable)
 {
-	struct atoll_mirror_grant *g = granted(p, phys);
+	bool grant_writes;
+	int attached = mirror_grant_lookup(p->e, p->area, p->pid, va, phys, &grant_writes);
 
-	if (g) {
-		WRITE_ONCE(g->used, true);
-		*writable &= g->writable;
+	if (attached < 0)
+		return NOT_MIRRORED;
+	if (attached) {
+		*writable &= grant_writes;
 		return ATTACHED;
 	}
 	return lwk_phys_ok(p->e, phys, PAGE_SIZE) ? OWN_MEMORY : NOT_MIRRORED;
@@ -286,9 +236,9 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 again:
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
-	down_read(&grants_sem);
+	mirror_grants_lock();
 	if (lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf)) {
-		up_read(&grants_sem);
+		mirror_grants_unlock();
 		up_read(&p->map_sem);
 		/* Once: the LWK's answer is final, and it may be "no". */
 		if (!asked && ask_lwk_for_page(p, vmf->address, write)) {
@@ -297,7 +247,7 @@ again:
 		}
 		return VM_FAULT_SIGBUS;
 	}
-	frame = mirrorable(p, phys, &writable);
+	frame = mirrorable(p, vmf->address, phys, &writable);
 	if (frame == NOT_MIRRORED)
 		goto out;
 	if (frame == OWN_MEMORY)
@@ -320,7 +270,7 @@ again:
 	}
 	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
 out:
-	up_read(&grants_sem);
+	mirror_grants_unlock();
 	up_read(&p->map_sem);
 	return ret;
 }
@@ -336,13 +286,13 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	u64 phys;
 
 	down_read(&p->map_sem);
-	down_read(&grants_sem);
+	mirror_grants_lock();
 	if (!lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf))
-		frame = mirrorable(p, phys, &writable);
+		frame = mirrorable(p, vmf->address, phys, &writable);
 	if (frame != NOT_MIRRORED && (writable || (frame == OWN_MEMORY && loading(p))) &&
 	    PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
 		ret = lwk_mark_dirty(&leaf) ? 0 : VM_FAULT_NOPAGE;
-	up_read(&grants_sem);
+	mirror_grants_unlock();
 	up_read(&p->map_sem);
 	return ret;
 }
@@ -367,9 +317,6 @@ static const struct vm_operations_struct mirror_ops = {
 	.may_split = atoll_vma_no_split,
 	.mremap = atoll_vma_no_mremap,
 };
-
-/* The address space of /dev/atoll's files: every mirror VMA is in it. */
-static struct address_space *mirrors;
 
 /*
  * Drops every mirror mapping of every program, for memory that leaves the

@@ -17,7 +17,6 @@
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
 #include <asm/io.h>
@@ -277,32 +276,17 @@ static void seg_check(struct xemem_seg *s)
 	}
 }
 
-static int cmp_frame(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * An LWK program's attachment: its `atoll run` may perform delegated calls
- * on the attached memory (the mirror maps the attached frames).
+ * on the attached memory (the mirror maps the attached frames, which stay
+ * the segment's until end_mirror).
  */
 static int grant_mirror(struct xemem_att *a)
 {
-	u32 n = a->size >> PAGE_SHIFT;
-
-	a->frames = kvmalloc_array(n, sizeof(*a->frames), GFP_KERNEL);
-	if (!a->frames)
-		return -ENOMEM;
-	memcpy(a->frames, a->seg->phys + (a->offset >> PAGE_SHIFT), n * sizeof(*a->frames));
-	sort(a->frames, n, sizeof(*a->frames), cmp_frame, NULL);
-	a->grant = atoll_mirror_grant(a->holder.e, a->holder.area, a->holder.pid, a->frames, n,
-				      a->writable);
-	if (a->grant)
-		return 0;
-	kvfree(a->frames);
-	return -ENOMEM;
+	a->grant = atoll_mirror_grant(a->holder.e, a->holder.area, a->holder.pid,
+				      a->seg->phys + (a->offset >> PAGE_SHIFT),
+				      a->size >> PAGE_SHIFT, a->writable);
+	return a->grant ? 0 : -ENOMEM;
 }
 
 /* The mirror no longer maps a's frames. */
@@ -310,8 +294,6 @@ static void end_mirror(struct xemem_att *a)
 {
 	atoll_mirror_ungrant(a->grant);
 	a->grant = NULL;
-	kvfree(a->frames);
-	a->frames = NULL;
 }
 
 /*

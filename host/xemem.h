@@ -61,7 +61,6 @@ struct xemem_att {
 	bool unconfirmed;		/* revocation unconfirmed: the frames stay pinned */
 	/* In an LWK: `atoll run`'s mirror may map the frames for delegated calls. */
 	struct atoll_mirror_grant *grant;
-	u64 *frames;			/* the grant's: the attached frames, sorted */
 	/* On Linux: the process's mapping. */
 	struct mm_struct *mm;		/* mmgrab'ed */
 	unsigned long start;
