@@ -308,11 +308,15 @@ void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
 void atoll_mirror_zap_all(void);
 struct atoll_mirror_grant;
-struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area, u32 pid,
-					      const u64 *frames, u32 count, bool writable);
 void atoll_mirror_ungrant(struct atoll_mirror_grant *g);
 int atoll_vma_no_split(struct vm_area_struct *vma, unsigned long addr);
 int atoll_vma_no_mremap(struct vm_area_struct *vma);
+
+/* mirror_grant.c: an XEMEM attachment's frames, which its program's mirror may map */
+struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area, u32 pid,
+					      const u64 *frames, u32 count, bool writable);
+void atoll_mirror_grant_free(struct atoll_mirror_grant *g);
+
 /* Where a walk of the LWK's tables ended: the leaf entry and what it held. */
 struct atoll_lwk_leaf {
 	u64 *at;

@@ -97,7 +97,8 @@ static struct address_space *mirrors;
 /*
  * The end of an attachment's grant (xemem.c): afterwards no mirror maps
  * its frames. Where mirrors did, they are zapped (what else is there
- * faults back in).
+ * faults back in). The grant stays, refusing them, until its attachment
+ * is freed (atoll_mirror_grant_free).
  */
 void atoll_mirror_ungrant(struct atoll_mirror_grant *g)
 {
@@ -105,23 +106,24 @@ void atoll_mirror_ungrant(struct atoll_mirror_grant *g)
 	unsigned long lo, hi;
 
 	/* Mirrors map ATOLL_USER_START at offset 0 of the device's mapping. */
-	if (g && mirror_grant_end(g, &lo, &hi) && m)
+	if (g && atoll_mirror_grant_end(g, &lo, &hi) && m)
 		unmap_mapping_range(m, lo - ATOLL_USER_START, hi - lo + PAGE_SIZE, 1);
 }
 
 enum mirror_frame { NOT_MIRRORED, OWN_MEMORY, ATTACHED };
 
 /*
- * Under mirror_grants_lock(): may p's mirror map phys, and as what? An
- * attachment's frame is one even when it is the enclave's own memory
+ * Under atoll_mirror_grants_lock(): may p's mirror map phys, and as what?
+ * An attachment's frame is one even when it is the enclave's own memory
  * (another program of the enclave exported it): its grant's end must zap
- * it before the frame is freed. An attachment got read-only stays so.
+ * it, and refuse it from then on, before the frame is freed. An
+ * attachment got read-only stays so.
  */
 static enum mirror_frame mirrorable(struct atoll_program *p, unsigned long va, u64 phys,
 				    bool *writable)
 {
 	bool grant_writes;
-	int attached = mirror_grant_lookup(p->e, p->area, p->pid, va, phys, &grant_writes);
+	int attached = atoll_mirror_grant_lookup(p->e, p->area, p->pid, va, phys, &grant_writes);
 
 	if (attached < 0)
 		return NOT_MIRRORED;
@@ -236,9 +238,9 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 again:
 	/* Held across walk and insert, so a zap cannot slip in between. */
 	down_read(&p->map_sem);
-	mirror_grants_lock();
+	atoll_mirror_grants_lock();
 	if (lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf)) {
-		mirror_grants_unlock();
+		atoll_mirror_grants_unlock();
 		up_read(&p->map_sem);
 		/* Once: the LWK's answer is final, and it may be "no". */
 		if (!asked && ask_lwk_for_page(p, vmf->address, write)) {
@@ -270,7 +272,7 @@ again:
 	}
 	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
 out:
-	mirror_grants_unlock();
+	atoll_mirror_grants_unlock();
 	up_read(&p->map_sem);
 	return ret;
 }
@@ -286,13 +288,13 @@ static vm_fault_t mirror_pfn_mkwrite(struct vm_fault *vmf)
 	u64 phys;
 
 	down_read(&p->map_sem);
-	mirror_grants_lock();
+	atoll_mirror_grants_lock();
 	if (!lwk_walk(p->e, p->cr3, vmf->address, &phys, &writable, &leaf))
 		frame = mirrorable(p, vmf->address, phys, &writable);
 	if (frame != NOT_MIRRORED && (writable || (frame == OWN_MEMORY && loading(p))) &&
 	    PHYS_PFN(phys) == pte_pfn(vmf->orig_pte))
 		ret = lwk_mark_dirty(&leaf) ? 0 : VM_FAULT_NOPAGE;
-	mirror_grants_unlock();
+	atoll_mirror_grants_unlock();
 	up_read(&p->map_sem);
 	return ret;
 }

@@ -3,14 +3,21 @@
  * Frames outside a program's own memory that its mirror (mirror.c) may
  * map: those of its XEMEM attachments, granted by xemem.c while each
  * attachment lives. Faults hold grants_sem for reading from the lookup
- * until the page is mapped, and record where they mapped a grant's frames;
- * a grant's end takes it for writing, so afterwards no fault maps them and
- * the recorded range is all there is to zap.
+ * until the page is mapped, and record where they mapped a grant's frames.
+ * A grant's end takes it for writing and marks the grant dead: afterwards
+ * no fault maps its frames, not even as the enclave's own memory (another
+ * program of the enclave may have exported them), and the recorded range
+ * is all there is to zap. A dead grant is freed with its attachment, once
+ * the LWK no longer maps the frames either.
  */
 #include <linux/bsearch.h>
+#include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/mm.h>
+#include <linux/rwsem.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/spinlock.h>
 #include "mirror_grant.h"
 
 struct atoll_mirror_grant {
@@ -22,6 +29,7 @@ struct atoll_mirror_grant {
 	u64 *sorted;		/* the same sorted, made at the first lookup */
 	u32 count;
 	bool writable;
+	bool dead;		/* ended: its frames are refused */
 	spinlock_t used_lock;	/* faults record where they mapped its frames: */
 	unsigned long lo;	/* the lowest and highest such address, */
 	unsigned long hi;	/* lo > hi while none */
@@ -30,7 +38,7 @@ struct atoll_mirror_grant {
 static LIST_HEAD(grants);
 static DECLARE_RWSEM(grants_sem);
 
-/* frames (count of them) stay valid until atoll_mirror_ungrant(). */
+/* frames (count of them) stay valid until atoll_mirror_grant_free(). */
 struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area, u32 pid,
 					      const u64 *frames, u32 count, bool writable)
 {
@@ -47,25 +55,41 @@ struct atoll_mirror_grant *atoll_mirror_grant(struct atoll_enclave *e, u32 area,
 	return g;
 }
 
-/* Ends g; false if no mirror mapped its frames, else the range they were at. */
-bool mirror_grant_end(struct atoll_mirror_grant *g, unsigned long *lo, unsigned long *hi)
+/*
+ * Ends g (its frames are refused from now on): true the first time if a
+ * mirror mapped them, with the range they were mapped at.
+ */
+bool atoll_mirror_grant_end(struct atoll_mirror_grant *g, unsigned long *lo, unsigned long *hi)
 {
+	bool was_dead;
+
 	down_write(&grants_sem);
-	list_del(&g->node);
+	was_dead = g->dead;
+	g->dead = true;
 	up_write(&grants_sem);
 	*lo = g->lo;
 	*hi = g->hi;
-	kvfree(g->sorted);
-	kfree(g);
-	return *lo <= *hi;
+	return !was_dead && *lo <= *hi;
 }
 
-void mirror_grants_lock(void)
+/* Its attachment is gone and no LWK maps the frames: g goes (ended or not). */
+void atoll_mirror_grant_free(struct atoll_mirror_grant *g)
+{
+	if (!g)
+		return;
+	down_write(&grants_sem);
+	list_del(&g->node);
+	up_write(&grants_sem);
+	kvfree(g->sorted);
+	kfree(g);
+}
+
+void atoll_mirror_grants_lock(void)
 {
 	down_read(&grants_sem);
 }
 
-void mirror_grants_unlock(void)
+void atoll_mirror_grants_unlock(void)
 {
 	up_read(&grants_sem);
 }
@@ -97,26 +121,35 @@ static const u64 *sorted(struct atoll_mirror_grant *g)
 	return s;
 }
 
+static bool holds(struct atoll_mirror_grant *g, u64 phys)
+{
+	const u64 *s = sorted(g);
+	u32 i;
+
+	if (s)
+		return bsearch(&phys, s, g->count, sizeof(u64), cmp_frame);
+	for (i = 0; i < g->count; i++)	/* no memory for the sorted copy */
+		if (g->frames[i] == phys)
+			return true;
+	return false;
+}
+
 /*
- * Under mirror_grants_lock(): is phys, mapped at va of the program in
- * (e, area, pid), an attachment's frame? 1 (*writable says if its grant
- * allows writes; the address is recorded), 0, or -ENOMEM when that could
- * not be told.
+ * Under atoll_mirror_grants_lock(): is phys, mapped at va of the program
+ * in (e, area, pid), an attachment's frame? 1 (*writable says if its grant
+ * allows writes; the address is recorded), 0, or -EACCES if its grant has
+ * ended (the frame must not be mapped at all).
  */
-int mirror_grant_lookup(struct atoll_enclave *e, u32 area, u32 pid, unsigned long va, u64 phys,
-			bool *writable)
+int atoll_mirror_grant_lookup(struct atoll_enclave *e, u32 area, u32 pid, unsigned long va,
+			      u64 phys, bool *writable)
 {
 	struct atoll_mirror_grant *g;
-	const u64 *frames;
 
 	list_for_each_entry(g, &grants, node) {
-		if (g->e != e || g->area != area || g->pid != pid)
+		if (g->e != e || g->area != area || g->pid != pid || !holds(g, phys))
 			continue;
-		frames = sorted(g);
-		if (!frames)
-			return -ENOMEM;
-		if (!bsearch(&phys, frames, g->count, sizeof(u64), cmp_frame))
-			continue;
+		if (g->dead)
+			return -EACCES;
 		spin_lock(&g->used_lock);
 		g->lo = min(g->lo, va & PAGE_MASK);
 		g->hi = max(g->hi, va & PAGE_MASK);

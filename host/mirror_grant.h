@@ -5,10 +5,10 @@
 
 #include "atoll.h"
 
-bool mirror_grant_end(struct atoll_mirror_grant *g, unsigned long *lo, unsigned long *hi);
-void mirror_grants_lock(void);
-void mirror_grants_unlock(void);
-int mirror_grant_lookup(struct atoll_enclave *e, u32 area, u32 pid, unsigned long va, u64 phys,
-			bool *writable);
+bool atoll_mirror_grant_end(struct atoll_mirror_grant *g, unsigned long *lo, unsigned long *hi);
+void atoll_mirror_grants_lock(void);
+void atoll_mirror_grants_unlock(void);
+int atoll_mirror_grant_lookup(struct atoll_enclave *e, u32 area, u32 pid, unsigned long va,
+			      u64 phys, bool *writable);
 
 #endif /* ATOLL_MIRROR_GRANT_H */

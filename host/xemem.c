@@ -279,7 +279,7 @@ static void seg_check(struct xemem_seg *s)
 /*
  * An LWK program's attachment: its `atoll run` may perform delegated calls
  * on the attached memory (the mirror maps the attached frames, which stay
- * the segment's until end_mirror).
+ * the segment's until the attachment is freed).
  */
 static int grant_mirror(struct xemem_att *a)
 {
@@ -289,11 +289,13 @@ static int grant_mirror(struct xemem_att *a)
 	return a->grant ? 0 : -ENOMEM;
 }
 
-/* The mirror no longer maps a's frames. */
+/*
+ * The mirror no longer maps a's frames, nor will it: until a is freed its
+ * grant stays, refusing them, also while the LWK has not yet unmapped them.
+ */
 static void end_mirror(struct xemem_att *a)
 {
 	atoll_mirror_ungrant(a->grant);
-	a->grant = NULL;
 }
 
 /*
@@ -335,6 +337,8 @@ void xemem_att_free(struct xemem_att *a)
 
 	list_del(&a->node);
 	end_mirror(a);
+	/* No LWK maps the frames now (it confirmed, or its enclave is gone). */
+	atoll_mirror_grant_free(a->grant);
 	if (!a->revoked || a->unconfirmed)
 		s->attachments--;
 	s->holds--;
