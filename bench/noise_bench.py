@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """OS noise measured the way HPC sites do (issue 16): `atoll noise` on one
 vCPU as an untuned Linux CPU, as a tuned Linux CPU (nohz_full, isolcpus,
-rcu_nocbs, irqaffinity), and as an enclave's CPU on each of those two Linux
-boots; with Linux's other CPUs idle, CPU-bound and doing I/O (interrupts);
+rcu_nocbs, irqaffinity), alone in a cgroup-v2 isolated partition (set at
+run time on the untuned boot), and as an enclave's CPU on each of the two
+Linux boots; with Linux's other CPUs idle, CPU-bound and doing I/O (interrupts);
 every case repeated, medians and spread reported. The measured vCPU gets a
 host core of its own (the rest of QEMU and this driver share the other), so
 the host's scheduling shows as little as it can.
@@ -39,7 +40,8 @@ def tuned(cpu):
 SMP, CPU = 4, 3
 MODES = ["untuned", "tuned"]
 # (mode, where the probe runs, column name)
-CONFIGS = [("untuned", "linux", "untuned Linux"), ("tuned", "linux", "tuned Linux"),
+CONFIGS = [("untuned", "linux", "untuned Linux"), ("untuned", "partition", "isolated cgroup partition"),
+           ("tuned", "linux", "tuned Linux"),
            ("untuned", "enclave", "enclave, Linux untuned"), ("tuned", "enclave", "enclave, Linux tuned")]
 LOADS = {"idle": "Linux's other CPUs idle", "busy": "Linux's other CPUs CPU-bound",
          "io": "Linux's other CPUs doing disk I/O (interrupts)"}
@@ -72,7 +74,8 @@ def run_boot(mode, args, files, tmp, pins):
     script = os.path.join(tmp, f"{mode}.sh")
     with open(script, "w") as f:
         f.write(f"CPU={CPU}\nLOADS='{' '.join(LOADS)}'\nROUNDS={args.rounds}\nPROBE_SECONDS={args.seconds}\n"
-                f"THRESHOLD_NS={args.threshold_ns}\nFWQ_SECONDS={args.fwq_seconds}\n")
+                f"THRESHOLD_NS={args.threshold_ns}\nFWQ_SECONDS={args.fwq_seconds}\n"
+                f"PARTITION={int(mode == 'untuned')}\n")
         with open(os.path.join(HERE, "noise_guest.sh")) as g:
             f.write(g.read())
     disk = os.path.join(tmp, "disk.img")
@@ -207,7 +210,7 @@ def targets(summary):
     for load in LOADS:
         e = max(x[load]["fwq_worst_over_mean"]["median"] for x in enclaves)
         lin = ", ".join(f"{c} {summary[c][load]['fwq_worst_over_mean']['median']:.3f}"
-                        for c in ["untuned Linux", "tuned Linux"])
+                        for c in ["untuned Linux", "isolated cgroup partition", "tuned Linux"])
         out.append(f"- FWQ worst/mean, {load}: enclave {e:.3f} (target 1.05: "
                    f"{'met' if e <= 1.05 else 'missed'}); {lin}")
     return out
