@@ -72,7 +72,7 @@ INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname 
 install: kernel cli xemem
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint kernel module cli xemem unit systest test selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
 
 all: kernel module cli xemem
 
@@ -127,14 +127,23 @@ unit:
 	cargo test --manifest-path abi/Cargo.toml
 	cargo test --manifest-path cli/Cargo.toml
 
+# The system tests: `systest` the quick set (CI), `systest-long` the
+# tests marked long (slow variants: sizes, stress, second modes).
+PYTEST := python3 -m pytest -v --durations=15
 systest: kernel module cli
-	python3 -m pytest -v tests
+	$(PYTEST) -m "not long" tests
+
+systest-long: kernel module cli
+	$(PYTEST) -m long tests
 
 test: deps
 	$(MAKE) lint
 	$(MAKE) kernel module cli
 	$(MAKE) unit
 	$(MAKE) systest
+
+test-all: test
+	$(MAKE) systest-long
 
 selftest: deps kernel
 	$(RUN_LWK) --cmdline "selftest"

@@ -11,6 +11,12 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import run_lwk  # noqa: E402
 
+def pytest_configure(config):
+    # `make test` (CI) leaves these out; `make test-all` runs them too.
+    config.addinivalue_line(
+        "markers", "long: a slow variant (size, stress, second mode) of what the quick set tests")
+
+
 # The test image: the LWK built with its self-tests and benchmarks.
 KERNEL = os.path.join(ROOT, "build", "atoll-kernel-test")
 

@@ -3,6 +3,8 @@ LWK talk only through it, and Linux never trusts what an LWK writes."""
 import json
 import re
 
+import pytest
+
 from resources import RESOURCES, assert_nothing_lost
 
 TEST_IMAGE = "--kernel /lib/atoll/atoll-kernel-test"
@@ -44,6 +46,7 @@ def check_lines(out, name):
             if line.startswith("{") and f'"name":"{name}"' in line]
 
 
+@pytest.mark.long
 def test_both_ways_every_size_and_all_cpus_at_once(vm):
     # Two LWK CPUs send at once while Linux polls; Linux sends every size
     # from 16 bytes to 64 KiB; a million small messages each way per sender.

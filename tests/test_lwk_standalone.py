@@ -37,6 +37,7 @@ def test_selftest_with_1gib_pages(kernel, boot):
     assert summary(console)[1] == 0
 
 
+@pytest.mark.long
 def test_selftest_in_x2apic_and_tsc_deadline_mode(kernel, boot):
     """QEMU 7.2's TCG offers neither x2APIC nor the TSC-deadline timer; the
     /dev/kvm back end does. Runs only where that back end starts this CPU

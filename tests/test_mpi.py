@@ -7,6 +7,8 @@ Linux (tests/programs/mpi_check.c). A rank killed mid-job ends the job
 with an error and leaves the enclave up and clean."""
 import re
 
+import pytest
+
 # The job's results, without notes such as atoll run's about calls the
 # enclave does not support (System V shared memory, which Open MPI probes).
 COMPARE = r"""
@@ -71,6 +73,7 @@ atoll destroy f > /dev/null || exit 10
     assert "MEMORY_BACK" in out, out
 
 
+@pytest.mark.long
 def test_mpich_in_one_enclave(vm, programs):
     res = vm(COMPARE + r'''
 atoll create --cpus 2 --mem 768M --name e > /dev/null || exit 9

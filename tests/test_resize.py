@@ -8,6 +8,8 @@ threads spread onto new CPUs and leave removed ones, and
 sched_getaffinity follows each change."""
 import re
 
+import pytest
+
 
 def test_cpus_added_and_removed_under_openmp(vm, programs):
     # 1 -> 2 -> 3 -> 2 -> 1 CPUs while the team of 3 computes; at the end of
@@ -172,6 +174,7 @@ atoll destroy h --force > /dev/null || exit 12
     assert "ADD UNANSWERED: 1" in out and "MEMTOTAL_BACK" in out, out
 
 
+@pytest.mark.long
 def test_random_add_remove_cycles_while_programs_run(vm, programs):
     # 200 random steps, each one 128 MiB block or one CPU in or out, while
     # mmap_churn maps, writes, checks and unmaps memory on its threads and

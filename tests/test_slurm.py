@@ -10,6 +10,8 @@ import socket
 import subprocess
 import threading
 
+import pytest
+
 from conftest import ROOT
 
 
@@ -130,6 +132,7 @@ all_back NODE2
 '''
 
 
+@pytest.mark.long
 def test_two_nodes_on_a_qemu_network(tmp_path):
     """Two VMs on one QEMU network (UDP on the loopback), node 1 with
     slurmctld: srun -N2 runs a task on each node, in an enclave on each with

@@ -8,6 +8,8 @@ removed; nothing is left behind."""
 
 import re
 
+import pytest
+
 PAIRS = r'''
 mkdir -p /tmp/x
 pair() {  # tag, producer command prefix, consumer command prefix, size, binary, consumer mode
@@ -116,6 +118,7 @@ atoll destroy b > /dev/null || exit 10
     assert "B_MEMORY_BACK" in out, out
 
 
+@pytest.mark.long
 def test_thousand_cycles_and_permissions(vm, programs):
     # 1000 make/get/attach/detach/release/remove cycles in an enclave and
     # on Linux leave nothing behind (also from C++), and so does an export
@@ -197,21 +200,30 @@ atoll destroy b > /dev/null || exit 10
     assert "WAITGONE linux: 0" in out and "WAITGONE enclave: 0" in out, out
 
 
-def test_one_gib_segments_both_ways(vm, programs):
-    # The largest size the issue names, checked byte for byte both ways
-    # (and through an attachment of its second half): Linux's pinned pages
-    # attached in an enclave, an enclave program's frames attached on Linux.
+@pytest.mark.long
+def test_one_gib_segments_every_direction(vm, programs):
+    # The largest size the issue names, checked byte for byte in every
+    # direction (and through an attachment of its second half): Linux's
+    # pinned pages attached in an enclave, an enclave program's frames
+    # attached on Linux and in another enclave. Two 1280 MiB enclaves need
+    # a larger guest with more of it movable.
     res = vm(PAIRS + r'''
 atoll create --cpus 1 --mem 1280M --name big > /dev/null || exit 9
+atoll create --cpus 1 --mem 1280M --name big2 > /dev/null || exit 9
 before=$(atoll status big | grep '^lwk memory')
+before2=$(atoll status big2 | grep '^lwk memory')
 pair le1g "" "atoll run big --" 1073741824
 pair el1g "atoll run big --" "" 1073741824
-[ "$before" = "$(atoll status big | grep '^lwk memory')" ] && echo MEMORY_BACK
+pair ee1g "atoll run big --" "atoll run big2 --" 1073741824
+[ "$before" = "$(atoll status big | grep '^lwk memory')" ] &&
+    [ "$before2" = "$(atoll status big2 | grep '^lwk memory')" ] && echo MEMORY_BACK
 atoll destroy big > /dev/null || exit 10
-''', extra_dir=str(programs), timeout=900)
+atoll destroy big2 > /dev/null || exit 10
+''', extra_dir=str(programs), timeout=900, mem_mb=5632, append_extra="movablecore=2816M")
     assert res.status == 0, res.output
     got = statuses(res.output)
-    assert got.get("le1g") == (0, 0) and got.get("el1g") == (0, 0), res.output
+    for tag in ["le1g", "el1g", "ee1g"]:
+        assert got.get(tag) == (0, 0), res.output
     assert "MEMORY_BACK" in res.output, res.output
 
 
