@@ -12,7 +12,15 @@
 #include <linux/xarray.h>
 #include "xemem.h"
 
-#define XEMEM_WAIT_SPIN_NS	30000	/* a wait spins this long before sleeping */
+/*
+ * A wait spins at least XEMEM_WAIT_SPIN_NS before it sleeps, and longer, up
+ * to XEMEM_WAIT_SPIN_MAX_NS, on an event whose last wait ended that soon: a
+ * ping-pong with an LWK takes three message hops per turn (30-40 us under
+ * QEMU), and a wait that slept paid for a wake-up from idle on top (100 us
+ * and more), while a slow producer's waits never spin long.
+ */
+#define XEMEM_WAIT_SPIN_NS	30000
+#define XEMEM_WAIT_SPIN_MAX_NS	400000
 
 struct lwk_waiter {
 	struct list_head node;
@@ -28,6 +36,7 @@ struct xemem_event {
 	kgid_t gid;
 	u32 mode;
 	wait_queue_head_t wq;		/* Linux's waiters */
+	u64 spin_ns;			/* a Linux wait spins this long (a hint) */
 	struct list_head lwk_waiters;
 };
 
@@ -170,9 +179,10 @@ static int take(struct xemem_event *ev)
 }
 
 /*
- * A Linux process's wait: 0, -ETIMEDOUT, -EIDRM or -EINTR. It spins a
- * little first (as ATOLL_IOC_CALL does): an answer that comes within
- * microseconds is not delayed by a sleep and a wake-up.
+ * A Linux process's wait: 0, -ETIMEDOUT, -EIDRM or -EINTR. It spins
+ * first (as ATOLL_IOC_CALL does), as long as the event's last wait says:
+ * an answer that comes within microseconds is not delayed by a sleep and
+ * a wake-up.
  */
 int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 {
@@ -180,8 +190,9 @@ int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 	struct xemem_event *ev;
 	unsigned long flags;
 	int err, got = 0;
-	long left;
-	u64 end;
+	u64 start, waited;
+	long left = 1;
+	bool slept;
 
 	xa_lock_irqsave(&events, flags);
 	ev = find(segid, uid, gid, &err);
@@ -190,10 +201,28 @@ int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 	xa_unlock_irqrestore(&events, flags);
 	if (!ev)
 		return err;
-	end = ktime_get_ns() + XEMEM_WAIT_SPIN_NS;
-	while (!(got = take(ev)) && ktime_get_ns() < end && !signal_pending(current))
+	start = ktime_get_ns();
+	/* A wait with no time (timeout 0) only looks. */
+	waited = timeout_ms ? max_t(u64, XEMEM_WAIT_SPIN_NS, READ_ONCE(ev->spin_ns)) : 0;
+	while (!(got = take(ev)) && ktime_get_ns() - start < waited && !signal_pending(current))
 		cpu_relax();
-	left = got ? 1 : wait_event_interruptible_timeout(ev->wq, (got = take(ev)) != 0, timeout);
+	slept = !got;
+	if (slept)
+		left = wait_event_interruptible_timeout(ev->wq, (got = take(ev)) != 0, timeout);
+	if (got > 0) {
+		/*
+		 * Next time: four times this wait if it spun; if it slept but
+		 * not long (the sleep made it longer), the most; else the
+		 * least. Waiters racing here only move a hint.
+		 */
+		waited = ktime_get_ns() - start;
+		if (waited > XEMEM_WAIT_SPIN_MAX_NS)
+			waited = 0;
+		else
+			waited = slept ? XEMEM_WAIT_SPIN_MAX_NS :
+					 min_t(u64, 4 * waited, XEMEM_WAIT_SPIN_MAX_NS);
+		WRITE_ONCE(ev->spin_ns, waited);
+	}
 	kref_put(&ev->ref, event_free);
 	if (got)
 		return got < 0 ? got : 0;
