@@ -56,14 +56,18 @@ def parse(output):
 def targets(res):
     busy = res["enclave_xemem_busy"]
     mean = busy["vs_alone"]
-    wb = busy["worst_over_best"]
+    # "worst/best within 2% ... of running alone": the spread of the runs
+    # beside the analytics against the spread of the enclave's alone runs
+    # in the same VM (the host's own stalls widen both alike).
+    wb = busy["worst_over_best"] / res["enclave_alone"]["worst_over_best"]
     attach = max(res[w]["attach_ns"] / res[w]["copy_ns"] for w in ["attach_into_enclave", "attach_into_linux"])
     signal = res["signal_rtt_ns"] / res["control_rtt_ns"]
     return [
         {"what": "enclave simulation with XEMEM analytics + compile: mean step / the alone run before it (median)",
          "value": mean,
          "target": "<= 1.05", "met": mean <= 1.05},
-        {"what": "enclave simulation with XEMEM analytics + compile: worst / best of the runs", "value": wb,
+        {"what": "enclave simulation with XEMEM analytics + compile: worst / best of its runs, "
+                 "against the enclave's alone runs' worst / best", "value": wb,
          "target": "<= 1.02", "met": wb <= 1.02},
         {"what": "attach of the segment / copying it (the worse way)", "value": attach, "target": "well under 1",
          "met": attach < 0.1},
