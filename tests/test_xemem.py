@@ -165,7 +165,9 @@ atoll destroy a > /dev/null || exit 10
 
 def test_signalled_segments_every_pair_and_owner_gone(vm, programs):
     # Ping-pong over signalled segments between every pair (each round's
-    # number read through the other's attachment); waiters on Linux and in
+    # number read through the other's attachment); waits that time out,
+    # with and without time, and events counted, on Linux and in an
+    # enclave; waiters on Linux and in
     # another enclave get EIDRM when the owner's enclave is destroyed, and
     # nothing hangs.
     res = vm(r'''
@@ -181,6 +183,8 @@ pp enclave-linux "atoll run a --" ""
 pp linux-enclave "" "atoll run a --"
 pp enclave-enclave "atoll run a --" "atoll run b --"
 pp linux-linux "" ""
+/extra/xemem_check timeouts tl; echo "TIMEOUTS linux: $?"
+atoll run a -- /extra/xemem_check timeouts te; echo "TIMEOUTS enclave: $?"
 atoll run a -- /extra/xemem_check hold gone /tmp/x > /dev/null 2>&1 &
 /extra/xemem_check waitgone gone /tmp/x & w1=$!
 atoll run b -- /extra/xemem_check waitgone gone /tmp/x & w2=$!
@@ -196,6 +200,10 @@ atoll destroy b > /dev/null || exit 10
         assert f"PP {tag} first: 0" in out and f"PP {tag} second: 0" in out, out
         assert f"pingpong {tag}: 300 rounds, round trip median" in out, out
         assert f"pingpong {tag}: 300 rounds answered" in out, out
+    for tag, where in [("tl", "linux"), ("te", "enclave")]:
+        assert (f"timeouts {tag}: no time timed out, 50 ms timed out, two signals taken, "
+                "then timed out") in out, out
+        assert f"TIMEOUTS {where}: 0" in out, out
     assert out.count("waitgone gone: EIDRM") == 2, out
     assert "WAITGONE linux: 0" in out and "WAITGONE enclave: 0" in out, out
 

@@ -23,6 +23,9 @@
  *       waits on its own, checks the round through its attachment and
  *       signals back; prints the median round trip
  *   xemem_check hold NAME DIR               makes NAME, says ready, sleeps
+ *   xemem_check timeouts NAME               its own segment's events: waits
+ *       with nothing there time out (also with no time), two signals are
+ *       taken by two waits with no time, and a third wait times out
  *   xemem_check waitgone NAME DIR           waits on NAME's events; expects
  *       EIDRM once its owner is gone
  *   xemem_check keep NAME SIZE              makes NAME (pattern 1, mode 0644),
@@ -408,6 +411,31 @@ static int run_hold(const char *name, const char *dir)
 	return 1;
 }
 
+/* 1 if xemem_wait(segid, ms) times out. */
+static int times_out(xpmem_segid_t segid, int ms)
+{
+	errno = 0;
+	return xemem_wait(segid, ms) == -1 && errno == ETIMEDOUT;
+}
+
+static int run_timeouts(const char *name)
+{
+	unsigned char *buf;
+	xpmem_segid_t segid = make(name, 4096, 0600, &buf);
+	int empty = times_out(segid, 0), later = times_out(segid, 50), taken, after;
+
+	if (xemem_signal(segid) || xemem_signal(segid))
+		die("timeouts: xemem_signal");
+	taken = xemem_wait(segid, 0) == 0 && xemem_wait(segid, 0) == 0;
+	after = times_out(segid, 0);
+	printf("timeouts %s: no time %s, 50 ms %s, two signals %s, then %s\n", name,
+	       empty ? "timed out" : "FAILED", later ? "timed out" : "FAILED",
+	       taken ? "taken" : "NOT taken", after ? "timed out" : "FAILED");
+	if (xpmem_remove(segid))
+		die("xpmem_remove");
+	return empty && later && taken && after ? 0 : 1;
+}
+
 static int run_waitgone(const char *name, const char *dir)
 {
 	xpmem_segid_t segid;
@@ -610,6 +638,8 @@ int main(int argc, char **argv)
 				    !strcmp(argv[5], "first"));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return run_hold(argv[2], argv[3]);
+	if (argc == 3 && !strcmp(argv[1], "timeouts"))
+		return run_timeouts(argv[2]);
 	if (argc == 4 && !strcmp(argv[1], "waitgone"))
 		return run_waitgone(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "keep"))
