@@ -209,7 +209,7 @@ int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 	slept = !got;
 	if (slept)
 		left = wait_event_interruptible_timeout(ev->wq, (got = take(ev)) != 0, timeout);
-	if (got > 0) {
+	if (got > 0 && timeout_ms) {
 		/*
 		 * Next time: four times this wait if it spun; if it slept but
 		 * not long (the sleep made it longer), the most; else the
