@@ -5,10 +5,9 @@
  * cache line bounced, a bare IPI and one back, a 64-byte message each way
  * with interrupts (taking turns with the bare IPI), and with both sides
  * polling, and a one-slot message (a cache line with its head) with both
- * sides polling. Linux times its own
- * round trips with an LWK; between two LWKs it asks one to time them. The
- * LWK's side is in its test image. One benchmark at a time (under
- * atoll_lock).
+ * sides polling. Linux times its own round trips with an LWK; between two
+ * LWKs it asks one to time them. The LWK's side is in its test image. One
+ * benchmark at a time (under atoll_lock).
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
@@ -263,7 +262,6 @@ static int lwk_times(struct atoll_enclave *from, struct atoll_enclave *e,
 	return ret;
 }
 
-/* Under atoll_lock: the enclaves stay, and no other benchmark runs. */
 /*
  * The modes, timed group by group. The bare IPI and the message with
  * interrupts take turns round by round (the LWK answers both from its
@@ -275,6 +273,7 @@ static const u64 bench_groups[][2] = {
 	{ ATOLL_BENCH_KMSG_POLL }, { ATOLL_BENCH_SLOT_POLL },
 };
 
+/* Under atoll_lock: the enclaves stay, and no other benchmark runs. */
 int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
 		     struct atoll_kmsg_bench_req *req)
 {

@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import run_lwk  # noqa: E402
 
+
 def pytest_configure(config):
     # `make test` (CI) leaves these out; `make test-all` runs them too.
     config.addinivalue_line(

@@ -167,9 +167,8 @@ def test_signalled_segments_every_pair_and_owner_gone(vm, programs):
     # Ping-pong over signalled segments between every pair (each round's
     # number read through the other's attachment); waits that time out,
     # with and without time, and events counted, on Linux and in an
-    # enclave; waiters on Linux and in
-    # another enclave get EIDRM when the owner's enclave is destroyed, and
-    # nothing hangs.
+    # enclave; waiters on Linux and in another enclave get EIDRM when the
+    # owner's enclave is destroyed, and nothing hangs.
     res = vm(r'''
 mkdir -p /tmp/x
 atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
