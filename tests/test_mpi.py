@@ -131,7 +131,13 @@ export MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo
 MPIRUN='/usr/bin/timeout 120 mpirun.mpich'   # coreutils': 124 on a hang
 atoll create --cpus 1 --mem 512M --name e > /dev/null || exit 9
 atoll create --cpus 1 --mem 512M --name f > /dev/null || exit 9
-$MPIRUN -n 2 /extra/mpi-check-mpich > /tmp/linux.out 2>&1; echo "linux: $?"
+# The all-Linux job hit that hang once too (2 ranks, a loaded CI host):
+# it runs once more then, and must then end cleanly.
+for try in 1 2; do
+    $MPIRUN -n 2 /extra/mpi-check-mpich > /tmp/linux.out 2>&1; st=$?
+    [ $st = 124 ] && [ $try = 1 ] && { echo "linux hung in MPI_Finalize; once more"; continue; }
+    echo "linux: $st"; break
+done
 $MPIRUN -n 1 atoll run e -- /extra/mpi-check-mpich : -n 1 atoll run f -- /extra/mpi-check-mpich \
     > /tmp/split.out 2>&1; echo "split: $?"
 same /tmp/linux.out /tmp/split.out && echo SPLIT_SAME
