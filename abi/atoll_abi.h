@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	17
+#define ATOLL_ABI_VERSION	18
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -614,6 +614,21 @@ struct atoll_vdso_data {
  * at most one such region, writable, not executable.
  */
 #define ATOLL_REGION_ON_DEMAND	1
+/*
+ * What a region maps, for /proc/<pid>/maps: the main stack, or segments of
+ * the program's or its loader's file from struct atoll_region.offset on.
+ */
+#define ATOLL_REGION_STACK	2
+#define ATOLL_REGION_PROGRAM	4
+#define ATOLL_REGION_LOADER	8
+
+/* A file as /proc/<pid>/maps names it (no file: all zero). */
+#define ATOLL_FILE_PATH_LEN	512
+struct atoll_file_name {
+	__u64 dev;		/* stat's st_dev */
+	__u64 ino;		/* stat's st_ino */
+	char path[ATOLL_FILE_PATH_LEN];	/* its full path, NUL terminated, cut to fit */
+};
 
 enum atoll_proc_state {
 	ATOLL_PROC_FREE = 0,
@@ -673,11 +688,31 @@ enum atoll_fault_state {
 #define ATOLL_KEPT_WRITE	2
 #define ATOLL_KEPT_DROP		3
 
+/*
+ * The name of the file behind the program's descriptor args[0], for
+ * /proc/<pid>/maps: the worker writes its struct stat (ATOLL_STAT_SIZE
+ * bytes) at args[1] and its path, NUL terminated, right after, in args[2]
+ * bytes in all; ret is the path's length (cut to fit), or -errno.
+ */
+#define ATOLL_CALL_FILE_NAME	6
+#define ATOLL_STAT_SIZE		144
+/*
+ * open() of a file whose contents the LWK made (/proc/<pid>/maps): the
+ * args[1] bytes at args[0] (at most ATOLL_MAX_TEXT_FILE), with open's flags
+ * args[2] (O_CLOEXEC counts); args[3]: 0, or the LWK pid of another program
+ * of the enclave whose file it is: refused (-errno) unless this `atoll
+ * run` may open that program's `atoll run`'s. ret is the new descriptor,
+ * read-only, or -errno.
+ */
+#define ATOLL_CALL_TEXT_FILE	7
+#define ATOLL_MAX_TEXT_FILE	(16 << 20)
+
 struct atoll_region {
 	__u64 start;		/* page aligned, within [ATOLL_USER_START, ATOLL_USER_END) */
 	__u64 size;		/* page multiple */
 	__u32 prot;		/* ATOLL_PROT_* */
 	__u32 flags;		/* ATOLL_REGION_* */
+	__u64 offset;		/* REGION_PROGRAM, _LOADER: the file offset at start */
 };
 
 struct atoll_slot {
@@ -713,6 +748,7 @@ struct atoll_proc {
 	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */
 	char comm[ATOLL_COMM_LEN];	/* host: the command's name */
 	char nodename[ATOLL_NODENAME_LEN];	/* host: uname's, from `atoll run`'s UTS namespace */
+	struct atoll_file_name file[2];	/* host: the program's and its loader's (REGION_PROGRAM, _LOADER) */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	struct atoll_slot slot[ATOLL_MAX_SLOTS];
 };
@@ -1055,6 +1091,7 @@ struct atoll_run {
 	__u64 cpus;		/* bit per LWK CPU the threads use; 0: cpu_count of them */
 	char comm[ATOLL_COMM_LEN];	/* the command's name, for listings */
 	struct atoll_region region[ATOLL_MAX_REGIONS];
+	struct atoll_file_name file[2];	/* the program's and its loader's, for /proc/<pid>/maps */
 	char error[ATOLL_ERROR_LEN];
 };
 

@@ -261,6 +261,16 @@ out:
 
 /* ---- RUN ---------------------------------------------------------------- */
 
+/* The program's and its loader's names, for /proc/<pid>/maps, ended. */
+static void copy_file_names(struct atoll_proc *proc, const struct atoll_run *run)
+{
+	unsigned int i;
+
+	memcpy(proc->file, run->file, sizeof(proc->file));
+	for (i = 0; i < ARRAY_SIZE(proc->file); i++)
+		proc->file[i].path[ATOLL_FILE_PATH_LEN - 1] = 0;
+}
+
 static int check_regions(const struct atoll_run *run, char *err)
 {
 	const struct atoll_region *r, *q;
@@ -288,7 +298,8 @@ static int check_regions(const struct atoll_run *run, char *err)
 			atoll_err(err, "region %u has unknown protection bits %#x", i, r->prot);
 			return -EINVAL;
 		}
-		if (r->flags & ~ATOLL_REGION_ON_DEMAND) {
+		if (r->flags & ~(ATOLL_REGION_ON_DEMAND | ATOLL_REGION_STACK |
+				 ATOLL_REGION_PROGRAM | ATOLL_REGION_LOADER)) {
 			atoll_err(err, "region %u has unknown flags %#x", i, r->flags);
 			return -EINVAL;
 		}
@@ -425,6 +436,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	proc->comm[ATOLL_COMM_LEN - 1] = 0;
 	set_nodename(proc);
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
+	copy_file_names(proc, run);
 	/* The message is sent with a release: the LWK sees the area filled. */
 	if (atoll_kmsg_send(e, ATOLL_KMSG_PROC_CREATE, &area, sizeof(area))) {
 		WRITE_ONCE(proc->state, ATOLL_PROC_FREE);
@@ -539,6 +551,7 @@ static long exec_locked(struct atoll_program *p, void *req)
 	proc->region_count = run->region_count;
 	proc->brk_start = run->brk_start;
 	memcpy(proc->region, run->region, run->region_count * sizeof(run->region[0]));
+	copy_file_names(proc, run);
 	memcpy(proc->comm, run->comm, ATOLL_COMM_LEN);
 	proc->comm[ATOLL_COMM_LEN - 1] = 0;
 	ret = atoll_kmsg_send_wait(p->e, ATOLL_KMSG_PROC_EXEC, &area, sizeof(area));

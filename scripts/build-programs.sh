@@ -6,7 +6,7 @@
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
 #   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
-#   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-openmp-cpp,
+#   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, fork_wait, spawn_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
@@ -42,6 +42,7 @@ case $what in tests|all)
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc unmap_inflight -pthread "$T/unmap_inflight.c"
     cc stack_use -pthread "$T/stack_use.c"
+    cc procmaps -pthread "$T/procmaps.c"
     cc openmp $OMP "$T/openmp.c"
     cc omp_resize $OMP "$T/omp_resize.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"
@@ -60,6 +61,7 @@ case $what in tests|all)
     gcc $CFLAGS -o "$out/dyn-filemap" "$T/filemap.c"
     gcc $CFLAGS -o "$out/dyn-dlopen" "$T/dlopen.c"
     gcc $CFLAGS -o "$out/dyn-procpaths" "$T/procpaths.c"
+    gcc $CFLAGS -pthread -o "$out/dyn-procmaps" "$T/procmaps.c"
     gcc $CFLAGS -shared -fPIC -o "$out/libplugin.so" "$T/plugin.c"
     g++ $CFLAGS -fopenmp -o "$out/dyn-openmp-cpp" "$T/openmp_cpp.cpp"
     mpicc.openmpi $CFLAGS -o "$out/mpi-check-ompi" "$T/mpi_check.c"

@@ -2,7 +2,7 @@
 ld.so, libc, libstdc++ and libgomp, file mappings and dlopen, against the
 same programs on Linux: the same output, line for line
 (tests/programs/hello.c, filemap.c, dlopen.c, plugin.c, procpaths.c,
-openmp_cpp.cpp)."""
+procmaps.c, openmp_cpp.cpp)."""
 import re
 
 
@@ -20,6 +20,8 @@ mkdir -p /tmp/files
 run_both filemap /extra/dyn-filemap /tmp/files
 run_both dlopen /extra/dyn-dlopen /extra/libplugin.so
 run_both procpaths /extra/dyn-procpaths /tmp/files/procpaths.data
+run_both procmaps /extra/dyn-procmaps
+run_both procmaps-static /extra/procmaps
 run_both openmp /extra/dyn-openmp-cpp
 run_both ls /usr/bin/ls /extra
 atoll run e -- /extra/dyn-hello
@@ -29,7 +31,7 @@ atoll destroy e > /dev/null || exit 10
 ''', extra_dir=str(programs), timeout=300)
     assert res.status == 0, res.output
     out = res.output
-    for name in ["filemap", "dlopen", "procpaths", "openmp", "ls"]:
+    for name in ["filemap", "dlopen", "procpaths", "procmaps", "procmaps-static", "openmp", "ls"]:
         assert f"{name} LINUX_STATUS 0" in out and f"{name} ENCLAVE_STATUS 0" in out, out
         assert f"{name} SAME" in out, out
     for line in ["private, whole file: same bytes yes, zero past the end yes",
@@ -43,6 +45,14 @@ atoll destroy e > /dev/null || exit 10
                  "/proc/<getpid()>/exe is the program: yes",
                  "get_nprocs and /proc/cpuinfo count the CPUs it may use: yes", "libm: loaded, cos(0) = 1.0",
                  "/proc/meminfo and node 0 tell sysinfo's memory: yes",
+                 "every line in Linux's format, in order: yes", "code: r-x, named by the program's file: yes",
+                 "heap: in [heap]: yes", "stack: in [stack], rw-: yes", "vDSO: in [vdso]: yes",
+                 "private file mapping: r--p at 00001000, named, device and inode: yes",
+                 "shared file mapping: rw-s, named: yes", "PROT_NONE page: its own ---p line: yes",
+                 "dynamic: libc and the loader named: yes",
+                 "pthread_getattr_np: the main stack holds a local: yes",
+                 "/proc/<getpid()>/maps: the same mappings: yes",
+                 "/proc/<child>/maps: its code named, the range it unmapped gone: yes",
                  "reduction: 499500000", "exception: thrown and caught",
                  "team as large as the CPUs: yes", "hello from /extra/dyn-hello (glibc, dynamic)"]:
         assert line in out, out

@@ -6,6 +6,7 @@ and changing owners stay root's. The module refuses a non-owner's ioctls
 itself, without the CLI's checks in front (tests/programs/not_yours.c).
 The users are real entries in the VM's /etc/passwd and /etc/group, and
 setpriv (util-linux) switches to them."""
+import re
 
 USERS = r'''
 cp /etc/passwd /tmp/passwd; cp /etc/group /tmp/group
@@ -177,3 +178,26 @@ cmp /tmp/linux.txt /tmp/enclave.txt && echo "ALICE SAME AS LINUX"
     assert "ALICE ids: uid 1001 1001 1001, gid 1001 1001 1001" in out, out
     assert "ALICE setuid(own): ok" in out and "ALICE-ERR" not in out, out
     assert "ALICE SAME AS LINUX" in out, out
+
+
+def test_another_users_maps_are_refused(vm, programs):
+    """/proc/<pid>/maps of another program of the enclave opens only if
+    Linux lets the caller's atoll run open that program's atoll run's, as
+    Linux lets one process read another's maps: bob, in the enclave's group,
+    may not read alice's program's; alice and root may."""
+    res = vm(USERS + r'''
+atoll create --cpus 1 --mem 128M --name e --owner alice:hpc > /dev/null || exit 10
+as alice atoll run e -- /usr/bin/sleep 60 &
+for i in $(seq 50); do pid=$(atoll status e | awk '$3 == "sleep" {print $1}'); [ -n "$pid" ] && break; sleep 0.2; done
+[ -n "$pid" ] || exit 11
+as bob atoll run e -- /usr/bin/cat /proc/$pid/maps 2>&1 | sed 's/^/BOB /'
+as alice atoll run e -- /usr/bin/cat /proc/$pid/maps | grep -c ' /usr/bin/sleep$' | sed 's/^/ALICE /'
+atoll run e -- /usr/bin/cat /proc/$pid/task/$pid/maps | grep -c ' /usr/bin/sleep$' | sed 's/^/ROOT /'
+kill %1; wait
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    bob = [line for line in out.splitlines() if line.startswith("BOB ")]
+    assert any("Permission denied" in line for line in bob), out
+    assert not any("/usr/bin/sleep" in line for line in bob), out
+    assert re.search(r"^ALICE [1-9]$", out, re.M) and re.search(r"^ROOT [1-9]$", out, re.M), out

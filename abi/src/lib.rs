@@ -13,7 +13,7 @@ pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
 
-pub const ABI_VERSION: u32 = 17;
+pub const ABI_VERSION: u32 = 18;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -611,6 +611,13 @@ pub const CALL_KEPT_FILE: u32 = 5;
 pub const KEPT_KEEP: u64 = 1;
 pub const KEPT_WRITE: u64 = 2;
 pub const KEPT_DROP: u64 = 3;
+/// The name of the file behind a program's descriptor, for
+/// /proc/<pid>/maps: its struct stat and path (atoll_abi.h).
+pub const CALL_FILE_NAME: u32 = 6;
+pub const STAT_SIZE: u64 = 144;
+/// open() of a file whose contents the LWK made (atoll_abi.h).
+pub const CALL_TEXT_FILE: u32 = 7;
+pub const MAX_TEXT_FILE: u64 = 16 << 20;
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -620,12 +627,37 @@ pub struct Region {
     pub prot: u32,
     /// REGION_* (atoll_abi.h).
     pub flags: u32,
+    /// REGION_PROGRAM, REGION_LOADER: the file offset at `start`.
+    pub offset: u64,
 }
 
 /// Region.flags: memory comes on first touch, from the touched page up to
 /// the region's end (the main stack below its first contents); at most one
 /// such region, writable, not executable.
 pub const REGION_ON_DEMAND: u32 = 1;
+/// Region.flags, for /proc/<pid>/maps: the main stack, or the program's or
+/// its loader's segments.
+pub const REGION_STACK: u32 = 2;
+pub const REGION_PROGRAM: u32 = 4;
+pub const REGION_LOADER: u32 = 8;
+
+pub const FILE_PATH_LEN: usize = 512;
+
+/// A file as /proc/<pid>/maps names it (no file: all zero).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileName {
+    pub dev: u64,
+    pub ino: u64,
+    /// Its full path, NUL terminated, cut to fit.
+    pub path: [u8; FILE_PATH_LEN],
+}
+
+impl Default for FileName {
+    fn default() -> Self {
+        FileName { dev: 0, ino: 0, path: [0; FILE_PATH_LEN] }
+    }
+}
 
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -664,6 +696,8 @@ pub struct Proc {
     pub mem_bytes: u64,
     pub comm: [u8; COMM_LEN],
     pub nodename: [u8; NODENAME_LEN],
+    /// The program's and its loader's (REGION_PROGRAM, REGION_LOADER).
+    pub file: [FileName; 2],
     pub region: [Region; MAX_REGIONS],
     pub slot: [Slot; MAX_SLOTS],
 }
@@ -912,6 +946,8 @@ pub struct Run {
     pub cpus: u64,
     pub comm: [u8; COMM_LEN],
     pub region: [Region; MAX_REGIONS],
+    /// The program's and its loader's, for /proc/<pid>/maps.
+    pub file: [FileName; 2],
     pub error: [u8; ERROR_LEN],
 }
 

@@ -160,7 +160,8 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "id": id, "force": force, "phase_ns": phase_ns, "pad0": pad0, "error": error,
     });
 
-    layout!("atoll_region", Region { "start": start, "size": size, "prot": prot, "flags": flags });
+    layout!("atoll_region", Region { "start": start, "size": size, "prot": prot, "flags": flags, "offset": offset });
+    layout!("atoll_file_name", FileName { "dev": dev, "ino": ino, "path": path });
     layout!("atoll_slot", Slot {
         "state": state, "cpu": cpu, "kind": kind, "tid": tid, "nr": nr, "args": args,
         "ret": ret, "fault_va": fault_va, "fault_state": fault_state, "fault_write": fault_write,
@@ -172,11 +173,12 @@ fn expectations() -> Vec<(String, u64)> {
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
         "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
-        "region": region, "slot": slot,
+        "file": file, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
         "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
-        "brk_start": brk_start, "cpus": cpus, "comm": comm, "region": region, "error": error,
+        "brk_start": brk_start, "cpus": cpus, "comm": comm, "region": region, "file": file,
+        "error": error,
     });
     layout!("atoll_start", Start { "hdr": hdr, "entry": entry, "stack_pointer": stack_pointer });
     layout!("atoll_call", Call {
@@ -278,6 +280,10 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_CALL_FORK", CALL_FORK as u64),
         ("ATOLL_CALL_EXEC", CALL_EXEC as u64),
         ("ATOLL_CALL_KEPT_FILE", CALL_KEPT_FILE as u64),
+        ("ATOLL_CALL_FILE_NAME", CALL_FILE_NAME as u64),
+        ("ATOLL_STAT_SIZE", STAT_SIZE),
+        ("ATOLL_CALL_TEXT_FILE", CALL_TEXT_FILE as u64),
+        ("ATOLL_MAX_TEXT_FILE", MAX_TEXT_FILE),
         ("ATOLL_KEPT_KEEP", KEPT_KEEP),
         ("ATOLL_KEPT_WRITE", KEPT_WRITE),
         ("ATOLL_KEPT_DROP", KEPT_DROP),
@@ -398,6 +404,10 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_PROT_WRITE", PROT_WRITE as u64),
         ("ATOLL_PROT_EXEC", PROT_EXEC as u64),
         ("ATOLL_REGION_ON_DEMAND", REGION_ON_DEMAND as u64),
+        ("ATOLL_REGION_STACK", REGION_STACK as u64),
+        ("ATOLL_REGION_PROGRAM", REGION_PROGRAM as u64),
+        ("ATOLL_REGION_LOADER", REGION_LOADER as u64),
+        ("ATOLL_FILE_PATH_LEN", FILE_PATH_LEN as u64),
         ("ATOLL_PROC_FREE", PROC_FREE as u64),
         ("ATOLL_PROC_CREATING", PROC_CREATING as u64),
         ("ATOLL_PROC_LOADED", PROC_LOADED as u64),

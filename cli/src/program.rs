@@ -4,6 +4,7 @@
 //! through the mirror (or, in the tests, into this process's own memory).
 
 pub mod elf;
+pub mod file_name;
 pub mod read;
 pub mod regions;
 pub mod search;

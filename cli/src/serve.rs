@@ -21,8 +21,8 @@ use crate::device::Device;
 use crate::error::os_error;
 use atoll_abi::syscalls::How;
 use atoll_abi::{
-    Call, CALL_EXEC, CALL_FORK, CALL_KEPT_FILE, CALL_SYSCALL, CALL_UNSUPPORTED, EVENT_CALL, EVENT_CRASHED,
-    EVENT_EXITED, MAX_SLOTS,
+    Call, CALL_EXEC, CALL_FILE_NAME, CALL_FORK, CALL_KEPT_FILE, CALL_SYSCALL, CALL_TEXT_FILE, CALL_UNSUPPORTED,
+    EVENT_CALL, EVENT_CRASHED, EVENT_EXITED, MAX_SLOTS,
 };
 use messages::Messages;
 use perform::Perform;
@@ -218,6 +218,8 @@ impl<M: Module, P: Perform> Server<M, P> {
                 None => -(libc::ENOSYS as i64),
             },
             CALL_KEPT_FILE => self.performer.kept_file(call.nr, call.args),
+            CALL_FILE_NAME => self.performer.file_name(call.args),
+            CALL_TEXT_FILE => self.performer.text_file(call.args),
             CALL_FORK => match FORK.get() {
                 Some(fork) => {
                     fork(call.args[0] as u32, call.args[1] as u32, call.args[2], &self.performer.kept_snapshot())

@@ -8,7 +8,7 @@
 use super::run::RESERVED_FD;
 use crate::device::Device;
 use crate::mirror;
-use crate::program::{self, Facts, Invocation};
+use crate::program::{self, file_name, Facts, Invocation};
 use crate::serve::usercopy::UserCopy;
 use crate::serve::EXEC;
 use crate::serve::{policy, proc_paths};
@@ -66,6 +66,7 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     req.region_count = plan.layout.regions.len() as u32;
     req.region[..plan.layout.regions.len()].copy_from_slice(&plan.layout.regions);
     req.brk_start = plan.layout.brk_start;
+    req.file = file_name::names(&path, files.loader.as_deref());
     let file_name = path.file_name().map(|n| n.as_bytes()).unwrap_or_default();
     let n = file_name.len().min(req.comm.len() - 1);
     req.comm[..n].copy_from_slice(&file_name[..n]);

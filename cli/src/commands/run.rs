@@ -12,7 +12,7 @@ use crate::enclave::{self, Enclave};
 use crate::error::{module_error, os_error, Error, Result};
 use crate::mirror::Mirror;
 use crate::program::read::{self, ProgramFiles};
-use crate::program::{self, regions::Layout, search, Facts, Invocation, Plan};
+use crate::program::{self, file_name, regions::Layout, search, Facts, Invocation, Plan};
 use crate::serve::messages::Messages;
 use crate::serve::perform::Performer;
 use crate::serve::proc_paths;
@@ -64,6 +64,7 @@ pub fn run(opts: Options) -> Result<u8> {
     let (cpu_count, cpu_mask) = cores(&enclave, &opts.cores)?;
     proc_paths::set_enclave_cpus(enclave.cpus.len() as u32);
     let mut req = run_request(&enclave, cpu_count, &plan.layout, &path);
+    req.file = file_name::names(&path, files.loader.as_deref());
     req.cpus = cpu_mask;
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
     // The mirror stays until the end: delegated calls use the program's memory through it.
@@ -325,7 +326,7 @@ mod tests {
     #[test]
     fn request() {
         let regions = vec![
-            Region { start: 0x40_0000, size: 0x2000, prot: PROT_READ, flags: 0 },
+            Region { start: 0x40_0000, size: 0x2000, prot: PROT_READ, flags: 0, offset: 0 },
             program::regions::stack_region(),
         ];
         let layout = Layout { regions: regions.clone(), brk_start: 0x40_2000 };

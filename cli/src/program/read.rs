@@ -9,6 +9,8 @@ use std::path::Path;
 pub struct ProgramFiles {
     pub program: Vec<u8>,
     pub interp: Option<Vec<u8>>,
+    /// The loader's path, as the program names it.
+    pub loader: Option<std::path::PathBuf>,
 }
 
 /// Why the files could not be read: the errno execve would give, and a
@@ -29,15 +31,15 @@ impl ProgramFiles {
 pub fn read(path: &Path) -> Result<ProgramFiles, ReadError> {
     let program = read_file(path)?;
     let name = path.display().to_string();
-    let interp = match interpreter(&program, &name) {
-        Ok(Some(loader)) => Some(read_file(&loader).map_err(|e| ReadError {
+    let loader = interpreter(&program, &name).map_err(|message| ReadError { errno: libc::ENOEXEC, message })?;
+    let interp = match &loader {
+        Some(loader) => Some(read_file(loader).map_err(|e| ReadError {
             errno: e.errno,
             message: format!("{name} needs its loader, but {}", e.message),
         })?),
-        Ok(None) => None,
-        Err(message) => return Err(ReadError { errno: libc::ENOEXEC, message }),
+        None => None,
     };
-    Ok(ProgramFiles { program, interp })
+    Ok(ProgramFiles { program, interp, loader })
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {

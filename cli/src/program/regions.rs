@@ -5,7 +5,8 @@
 
 use super::elf::Segment;
 use atoll_abi::{
-    Region, MAX_REGIONS, MMAP_BASE, PROT_READ, PROT_WRITE, REGION_ON_DEMAND, STACK_SIZE, STACK_TOP, USER_START,
+    Region, MAX_REGIONS, MMAP_BASE, PROT_READ, PROT_WRITE, REGION_LOADER, REGION_ON_DEMAND, REGION_PROGRAM,
+    REGION_STACK, STACK_SIZE, STACK_TOP, USER_START,
 };
 
 pub const PAGE: u64 = 4096;
@@ -24,21 +25,26 @@ pub struct Layout {
 pub const PROGRAM_END: u64 = MMAP_BASE;
 
 pub fn stack_region() -> Region {
-    region(STACK_TOP - STACK_SIZE, STACK_TOP, PROT_READ | PROT_WRITE)
+    Region { flags: REGION_STACK, ..region(STACK_TOP - STACK_SIZE, STACK_TOP, PROT_READ | PROT_WRITE) }
 }
 
 /// The regions for the program's `segments` and its loader's `interp`
 /// (any order), each segment's pages rounded out. Segments that share a
 /// page become one region with the union of their protections; regions
 /// that merely touch merge only when their protections are the same, so
-/// that read-only and executable pages keep their protection.
+/// that read-only and executable pages keep their protection. Each region
+/// says whose file it maps, from which offset (for /proc/<pid>/maps).
 pub fn layout(segments: &[Segment], interp: &[Segment]) -> Result<Layout, String> {
     let mut spans = Vec::with_capacity(segments.len() + interp.len());
-    for s in segments.iter().chain(interp) {
+    let program = segments.iter().map(|s| (s, REGION_PROGRAM));
+    for (s, file) in program.chain(interp.iter().map(|s| (s, REGION_LOADER))) {
         let start = s.addr & !(PAGE - 1);
         let end = s.addr.checked_add(s.memsz).and_then(page_up);
         match end {
-            Some(end) if start >= USER_START && end <= PROGRAM_END => spans.push((start, end, s.prot)),
+            Some(end) if start >= USER_START && end <= PROGRAM_END => {
+                let offset = s.offset.saturating_sub(s.addr - start);
+                spans.push((start, end, s.prot, file, offset))
+            }
             _ => {
                 return Err(format!(
                     "has a segment ({}) at {:#x}-{:#x}, outside the area where an enclave loads programs \
@@ -53,13 +59,13 @@ pub fn layout(segments: &[Segment], interp: &[Segment]) -> Result<Layout, String
     spans.sort_unstable();
 
     let mut regions: Vec<Region> = Vec::new();
-    for (start, end, prot) in spans {
+    for (start, end, prot, flags, offset) in spans {
         match regions.last_mut() {
             Some(last) if start < last.start + last.size || (start == last.start + last.size && prot == last.prot) => {
                 last.size = end.max(last.start + last.size) - last.start;
                 last.prot |= prot;
             }
-            _ => regions.push(region(start, end, prot)),
+            _ => regions.push(Region { flags, offset, ..region(start, end, prot) }),
         }
     }
     let brk_start = segments.iter().filter_map(|s| page_up(s.addr + s.memsz)).max().unwrap_or(USER_START);
@@ -85,8 +91,9 @@ impl Layout {
         let stack = self.regions.pop().expect("the stack region is last");
         debug_assert_eq!(stack, stack_region());
         if in_use > stack.start {
-            let lower = Region { flags: REGION_ON_DEMAND, ..region(stack.start, in_use, stack.prot) };
-            self.regions.extend([lower, region(in_use, STACK_TOP, stack.prot)]);
+            let lower = Region { flags: REGION_ON_DEMAND | REGION_STACK, ..region(stack.start, in_use, stack.prot) };
+            let upper = Region { flags: REGION_STACK, ..region(in_use, STACK_TOP, stack.prot) };
+            self.regions.extend([lower, upper]);
         } else {
             self.regions.push(stack);
         }
@@ -99,7 +106,7 @@ fn page_up(addr: u64) -> Option<u64> {
 }
 
 fn region(start: u64, end: u64, prot: u32) -> Region {
-    Region { start, size: end - start, prot, flags: 0 }
+    Region { start, size: end - start, prot, flags: 0, offset: 0 }
 }
 
 #[cfg(test)]
@@ -212,6 +219,15 @@ mod tests {
             [(base, base + 0x3000, RX), (interp, interp + 0x2000, RX), (interp + 0x3000, interp + 0x4000, RW)]
         );
         assert_eq!(l.brk_start, base + 0x3000);
+        let files: Vec<u32> = l.regions.iter().map(|r| r.flags).collect();
+        assert_eq!(files, [REGION_PROGRAM, REGION_LOADER, REGION_LOADER, REGION_STACK]);
+    }
+
+    #[test]
+    fn a_region_starts_at_its_segment_page_in_the_file() {
+        let s = Segment { offset: 0x2345, filesz: 0x100, ..seg(0, 0x40_1345, 0x100, RX) };
+        let l = layout(&[s], &[]).unwrap();
+        assert_eq!((l.regions[0].start, l.regions[0].offset), (0x40_1000, 0x2000));
     }
 
     #[test]
@@ -227,9 +243,9 @@ mod tests {
         let [.., lower, upper] = &l.regions[..] else { panic!("{:?}", l.regions) };
         assert_eq!(
             (lower.start, lower.size, lower.flags),
-            (STACK_TOP - STACK_SIZE, STACK_SIZE - 0x2000, REGION_ON_DEMAND)
+            (STACK_TOP - STACK_SIZE, STACK_SIZE - 0x2000, REGION_ON_DEMAND | REGION_STACK)
         );
-        assert_eq!((upper.start, upper.size, upper.flags), (STACK_TOP - 0x2000, 0x2000, 0));
+        assert_eq!((upper.start, upper.size, upper.flags), (STACK_TOP - 0x2000, 0x2000, REGION_STACK));
         assert_eq!((lower.prot, upper.prot), (PROT_READ | PROT_WRITE, PROT_READ | PROT_WRITE));
     }
 

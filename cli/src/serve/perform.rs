@@ -7,10 +7,12 @@ use super::proc_paths::{self, Meaning};
 use super::system_files::Memory;
 use super::usercopy::UserCopy;
 use crate::device::Device;
+use atoll_abi::{MAX_TEXT_FILE, STAT_SIZE};
 use std::borrow::Cow;
 use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStringExt;
 
 /// Performs delegated system calls (a trait so the worker tests can block
 /// and count at will).
@@ -21,6 +23,17 @@ pub trait Perform: Send + Sync + 'static {
     /// CALL_KEPT_FILE: `op` (KEPT_*) on a descriptor kept for writing a
     /// shared file mapping back; the result as perform's.
     fn kept_file(&self, _op: u64, _args: [u64; 6]) -> i64 {
+        -(libc::ENOSYS as i64)
+    }
+
+    /// CALL_FILE_NAME: the stat and path of the file behind a program's
+    /// descriptor, written to its memory; the path's length or -errno.
+    fn file_name(&self, _args: [u64; 6]) -> i64 {
+        -(libc::ENOSYS as i64)
+    }
+
+    /// CALL_TEXT_FILE: a descriptor of a file holding the program's bytes.
+    fn text_file(&self, _args: [u64; 6]) -> i64 {
         -(libc::ENOSYS as i64)
     }
 
@@ -274,6 +287,51 @@ impl Perform for Performer {
         self.kept.call(op, args)
     }
 
+    fn file_name(&self, args: [u64; 6]) -> i64 {
+        let [fd, buf, size, ..] = args;
+        if size <= STAT_SIZE || !policy::inside(buf, size) {
+            return -(libc::EINVAL as i64);
+        }
+        // The program's own descriptor: fstat's checks apply, and its stat
+        // lands where the call says.
+        let r = self.perform(libc::SYS_fstat as u64, [fd, buf, 0, 0, 0, 0]);
+        if r < 0 {
+            return r;
+        }
+        let path = match std::fs::read_link(format!("/proc/self/fd/{}", fd as i32)) {
+            Ok(path) => path.into_os_string().into_vec(),
+            Err(e) => return -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+        };
+        let n = path.len().min((size - STAT_SIZE - 1) as usize);
+        let with_nul = [&path[..n], b"\0"].concat();
+        match self.copier.write(buf + STAT_SIZE, &with_nul) {
+            Ok(()) => n as i64,
+            Err(errno) => -(errno as i64),
+        }
+    }
+
+    fn text_file(&self, args: [u64; 6]) -> i64 {
+        let [at, len, flags, other, ..] = args;
+        if len > MAX_TEXT_FILE || !policy::inside(at, len) {
+            return -(libc::EINVAL as i64);
+        }
+        // Another program's file: only if Linux lets this process open
+        // the maps of the process serving it.
+        if other != 0 {
+            let Some(host_pid) = proc_paths::Enclave::host_pid_of(self, other as u32).filter(|&h| h != 0) else {
+                return -(libc::ENOENT as i64);
+            };
+            if let Err(e) = std::fs::File::open(format!("/proc/{host_pid}/maps")) {
+                return -(e.raw_os_error().unwrap_or(libc::EACCES) as i64);
+            }
+        }
+        let mut text = vec![0u8; len as usize];
+        match self.copier.read(at, &mut text) {
+            Ok(()) => text_file(&text, flags),
+            Err(errno) => -(errno as i64),
+        }
+    }
+
     fn kept_snapshot(&self) -> Vec<RawFd> {
         self.kept.snapshot()
     }
@@ -322,29 +380,23 @@ impl Perform for Performer {
 }
 
 /// A descriptor (open's answer, with its O_CLOEXEC `flags`) of a file in
-/// memory holding `text`, read from its start.
+/// memory holding `text`, read from its start, opened read-only as the
+/// file it stands for would be.
 fn text_file(text: &[u8], flags: u64) -> i64 {
-    let cloexec = if flags as i32 & libc::O_CLOEXEC != 0 { libc::MFD_CLOEXEC } else { 0 };
     // SAFETY: the name is a NUL-terminated literal.
-    let fd = unsafe { libc::memfd_create(c"atoll-proc".as_ptr(), cloexec) };
+    let fd = unsafe { libc::memfd_create(c"atoll-proc".as_ptr(), libc::MFD_CLOEXEC) };
     if fd < 0 {
         return raw_result(-1);
     }
-    let mut done = 0;
-    while done < text.len() {
-        // SAFETY: writes bytes of our own slice to the descriptor just made.
-        let n = unsafe { libc::write(fd, text[done..].as_ptr().cast(), text.len() - done) };
-        if n <= 0 {
-            let err = raw_result(-1);
-            // SAFETY: closes the descriptor made above, which nothing else has.
-            unsafe { libc::close(fd) };
-            return err;
-        }
-        done += n as usize;
+    // SAFETY: `fd` was just made and nothing else has it; File closes it.
+    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    if let Err(e) = std::io::Write::write_all(&mut file, text) {
+        return -(e.raw_os_error().unwrap_or(libc::EIO) as i64);
     }
-    // SAFETY: as above; the descriptor is ours.
-    unsafe { libc::lseek(fd, 0, libc::SEEK_SET) };
-    fd as i64
+    let cloexec = flags as i32 & libc::O_CLOEXEC;
+    let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap_or_default();
+    // SAFETY: a NUL-terminated path of our own; a new description, at offset 0.
+    raw_result(unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | cloexec) } as libc::c_long)
 }
 
 /// Whether control messages `control` pass one of `reserved` (SCM_RIGHTS).

@@ -3,7 +3,7 @@
 //! access is atomic or volatile, bounds are checked here once, and a region
 //! can only be made inside the enclave's shared area.
 
-use atoll_abi::{Header, Region, Slot};
+use atoll_abi::{FileName, Header, Region, Slot};
 use core::sync::atomic::{AtomicU32, AtomicU64};
 use spin::Once;
 
@@ -30,8 +30,10 @@ unsafe impl Plain for Header {}
 unsafe impl Plain for Region {}
 // SAFETY: as for Header.
 unsafe impl Plain for Slot {}
-// SAFETY: an array of integers.
-unsafe impl<const N: usize> Plain for [u8; N] {}
+// SAFETY: as for Header.
+unsafe impl Plain for FileName {}
+// SAFETY: an array of plain data.
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
 
 /// The enclave's shared area, [start, end), as the host gave it at boot.
 static AREA: Once<(u64, u64)> = Once::new();

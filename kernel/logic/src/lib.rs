@@ -2,13 +2,18 @@
 //!
 //! Everything here is plain computation over memory the caller hands in:
 //! lock algorithms, the physical frame allocator, page-table planning, boot
-//! memory-map arithmetic, runs between pages, the inter-kernel message ring, command-line parsing, Linux error numbers, benchmark statistics and ACPI
-//! table parsing. Keeping it free of hardware access lets the same code run in
-//! the kernel (`no_std`, no allocator) and under `cargo test` on the host.
+//! memory-map arithmetic, runs between pages, a program's list of mappings,
+//! the inter-kernel message ring, command-line parsing, Linux error
+//! numbers, benchmark statistics and ACPI table parsing. Keeping it free of
+//! hardware access lets the same code run in the kernel (`no_std`; only the
+//! list of mappings allocates, from the kernel's heap) and under
+//! `cargo test` on the host.
 
 #![cfg_attr(not(test), no_std)]
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+extern crate alloc;
 
 pub mod acpi;
 mod bitmap;
@@ -17,6 +22,7 @@ pub mod errno;
 pub mod frames;
 pub mod kmsg;
 pub mod locks;
+pub mod maps;
 pub mod memmap;
 pub mod paging_plan;
 pub mod runs;

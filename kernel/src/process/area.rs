@@ -3,8 +3,8 @@
 //! the figures `atoll status` shows out, and the delegated-call slots.
 
 use atoll_abi::{
-    Proc, Region, Slot, FAULT_ANSWERED, FAULT_ASKED, FAULT_STATE_MASK, MAX_PROGRAMS, MAX_REGIONS,
-    PROC_AREA_SIZE, PROC_CREATING, PROC_FREE, PROC_OFFSET, SLOT_IDLE,
+    FileName, Proc, Region, Slot, FAULT_ANSWERED, FAULT_ASKED, FAULT_STATE_MASK, MAX_PROGRAMS,
+    MAX_REGIONS, PROC_AREA_SIZE, PROC_CREATING, PROC_FREE, PROC_OFFSET, SLOT_IDLE,
 };
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -35,6 +35,8 @@ pub struct CreateRequest {
     pub brk_start: u64,
     pub cpu_count: u32,
     pub cpu_mask: u64,
+    /// The program's and its loader's files (REGION_PROGRAM, _LOADER).
+    pub files: [FileName; 2],
 }
 
 impl Area {
@@ -84,6 +86,7 @@ impl Area {
             brk_start: a.read(offset_of!(Proc, brk_start)),
             cpu_count: a.read(offset_of!(Proc, cpu_count)),
             cpu_mask: a.read(offset_of!(Proc, cpus)),
+            files: a.read(offset_of!(Proc, file)),
         }
     }
 
@@ -92,6 +95,11 @@ impl Area {
         a.write(offset_of!(Proc, pid), pid);
         a.write(offset_of!(Proc, cr3), cr3);
         a.write(offset_of!(Proc, cpus), cpus);
+    }
+
+    /// The Linux pid of the `atoll run` serving the program (0: none yet).
+    pub fn host_pid(self) -> u32 {
+        self.region().read(offset_of!(Proc, host_pid))
     }
 
     /// A forked child's area: no server on Linux holds it yet (the host

@@ -6,6 +6,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::*;
 use core::sync::atomic::Ordering;
+use lwk_logic::maps::{Backing, FileName};
 use lwk_logic::user_pages::Access;
 
 use super::signal::{self, SigInfo};
@@ -106,6 +107,29 @@ fn access(prot: u32) -> Access {
     }
 }
 
+/// What region `r` maps, for /proc/<pid>/maps (None: anonymous memory),
+/// with the program's and its loader's `names` (none if not named).
+fn backing(r: &Region, names: &[Option<Arc<FileName>>; 2]) -> Option<Backing> {
+    if r.flags & REGION_STACK != 0 {
+        return Some(Backing::Stack);
+    }
+    let which = if r.flags & REGION_LOADER != 0 {
+        1
+    } else if r.flags & REGION_PROGRAM != 0 {
+        0
+    } else {
+        return None;
+    };
+    let name = names[which].clone()?;
+    Some(Backing::File { name, offset: r.offset })
+}
+
+/// A file's name from the area, if it has one.
+fn named(f: &atoll_abi::FileName) -> Option<Arc<FileName>> {
+    let len = f.path.iter().position(|&b| b == 0).unwrap_or(f.path.len());
+    (len > 0).then(|| Arc::new(FileName { dev: f.dev, ino: f.ino, path: f.path[..len].to_vec() }))
+}
+
 /// The address space the area's regions describe.
 fn build(area: Area) -> Result<AddressSpace, Errno> {
     let req = area.create_request();
@@ -116,12 +140,16 @@ fn build(area: Area) -> Result<AddressSpace, Errno> {
         return Err(EINVAL);
     }
     let mut vm = AddressSpace::new(req.brk_start)?;
+    let names = req.files.each_ref().map(named);
     for r in &req.regions {
-        let mapped = match r.flags {
-            0 => vm.map_fixed(r.start, r.size, access(r.prot)),
-            REGION_ON_DEMAND => vm.map_on_demand(r.start, r.size, access(r.prot)),
-            _ => Err(EINVAL),
+        let mapped = if r.flags & REGION_ON_DEMAND != 0 {
+            vm.map_on_demand(r.start, r.size, access(r.prot))
+        } else {
+            vm.map_fixed(r.start, r.size, access(r.prot))
         };
+        if let Some(backing) = backing(r, &names) {
+            vm.label(r.start, r.start + r.size, false, &backing);
+        }
         if let Err(e) = mapped {
             crate::println!(
                 "program: cannot map {:#x}+{:#x}: error {}",

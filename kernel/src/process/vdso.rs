@@ -7,6 +7,7 @@ use atoll_abi::{VdsoData, VDSO_BASE, VDSO_PAGES};
 use core::mem::offset_of;
 use hal::{physmem, tsc};
 use lwk_logic::errno::{Errno, EFAULT};
+use lwk_logic::maps::Backing;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
 use super::vm::{self, AddressSpace};
@@ -29,6 +30,9 @@ pub fn map(vm: &mut AddressSpace) -> Result<(), Errno> {
     vm.protect(VDSO_BASE + PAGE_SIZE, IMAGE_PAGES * PAGE_SIZE, code, &mut freed)?;
     // Fresh pages: nothing was shared, nothing freed.
     vm::free_all(freed);
+    vm.label(VDSO_BASE, VDSO_BASE + PAGE_SIZE, false, &Backing::Vvar);
+    let image_end = VDSO_BASE + (1 + IMAGE_PAGES) * PAGE_SIZE;
+    vm.label(VDSO_BASE + PAGE_SIZE, image_end, false, &Backing::Vdso);
     Ok(())
 }
 

@@ -16,6 +16,7 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
+use lwk_logic::maps::{Backing, Maps};
 use lwk_logic::user_pages::{
     Access, MapError, Translation, Unlinked, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE,
 };
@@ -83,6 +84,8 @@ pub struct AddressSpace {
     unlinked: Freed,
     /// XEMEM attachments, start -> Attached.
     attached: BTreeMap<u64, Attached>,
+    /// What /proc/<pid>/maps shows: each mapping's access and what it maps.
+    maps: Maps,
     /// The part of the main stack that has no memory yet, if any.
     grows: Option<GrowsDown>,
     /// Changes that took translations away or narrowed them, so far: a core
@@ -186,6 +189,7 @@ impl AddressSpace {
             unlinked: Freed::new(),
             grows: None,
             attached: BTreeMap::new(),
+            maps: Maps::new(),
             removals: 0,
         })
     }
@@ -208,6 +212,7 @@ impl AddressSpace {
             return Err(EINVAL);
         }
         self.reserve(start, end);
+        self.maps.set(start, end, access, false, Backing::Stack);
         // Grown a page at a time: 4 KiB pages, so the copies stay small.
         self.small_only.insert(start, end);
         self.grows = Some(GrowsDown { bottom: start, low: end, access });
@@ -253,6 +258,16 @@ impl AddressSpace {
 
     pub fn root(&self) -> u64 {
         self.pages.root()
+    }
+
+    /// [start, end) maps `backing` (from its start), for /proc/<pid>/maps.
+    pub fn label(&mut self, start: u64, end: u64, shared: bool, backing: &Backing) {
+        self.maps.label(start, end, shared, backing);
+    }
+
+    /// The mappings as /proc/<pid>/maps shows them.
+    pub fn maps(&self) -> &Maps {
+        &self.maps
     }
 
     /// The kernel wrote [start, end) through its own mapping: the pages
@@ -354,6 +369,7 @@ impl AddressSpace {
         }
         let end = start + page_up(len);
         self.reserve(start, end);
+        self.maps.set(start, end, access, false, Backing::Anonymous);
         if access == Access::NONE {
             return Ok(());
         }
@@ -453,6 +469,7 @@ impl AddressSpace {
         self.unshare(start, end, freed);
         self.unattach(start, end);
         self.unreserve(start, end);
+        self.maps.remove(start, end);
         // Page-table frames are only ever short of memory when splitting a
         // 2 MiB page; then the whole 2 MiB goes (still inside the range's
         // reservation rules, as the split only happens at its edges).
@@ -512,6 +529,7 @@ impl AddressSpace {
                 let _ = self.map_page(va, frame, false, access);
             }
         }
+        self.maps.protect(at, at + len, access);
         self.pages.protect(&mut Tables, at, at + len, access).map_err(|_| ENOMEM)
     }
 
@@ -566,6 +584,7 @@ impl AddressSpace {
         }
         self.shared
             .insert(at, SharedRange { end: at + len, file, first_page: 0, write_back: None });
+        self.maps.protect(at, at + len, access);
         for (i, frame) in frames.into_iter().enumerate() {
             let va = at + i as u64 * PAGE_SIZE;
             self.map_page(va, frame, false, access).map_err(|_| ENOMEM)?;
@@ -632,7 +651,9 @@ impl AddressSpace {
         if access != Access::NONE {
             self.populate(start, end, access)?;
         }
-        self.pages.protect(&mut Tables, start, end, access).map_err(|_| ENOMEM)
+        self.pages.protect(&mut Tables, start, end, access).map_err(|_| ENOMEM)?;
+        self.maps.protect(start, end, access);
+        Ok(())
     }
 
     /// True if every byte of [start, end) is reserved.
@@ -677,6 +698,7 @@ impl AddressSpace {
             if self.map_fixed(heap_end, new_end - heap_end, rw).is_err() {
                 return self.brk;
             }
+            self.maps.label(heap_end, new_end, false, &Backing::Heap);
             self.heap_end = new_end;
         } else if new_end < heap_end && new_end >= self.brk_start {
             let from = new_end.max(page_up(self.brk_start));
@@ -716,10 +738,17 @@ impl AddressSpace {
             self.unmap(old + new_len, old_len - new_len, freed);
             return Ok(old);
         }
-        let access = self.access_at(old);
+        // The old mapping's access as asked for (the page tables have no
+        // "not executable" for what the program never made executable).
+        let access = self.maps.at(old).map_or_else(|| self.access_at(old), |(_, m)| m.access);
+        // What the old mapping maps, from its start: the grown or moved one goes on with it.
+        let backing = self.maps.at(old).map(|(s, m)| (m.shared, m.backing.advanced(old - s)));
         if self.is_free(old + old_len, old + new_len) {
             self.map_fixed(old + old_len, new_len - old_len, access)?;
             self.merge(old, old + new_len);
+            if let Some((shared, b)) = backing {
+                self.maps.label(old, old + new_len, shared, &b);
+            }
             return Ok(old);
         }
         if !may_move {
@@ -730,6 +759,10 @@ impl AddressSpace {
         self.copy(old, to, old_len);
         self.pages.mark_dirty(&mut Tables, to, to + old_len);
         self.pages.protect(&mut Tables, to, to + new_len, access).map_err(|_| ENOMEM)?;
+        self.maps.protect(to, to + new_len, access);
+        if let Some((shared, b)) = backing {
+            self.maps.label(to, to + new_len, shared, &b);
+        }
         self.unmap(old, old_len, freed);
         Ok(to)
     }
@@ -843,6 +876,11 @@ impl AddressSpace {
         child.small_only = self.small_only.clone();
         child.ranges = self.ranges.clone();
         child.grows = self.grows;
+        child.maps = self.maps.clone();
+        // Attachments are not inherited: the child has the range, empty.
+        for (&s, a) in &self.attached {
+            child.maps.set(s, a.end, Access::NONE, false, Backing::Anonymous);
+        }
         Ok(child)
     }
 
@@ -957,6 +995,7 @@ impl AddressSpace {
         let tail = self.heap_tail();
         if tail.0 < tail.1 {
             child.unreserve(tail.0, tail.1);
+            child.maps.remove(tail.0, tail.1);
             child.heap_end = tail.0;
         }
         self.share_file_pages_with(child)?;
@@ -1085,6 +1124,7 @@ impl AddressSpace {
             self.free_range(len, LARGE_PAGE_SIZE, phase).ok_or(ENOMEM)?
         };
         self.reserve(at, at + len);
+        self.maps.set(at, at + len, access, true, Backing::Xemem);
         self.attached.insert(at, Attached { end: at + len, id, writable: access.write });
         let mut va = at;
         for &(run, run_len) in runs {
@@ -1120,6 +1160,7 @@ impl AddressSpace {
             self.attached.iter().filter(|(_, a)| a.id == id).map(|(&s, a)| (s, a.end)).collect();
         for &(s, e) in &mine {
             self.unattach(s, e);
+            self.maps.protect(s, e, Access::NONE);
         }
         !mine.is_empty()
     }
@@ -1177,6 +1218,8 @@ impl AddressSpace {
         let mut freed = core::mem::take(&mut self.deferred);
         self.unshare(USER_START, USER_END, &mut freed);
         self.deferred = freed;
+        // An ended program's maps file is empty, as on Linux.
+        self.maps = Maps::new();
     }
 
     /// Frees everything, every frame and table; maps nothing afterwards.
@@ -1195,5 +1238,6 @@ impl AddressSpace {
         free_all(freed);
         self.pages.destroy(&mut Tables, pins::free);
         self.ranges.clear();
+        self.maps = Maps::new();
     }
 }

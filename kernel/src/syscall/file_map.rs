@@ -6,19 +6,21 @@
 //! enclave's one copy of the file's pages (process::shared_file): every
 //! process in the enclave that maps them sees the others' writes; a
 //! writable one's pages go back to the file on Linux at msync, munmap and
-//! the program's end (write_back.rs).
+//! the program's end (write_back.rs). Each mapping is labelled with the
+//! file's name, device and inode for /proc/self/maps (proc_maps.rs).
 
 use lwk_logic::errno::*;
+use lwk_logic::maps::Backing;
 
 use super::memory::{access, how, retire, settle, MAP_SHARED, PROT_EXEC};
+use super::proc_maps::{self, STAT_SIZE};
 use super::{write_back, Call};
 use crate::process::{delegate, uaccess, vm};
 use lwk_logic::user_pages::Access;
 
 const SYS_PREAD64: u64 = 17;
 const SYS_FSTAT: u64 = 5;
-/// struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24, st_size at 48.
-const STAT_SIZE: usize = 144;
+// struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24, st_size at 48.
 const S_IFMT: u32 = 0o170000;
 const S_IFREG: u32 = 0o100000;
 
@@ -44,8 +46,14 @@ pub fn mmap_file(
     settle(c, freed);
     let at = at?;
     let len = vm::page_up(len);
+    // The name is only for /proc/self/maps: a file that has none maps as well.
+    let named = proc_maps::file_name(c, fd, at).ok();
     let filled = if shared {
-        share(c, fd, at, len, offset, access(prot))
+        let stat = match &named {
+            Some((_, stat)) => Ok(*stat),
+            None => stat_of(c, fd, at),
+        };
+        stat.and_then(|stat| share(c, fd, at, len, offset, access(prot), &stat))
     } else {
         fill(c, fd, at, len, offset)
     };
@@ -54,6 +62,9 @@ pub fn mmap_file(
         c.process.vm.lock().unmap(at, len, &mut freed);
         retire(c, freed);
         return Err(e);
+    }
+    if let Some((name, _)) = named {
+        c.process.vm.lock().label(at, at + len, shared, &Backing::File { name, offset });
     }
     if shared {
         return Ok(at);
@@ -69,21 +80,35 @@ pub fn mmap_file(
     Ok(at)
 }
 
-/// Maps the enclave's copy of the file's pages at [at, at + len) (mapped
-/// already, 4 KiB pages, writable): the file is found by its device and
-/// inode (a delegated fstat, into the mapping itself), and the pages the
-/// enclave does not have yet are read from it.
-fn share(c: &Call, fd: u64, at: u64, len: u64, offset: u64, access: Access) -> Result<(), Errno> {
+/// The struct stat of the file behind `fd`, by a delegated fstat into the
+/// fresh mapping at `at`, zeroed again after.
+fn stat_of(c: &Call, fd: u64, at: u64) -> Result<[u8; STAT_SIZE], Errno> {
     let answer = delegate::call(c.user, atoll_abi::CALL_SYSCALL, SYS_FSTAT, [fd, at, 0, 0, 0, 0])?;
     Errno::from_return(answer)?;
     let mut stat = [0u8; STAT_SIZE];
     uaccess::read_bytes(c.process, at, &mut stat)?;
+    uaccess::write_bytes(c.process, at, &[0; STAT_SIZE])?;
+    Ok(stat)
+}
+
+/// Maps the enclave's copy of the file's pages at [at, at + len) (mapped
+/// already, 4 KiB pages, writable): the file is found by its device and
+/// inode (its `stat`), and the pages the enclave does not have yet are
+/// read from it.
+fn share(
+    c: &Call,
+    fd: u64,
+    at: u64,
+    len: u64,
+    offset: u64,
+    access: Access,
+    stat: &[u8; STAT_SIZE],
+) -> Result<(), Errno> {
     let word = |at: usize| u64::from_le_bytes(stat[at..at + 8].try_into().unwrap_or_default());
     let mode = u32::from_le_bytes(stat[24..28].try_into().unwrap_or_default());
     if mode & S_IFMT != S_IFREG {
         return Err(ENODEV);
     }
-    uaccess::write_bytes(c.process, at, &[0; STAT_SIZE])?;
     fill(c, fd, at, len, offset)?;
     let write_back = if access.write { write_back::keep(c, fd, word(48))? } else { None };
     let from = vm::FilePages { key: (word(0), word(8)), first_page: offset / 4096, write_back };

@@ -19,6 +19,18 @@ const MAP_FIXED_NOREPLACE: u64 = 0x100000;
 const MAP_STACK: u64 = 0x20000;
 const MREMAP_MAYMOVE: u64 = 1;
 const MADV_DONTNEED: u64 = 4;
+/// At most this many mappings, as Linux's vm.max_map_count: each is kept
+/// for /proc/self/maps in the LWK's own memory.
+const MAX_MAP_COUNT: usize = 65530;
+
+/// ENOMEM once the program has MAX_MAP_COUNT mappings, for each call that
+/// can add some (each adds at most two).
+fn room_for_mappings(c: &Call) -> Result<(), Errno> {
+    if c.process.vm.lock().maps().len() >= MAX_MAP_COUNT {
+        return Err(ENOMEM);
+    }
+    Ok(())
+}
 
 pub fn access(prot: u64) -> Access {
     Access {
@@ -82,6 +94,7 @@ pub fn mmap(c: &mut Call) -> SysResult {
     {
         return Err(EINVAL);
     }
+    room_for_mappings(c)?;
     // A MAP_FIXED mapping replaces what was there as munmap would.
     let fixed = flags & MAP_FIXED != 0 && addr.is_multiple_of(4096) && len > 0;
     let replaced =
@@ -105,6 +118,7 @@ pub fn munmap(c: &mut Call) -> SysResult {
     if addr % 4096 != 0 || len == 0 {
         return Err(EINVAL);
     }
+    room_for_mappings(c)?;
     let kept = write_back::before_unmap(c, addr, addr.saturating_add(vm::page_up(len)));
     let mut freed = vm::Freed::new();
     c.process.vm.lock().unmap(addr, len, &mut freed);
@@ -118,6 +132,7 @@ pub fn mprotect(c: &mut Call) -> SysResult {
     if len == 0 {
         return Ok(0);
     }
+    room_for_mappings(c)?;
     // A vfork child's pages not copied yet would come with the parent's.
     lazy_copy::fill_range(c.process, addr, len)?;
     let mut freed = vm::Freed::new();
@@ -138,6 +153,7 @@ pub fn mremap(c: &mut Call) -> SysResult {
     if flags & !MREMAP_MAYMOVE != 0 {
         return Err(EINVAL);
     }
+    room_for_mappings(c)?;
     // A shared file range that moves or shrinks is no longer written back
     // (README): descriptors it alone kept are closed.
     let kept = write_back::kept_in(c, old, old.saturating_add(vm::page_up(old_len)));

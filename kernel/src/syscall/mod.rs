@@ -7,6 +7,7 @@ mod file_map;
 mod files;
 mod memory;
 mod msg;
+mod proc_maps;
 mod process;
 mod process_vm;
 mod shm;
@@ -204,7 +205,10 @@ fn dispatch(frame: &mut TrapFrame) -> bool {
                 replaced = c.replaced_registers;
                 r
             }
-            Some(Route::Delegated) => files::delegate(user, nr, args),
+            Some(Route::Delegated) => {
+                let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
+                proc_maps::open(&mut c, nr).unwrap_or_else(|| files::delegate(user, nr, args))
+            }
             Some(Route::Refused) | None => unsupported(user, nr),
         };
         frame.rax = errno::to_return(result);

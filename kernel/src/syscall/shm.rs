@@ -2,6 +2,7 @@
 //! shmat maps a segment as a shared file mapping is mapped.
 
 use lwk_logic::errno::*;
+use lwk_logic::maps::Backing;
 use lwk_logic::user_pages::Access;
 
 use super::memory::{how, retire, settle};
@@ -40,6 +41,7 @@ pub fn shmat(c: &mut Call) -> SysResult {
     let [id, addr, flags, ..] = c.args;
     let id = id as u32;
     let size = vm::page_up(sysv_shm::size_of(id)?);
+    let key = sysv_shm::stat(id).map_or(0, |facts| facts.0);
     let addr = if flags & SHM_RND != 0 { addr & !(SHMLBA - 1) } else { addr };
     if !addr.is_multiple_of(SHMLBA) {
         return Err(EINVAL);
@@ -59,6 +61,7 @@ pub fn shmat(c: &mut Call) -> SysResult {
     let r = at.and_then(|at| {
         // Reserved without frames: every page is the segment's.
         space.share_reserved(at, size, sysv_shm::file_key(id), access)?;
+        space.label(at, at + size, true, &Backing::SysV { key, id });
         Ok(at)
     });
     if let (Err(_), Ok(at)) = (&r, at) {
