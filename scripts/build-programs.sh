@@ -7,7 +7,8 @@
 #   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
-#   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH);
+#   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
+#   libmpich-finalize-fix.so (preloaded: MPICH 4.0.2's finalize hang over TCP);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
 #   thread_create, fork_wait, spawn_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
 #   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM),
@@ -66,6 +67,7 @@ case $what in tests|all)
     g++ $CFLAGS -fopenmp -o "$out/dyn-openmp-cpp" "$T/openmp_cpp.cpp"
     mpicc.openmpi $CFLAGS -o "$out/mpi-check-ompi" "$T/mpi_check.c"
     mpicc.mpich $CFLAGS -o "$out/mpi-check-mpich" "$T/mpi_check.c"
+    gcc $CFLAGS -shared -fPIC -o "$out/libmpich-finalize-fix.so" "$T/mpich_finalize_fix.c" -ldl
     if command -v musl-gcc >/dev/null; then
         for p in hello args pthreads; do
             musl-gcc $CFLAGS -static -pthread -o "$out/$p-musl" "$T/$p.c"

@@ -120,40 +120,35 @@ atoll destroy e > /dev/null || exit 10
 
 def test_mpich_across_two_enclaves_and_with_linux(vm, programs):
     # Shared memory cannot span two kernels (README), so the job is told
-    # its ranks are not local to each other and UCX uses TCP only. Two
-    # ranks: MPICH 4.0 on UCX 1.13's TCP can hang in MPI_Finalize with
-    # more, on plain Linux too, and with two when one rank's system calls
-    # are slower (strace on Linux, or delegation; README). Such a job
-    # (timeout's 124) passes only with every result the all-Linux job's and
-    # both enclaves left with no program.
+    # its ranks are not local to each other and UCX uses TCP only. MPICH
+    # 4.0.2's finalize over UCX 1.13's TCP hangs, on plain Linux too (in
+    # about half the 4-rank jobs), unless a preloaded fix lets it go on to
+    # its barrier (tests/programs/mpich_finalize_fix.c; README): with it
+    # every job must end with 0. Two ranks in each of two 2-CPU enclaves:
+    # a fifth vCPU leaves Linux one of its own.
     res = vm(COMPARE + r'''
-export MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo
+export MPIR_CVAR_NOLOCAL=1 UCX_TLS=tcp,self UCX_NET_DEVICES=lo LD_PRELOAD=/extra/libmpich-finalize-fix.so
 MPIRUN='/usr/bin/timeout 120 mpirun.mpich'   # coreutils': 124 on a hang
-atoll create --cpus 1 --mem 512M --name e > /dev/null || exit 9
-atoll create --cpus 1 --mem 512M --name f > /dev/null || exit 9
-# The all-Linux job hit that hang once too (2 ranks, a loaded CI host):
-# it runs once more then, and must then end cleanly.
-for try in 1 2; do
-    $MPIRUN -n 2 /extra/mpi-check-mpich > /tmp/linux.out 2>&1; st=$?
-    [ $st = 124 ] && [ $try = 1 ] && { echo "linux hung in MPI_Finalize; once more"; continue; }
-    echo "linux: $st"; break
-done
-$MPIRUN -n 1 atoll run e -- /extra/mpi-check-mpich : -n 1 atoll run f -- /extra/mpi-check-mpich \
-    > /tmp/split.out 2>&1; echo "split: $?"
-same /tmp/linux.out /tmp/split.out && echo SPLIT_SAME
+atoll create --cpus 2 --mem 512M --name e > /dev/null || exit 9
+atoll create --cpus 2 --mem 512M --name f > /dev/null || exit 9
+$MPIRUN -n 4 /extra/mpi-check-mpich > /tmp/linux4.out 2>&1; echo "linux 4: $?"
+$MPIRUN -n 2 atoll run e --rank-cpus -- /extra/mpi-check-mpich : -n 2 atoll run f --rank-cpus -- \
+    /extra/mpi-check-mpich > /tmp/split.out 2>&1; echo "split: $?"
+cat /tmp/split.out
+same /tmp/linux4.out /tmp/split.out && echo SPLIT_SAME
+$MPIRUN -n 2 /extra/mpi-check-mpich > /tmp/linux2.out 2>&1; echo "linux 2: $?"
 $MPIRUN -n 1 atoll run e -- /extra/mpi-check-mpich : -n 1 /extra/mpi-check-mpich > /tmp/mixed.out 2>&1
 echo "mixed: $?"
 cat /tmp/mixed.out
-same /tmp/linux.out /tmp/mixed.out && echo MIXED_SAME
+same /tmp/linux2.out /tmp/mixed.out && echo MIXED_SAME
 echo "$(atoll status e | grep '^programs') $(atoll status f | grep '^programs')"
 atoll destroy e > /dev/null || exit 10
 atoll destroy f > /dev/null || exit 10
-''', extra_dir=str(programs), timeout=600)
+''', extra_dir=str(programs), timeout=600, smp=5)
     assert res.status == 0, res.output
     out = res.output
-    finished = re.compile(r"^(0|124)$")
-    split, mixed = (re.search(rf"^{job}: (\d+)$", out, re.M) for job in ("split", "mixed"))
-    assert "linux: 0" in out and "SPLIT_SAME" in out and "MIXED_SAME" in out, out
-    assert split and finished.match(split.group(1)) and mixed and finished.match(mixed.group(1)), out
-    assert "hello from rank 1 of 2" in out, out
+    for job in ("linux 4", "split", "linux 2", "mixed"):
+        assert f"{job}: 0" in out, (job, out)
+    assert "SPLIT_SAME" in out and "MIXED_SAME" in out, out
+    assert "hello from rank 3 of 4" in out and "hello from rank 1 of 2" in out, out
     assert "programs: none programs: none" in out, out
