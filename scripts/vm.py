@@ -60,6 +60,13 @@ POWEROFF_GRACE = 30  # seconds QEMU gets to exit after the marker
 # code ran (a kworker in a soft lockup for minutes); such a boot is retried.
 BOOT_TIMEOUT = 180
 BOOT_ATTEMPTS = 2
+# A CPU of Debian's kernel has also stalled under TCG in the middle of a
+# script, at one instruction of Linux's own code for minutes (a soft lockup
+# in free_pcp_prepare, forking a shell, before any enclave existed), and
+# did not recur in reruns. A run where one CPU is reported stuck twice with
+# none of Atoll's module in its call trace is stopped and run once more;
+# one with Atoll's code in it is a failure like any other.
+SOFT_LOCKUP = "watchdog: BUG: soft lockup"
 
 GUEST_DIRS = ["/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64",
               "/dev", "/proc", "/sys", "/tmp", "/root", "/extra"]
@@ -233,12 +240,16 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
                + list(qemu_args))
         earlier = ""
         for attempt in range(1, BOOT_ATTEMPTS + 1):
-            console, timed_out, boot_hung = _run_qemu(cmd, timeout, echo, on_start,
-                                                      boot_timeout)
-            if not boot_hung or attempt == BOOT_ATTEMPTS:
+            console, timed_out, boot_hung, stalled = _run_qemu(
+                cmd, timeout, echo, on_start, boot_timeout)
+            if not (boot_hung or stalled) or attempt == BOOT_ATTEMPTS:
                 break
-            retry = (f"vm: Linux did not reach the script in {boot_timeout} s "
-                     f"(boot attempt {attempt} hung); booting again\n")
+            if boot_hung:
+                retry = (f"vm: Linux did not reach the script in {boot_timeout} s "
+                         f"(boot attempt {attempt} hung); booting again\n")
+            else:
+                retry = ("vm: a CPU of Linux stalled in a soft lockup outside Atoll's "
+                         "module; running the VM once more\n")
             if echo:
                 print(retry, end="", file=sys.stderr, flush=True)
             earlier += console + retry
@@ -252,6 +263,10 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
             status = STATUS_TIMEOUT
             note = (f"vm: Linux did not reach the script in {boot_timeout} s, "
                     f"{BOOT_ATTEMPTS} boots in a row; QEMU killed")
+        elif stalled:
+            status = STATUS_TIMEOUT
+            note = (f"vm: a CPU of Linux stalled in a soft lockup, {BOOT_ATTEMPTS} "
+                    "runs in a row; QEMU killed")
         elif timed_out:
             status = STATUS_TIMEOUT
             note = f"vm: no exit status after {timeout} s; QEMU killed"
@@ -267,9 +282,10 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
 
 def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     """Runs QEMU, streaming its console; returns (console_text, timed_out,
-    boot_hung). Stops QEMU at the timeout, POWEROFF_GRACE s after the exit
-    marker, or at boot_timeout if the script has not started by then
-    (boot_hung; timed_out too)."""
+    boot_hung, stalled). Stops QEMU at the timeout, POWEROFF_GRACE s after
+    the exit marker, at boot_timeout if the script has not started by then
+    (boot_hung; timed_out too), or at a soft lockup whose call trace has none
+    of Atoll's module (stalled)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if on_start:
@@ -277,6 +293,8 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     chunks = []
     marker_at = []  # time the exit marker arrived, once it has
     started = []  # set once the script's start marker has arrived
+    lockups = []  # set once a soft lockup report has begun
+    stalled = []  # set at a lasting soft lockup outside Atoll's module
 
     def pump():
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -297,6 +315,10 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
                     started.append(True)
                 if not marker_at and EXIT_RE.search(tail):
                     marker_at.append(time.monotonic())
+                if SOFT_LOCKUP in tail and not stalled:
+                    lockups.append(True)
+                if lockups and not stalled and lockup_outside_atoll("".join(chunks[-256:])):
+                    stalled.append(True)
             if not data:
                 return
 
@@ -316,6 +338,8 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
             if not marker_at and now > deadline:
                 timed_out = True
                 break
+            if stalled and not marker_at:
+                break
             time.sleep(0.1)
     finally:
         if proc.poll() is None:
@@ -323,7 +347,24 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
         proc.wait()
         reader.join(5)
         proc.stdout.close()
-    return "".join(chunks), timed_out, boot_hung
+    return "".join(chunks), timed_out, boot_hung, bool(stalled)
+
+
+def lockup_outside_atoll(text):
+    """True if `text` ends with two whole soft-lockup reports (each to its
+    trace's end) of one CPU, a lasting stall, with none of Atoll's module's
+    functions in them."""
+    reports = []
+    for piece in text.split(SOFT_LOCKUP)[1:]:
+        end = piece.find("</TASK>")
+        if end >= 0:
+            reports.append(piece[:end])
+    if len(reports) < 2:
+        return False
+    cpu = [re.search(r"CPU#(\d+)", r) for r in reports[-2:]]
+    same_cpu = all(cpu) and cpu[0].group(1) == cpu[1].group(1)
+    # "Modules linked in: atoll(OE) ..." names it in every report.
+    return same_cpu and not any("[atoll]" in r for r in reports[-2:])
 
 
 def split_console(console):

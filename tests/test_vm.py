@@ -67,6 +67,42 @@ def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
                                "2 boots in a row; QEMU killed\n")
 
 
+def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
+    # A stand-in for QEMU whose Linux CPU is reported stuck twice in the
+    # script, in Linux's own code (as Debian's kernel once was under TCG),
+    # on its first run and not on its second.
+    ran = tmp_path / "ran-once"
+    fake = tmp_path / "fake-qemu"
+    report = ("[   48.5] watchdog: BUG: soft lockup - CPU#2 stuck for 45s! [sh:129]\n"
+              "[   48.5] Modules linked in: atoll(OE) 9p\n"
+              "[   48.5]  free_unref_page+0x25/0x1d0\n"
+              "[   48.5]  </TASK>\n")
+    fake.write_text(
+        "#!/bin/sh\n"
+        "echo 'ATOLL-VM: script starts'\n"
+        f"if [ ! -e {ran} ]; then touch {ran}\n"
+        f"  printf '{report}{report}'; exec sleep 60\n"
+        "fi\n"
+        "echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(vm_tool, "qemu_command", lambda *a: [str(fake)])
+    monkeypatch.setattr(vm_tool, "build_initramfs", lambda *a: None)
+    script = tmp_path / "script.sh"
+    script.write_text("echo hi\n")
+    res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30)
+    assert res.status == 0, res.console
+    assert res.output == ("vm: a CPU of Linux stalled in a soft lockup outside Atoll's "
+                          "module; running the VM once more\nhi\n"), res.output
+
+    # Atoll's module in the trace: a failure, not a second run.
+    ran.unlink()
+    fake.write_text(fake.read_text().replace("free_unref_page+0x25/0x1d0",
+                                             "atoll_kmsg_poll+0x10/0x80 [atoll]"))
+    res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=3)
+    assert res.status == vm_tool.STATUS_TIMEOUT and "once more" not in res.output, res.output
+    assert res.output.endswith("vm: no exit status after 3 s; QEMU killed\n"), res.output
+
+
 def test_split_console():
     console = ("[    1.000000] boot error\n"
                "ATOLL-VM: script starts\n"
