@@ -263,22 +263,29 @@ static int lwk_times(struct atoll_enclave *from, struct atoll_enclave *e,
 }
 
 /*
- * The modes, timed group by group. The bare IPI and the message with
- * interrupts take turns round by round (the LWK answers both from its
- * interrupts), so that the host's drifts, which move IPI delivery under
- * TCG, hit both alike.
+ * The modes timed together with `mode` (ATOLL_BENCH_TAKE_TURNS, at the first
+ * of them; every other mode alone) into `group`: how many, or 0 if `mode`
+ * goes with an earlier one.
  */
-static const u64 bench_groups[][2] = {
-	{ ATOLL_BENCH_LINE }, { ATOLL_BENCH_IPI, ATOLL_BENCH_KMSG_IPI },
-	{ ATOLL_BENCH_KMSG_POLL }, { ATOLL_BENCH_SLOT_POLL },
-};
+static u32 bench_group(u64 mode, u64 *group)
+{
+	bool together = ATOLL_BENCH_TAKE_TURNS & BIT_ULL(mode);
+	u32 n = 0;
+	u64 m;
+
+	for (m = 1; m <= ATOLL_BENCH_MODES; m++)
+		if (together ? ATOLL_BENCH_TAKE_TURNS & BIT_ULL(m) : m == mode)
+			group[n++] = m;
+	return group[0] == mode ? n : 0;
+}
 
 /* Under atoll_lock: the enclaves stay, and no other benchmark runs. */
 int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
 		     struct atoll_kmsg_bench_req *req)
 {
-	u32 g, i, n;
+	u64 mode, group[ATOLL_BENCH_MODES];
 	int ret = 0;
+	u32 i, n;
 	u64 *ns;
 
 	if (!req->rounds || req->rounds > BENCH_MAX_ROUNDS || from == e ||
@@ -297,17 +304,19 @@ int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
 	if (from) {
 		ret = lwk_times(from, e, req);
 	} else {
-		ns = vmalloc(array_size(req->rounds, sizeof(bench_groups[0])));
+		ns = vmalloc(array_size(req->rounds, sizeof(group)));
 		if (!ns)
 			return -ENOMEM;
 		WRITE_ONCE(bench.e, e);
-		for (g = 0; g < ARRAY_SIZE(bench_groups); g++) {
-			n = bench_groups[g][1] ? 2 : 1;
-			ret = time_modes(e, bench_groups[g], n, req->rounds, ns, req->mode);
+		for (mode = 1; mode <= ATOLL_BENCH_MODES; mode++) {
+			n = bench_group(mode, group);
+			if (!n)
+				continue;
+			ret = time_modes(e, group, n, req->rounds, ns, req->mode);
 			if (ret == -EINTR)
 				break;
 			for (i = 0; i < n; i++)
-				req->mode[bench_groups[g][i] - 1].error = ret;
+				req->mode[group[i] - 1].error = ret;
 			ret = 0;
 		}
 		vfree(ns);

@@ -474,6 +474,27 @@ pub const BENCH_KMSG_IPI: u64 = 3;
 pub const BENCH_KMSG_POLL: u64 = 4;
 pub const BENCH_SLOT_POLL: u64 = 5;
 pub const BENCH_MODES: usize = 5;
+/// Modes timed together, taking turns round by round (atoll_abi.h).
+pub const BENCH_TAKE_TURNS: u64 = (1 << BENCH_IPI) | (1 << BENCH_KMSG_IPI);
+
+/// The message benchmark's modes, group by group as they are timed
+/// (BENCH_TAKE_TURNS together, where the first of them comes, every other
+/// mode alone), each as (modes, how many).
+pub fn bench_groups() -> impl Iterator<Item = ([u64; BENCH_MODES], usize)> {
+    let together = |m: u64| BENCH_TAKE_TURNS & (1 << m) != 0;
+    (1..=BENCH_MODES as u64).filter_map(move |mode| {
+        let mut group = ([0; BENCH_MODES], 0);
+        let members =
+            (1..=BENCH_MODES as u64)
+                .filter(|&m| if together(mode) { together(m) } else { m == mode });
+        for m in members {
+            group.0[group.1] = m;
+            group.1 += 1;
+        }
+        // A group comes once, at its first mode.
+        (group.0[0] == mode).then_some(group)
+    })
+}
 pub const KMSG_BENCH_RESPOND: u16 = 26;
 pub const KMSG_BENCH_READY: u16 = 27;
 pub const KMSG_BENCH_DONE: u16 = 28;
@@ -1109,5 +1130,17 @@ mod tests {
             assert_eq!(kmsg_check_verify(&bad), None, "byte {i} flipped");
         }
         assert_eq!(kmsg_check_verify(&m[..10]), None);
+    }
+
+    #[test]
+    fn bench_modes_go_alone_or_take_turns() {
+        let expected: [&[u64]; 4] =
+            [&[BENCH_LINE], &[BENCH_IPI, BENCH_KMSG_IPI], &[BENCH_KMSG_POLL], &[BENCH_SLOT_POLL]];
+        let mut count = 0;
+        for ((modes, n), want) in bench_groups().zip(expected) {
+            assert_eq!(&modes[..n], want);
+            count += 1;
+        }
+        assert_eq!((count, bench_groups().count()), (4, 4));
     }
 }

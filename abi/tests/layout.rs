@@ -283,6 +283,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_CALL_FILE_NAME", CALL_FILE_NAME as u64),
         ("ATOLL_STAT_SIZE", STAT_SIZE),
         ("ATOLL_CALL_TEXT_FILE", CALL_TEXT_FILE as u64),
+        ("ATOLL_BENCH_TAKE_TURNS", BENCH_TAKE_TURNS),
         ("ATOLL_MAX_TEXT_FILE", MAX_TEXT_FILE),
         ("ATOLL_KEPT_KEEP", KEPT_KEEP),
         ("ATOLL_KEPT_WRITE", KEPT_WRITE),

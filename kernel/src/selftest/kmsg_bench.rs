@@ -10,7 +10,7 @@
 //! times when Linux asks it to (BENCH_RUN, to a peer).
 
 use alloc::vec::Vec;
-use atoll_abi::{BENCH_IPI, BENCH_KMSG_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_SLOT_POLL};
+use atoll_abi::{BENCH_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_SLOT_POLL};
 use atoll_abi::{BENCH_VECTOR, KMSG_HEAD_DATA};
 use atoll_abi::{KMSG_BENCH_DONE, KMSG_BENCH_ECHO, KMSG_BENCH_READY, KMSG_BENCH_RESPOND};
 use atoll_abi::{KMSG_BENCH_RESULT, KMSG_BENCH_RUN, KMSG_BENCH_SINK};
@@ -129,15 +129,12 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
     }
 }
 
-/// Times every mode with enclave `peer` and reports each to Linux. The
-/// bare IPI and the message with interrupts take turns round by round
-/// (the responder answers both from its interrupts), so that the host's
-/// drifts, which move IPI delivery under TCG, hit both alike.
+/// Times every mode with enclave `peer`, group by group (some take turns
+/// round by round: atoll_abi::bench_groups), and reports each to Linux.
 fn run_all(peer: Peer, rounds: u64) {
     let rounds = rounds.clamp(1, 100_000);
-    let groups: [&[u64]; 4] =
-        [&[BENCH_LINE], &[BENCH_IPI, BENCH_KMSG_IPI], &[BENCH_KMSG_POLL], &[BENCH_SLOT_POLL]];
-    for modes in groups {
+    for (group, n) in atoll_abi::bench_groups() {
+        let modes = &group[..n];
         let figures = time_modes(peer, modes, rounds);
         for (i, &mode) in modes.iter().enumerate() {
             let words = match &figures {
