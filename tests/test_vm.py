@@ -36,22 +36,29 @@ def test_kernel_warnings_show_but_not_info(vm):
     assert "atoll-vm-test info" not in res.console
 
 
-def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
-    # A stand-in for QEMU that hangs before the script on its first boot
-    # (as Debian's kernel once did under TCG) and runs it on the second.
-    booted = tmp_path / "booted-once"
+def stand_in_qemu(tmp_path, monkeypatch, text):
+    """QEMU replaced by a shell script of `text` (run_vm boots it); the
+    script file to write again, and a script for run_vm to run."""
     fake = tmp_path / "fake-qemu"
-    fake.write_text(
-        "#!/bin/sh\n"
-        f"if [ ! -e {booted} ]; then touch {booted}\n"
-        "  echo '[   29.8] watchdog: BUG: soft lockup - CPU#2 stuck'; exec sleep 60\n"
-        "fi\n"
-        "echo 'ATOLL-VM: script starts'; echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
+    fake.write_text(text)
     fake.chmod(0o755)
     monkeypatch.setattr(vm_tool, "qemu_command", lambda *a: [str(fake)])
     monkeypatch.setattr(vm_tool, "build_initramfs", lambda *a: None)
     script = tmp_path / "script.sh"
     script.write_text("echo hi\n")
+    return fake, script
+
+
+def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
+    # A stand-in for QEMU that hangs before the script on its first boot
+    # (as Debian's kernel once did under TCG) and runs it on the second.
+    booted = tmp_path / "booted-once"
+    fake, script = stand_in_qemu(tmp_path, monkeypatch,
+        "#!/bin/sh\n"
+        f"if [ ! -e {booted} ]; then touch {booted}\n"
+        "  echo '[   29.8] watchdog: BUG: soft lockup - CPU#2 stuck'; exec sleep 60\n"
+        "fi\n"
+        "echo 'ATOLL-VM: script starts'; echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
     res = vm_tool.run_vm(str(script), files={}, echo=False, boot_timeout=2)
     assert res.status == 0, res.console
     assert res.output.startswith("vm: Linux did not reach the script in 2 s "
@@ -72,23 +79,17 @@ def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
     # script, in Linux's own code (as Debian's kernel once was under TCG),
     # on its first run and not on its second.
     ran = tmp_path / "ran-once"
-    fake = tmp_path / "fake-qemu"
     report = ("[   48.5] watchdog: BUG: soft lockup - CPU#2 stuck for 45s! [sh:129]\n"
               "[   48.5] Modules linked in: atoll(OE) 9p\n"
               "[   48.5]  free_unref_page+0x25/0x1d0\n"
               "[   48.5]  </TASK>\n")
-    fake.write_text(
+    fake, script = stand_in_qemu(tmp_path, monkeypatch,
         "#!/bin/sh\n"
         "echo 'ATOLL-VM: script starts'\n"
         f"if [ ! -e {ran} ]; then touch {ran}\n"
         f"  printf '{report}{report}'; exec sleep 60\n"
         "fi\n"
         "echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
-    fake.chmod(0o755)
-    monkeypatch.setattr(vm_tool, "qemu_command", lambda *a: [str(fake)])
-    monkeypatch.setattr(vm_tool, "build_initramfs", lambda *a: None)
-    script = tmp_path / "script.sh"
-    script.write_text("echo hi\n")
     res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30)
     assert res.status == 0, res.console
     assert res.output == ("vm: a CPU of Linux stalled in a soft lockup outside Atoll's "
