@@ -51,7 +51,7 @@ atoll destroy e > /dev/null || exit 10
                  "shared file mapping: rw-s, named: yes", "PROT_NONE page: its own ---p line: yes",
                  "dynamic: libc and the loader named: yes",
                  "pthread_getattr_np: the main stack holds a local: yes",
-                 "/proc/<getpid()>/maps: the same mappings: yes",
+                 "/proc/<getpid()>/maps: the same mappings: yes", "openat2: the same first line: yes",
                  "/proc/<child>/maps: its code named, the range it unmapped gone: yes",
                  "reduction: 499500000", "exception: thrown and caught",
                  "team as large as the CPUs: yes", "hello from /extra/dyn-hello (glibc, dynamic)"]:

@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -153,6 +154,17 @@ int main(int argc, char **argv)
 	snprintf(self, sizeof(self), "/proc/%d/maps", getpid());
 	printf("/proc/<getpid()>/maps: the same mappings: %s\n",
 	       yes(read_maps(self) && lines[0].end == first_end));
+
+	/* openat2 (no wrapper in glibc 2.36): struct open_how's flags first. */
+	unsigned long long how[3] = { O_RDONLY, 0, 0 };
+	int fd2 = syscall(SYS_openat2, AT_FDCWD, "/proc/self/maps", how, sizeof(how));
+	char head[32] = "";
+	int got2 = fd2 >= 0 ? read(fd2, head, sizeof(head) - 1) : -1;
+
+	printf("openat2: the same first line: %s\n",
+	       yes(got2 > 0 && strtoul(head, NULL, 16) == lines[0].start));
+	if (fd2 >= 0)
+		close(fd2);
 
 	/* A child's, by its pid: a fork has its parent's mappings. */
 	int ready[2], done[2];

@@ -22,6 +22,7 @@ use crate::process::{delegate, uaccess, vm, Process};
 
 const SYS_OPEN: u64 = 2;
 const SYS_OPENAT: u64 = 257;
+const SYS_OPENAT2: u64 = 437;
 const O_ACCMODE: u64 = 3;
 const PAGE: u64 = 4096;
 /// The longest path that can name a maps file
@@ -39,6 +40,8 @@ pub fn open(c: &mut Call, nr: u64) -> Option<SysResult> {
         SYS_OPEN => (c.args[0], c.args[1]),
         // Only an absolute path: the directory descriptor does not count.
         SYS_OPENAT => (c.args[1], c.args[2]),
+        // struct open_how begins with the flags.
+        SYS_OPENAT2 => (c.args[1], uaccess::read_u64(c.process, c.args[2]).ok()?),
         _ => return None,
     };
     // Opened to write: Linux refuses it (or, for root, lets writes fail).
