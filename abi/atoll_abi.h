@@ -704,14 +704,16 @@ enum atoll_fault_state {
 #define ATOLL_CALL_FILE_NAME	6
 #define ATOLL_STAT_SIZE		144
 /*
- * open() of a file whose contents the LWK made (/proc/<pid>/maps): the
- * args[1] bytes at args[0] (at most ATOLL_MAX_TEXT_FILE), with open's flags
- * args[2] (O_CLOEXEC counts); args[3]: 0, or the LWK pid of another program
- * of the enclave whose file it is: refused (-errno) unless this `atoll
- * run` may open that program's `atoll run`'s. ret is the new descriptor,
- * read-only, or -errno.
+ * open() of a file whose contents the LWK made (/proc/<pid>/maps). nr
+ * ATOLL_TEXT_OPEN: the args[1] bytes at args[0] (at most
+ * ATOLL_MAX_TEXT_FILE), with open's flags args[2] (O_CLOEXEC counts); ret
+ * is the new descriptor, read-only, or -errno. nr ATOLL_TEXT_MAY_READ,
+ * asked before another program's file is made: 0 if this `atoll run` may
+ * open the maps of the `atoll run` serving LWK pid args[0], else -errno.
  */
 #define ATOLL_CALL_TEXT_FILE	7
+#define ATOLL_TEXT_OPEN		0
+#define ATOLL_TEXT_MAY_READ	1
 #define ATOLL_MAX_TEXT_FILE	(16 << 20)
 
 struct atoll_region {

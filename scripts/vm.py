@@ -67,6 +67,8 @@ BOOT_ATTEMPTS = 2
 # none of Atoll's module in its call trace is stopped and run once more;
 # one with Atoll's code in it is a failure like any other.
 SOFT_LOCKUP = "watchdog: BUG: soft lockup"
+LOCKUP_WINDOW = 64 * 1024  # characters of console searched for two reports
+LOCKUP_LINE = re.compile(r"CPU#(\d+) stuck for (\d+)s! \[(.*?)\]")
 
 GUEST_DIRS = ["/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64",
               "/dev", "/proc", "/sys", "/tmp", "/root", "/extra"]
@@ -294,6 +296,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     marker_at = []  # time the exit marker arrived, once it has
     started = []  # set once the script's start marker has arrived
     lockups = []  # set once a soft lockup report has begun
+    recent = [""]  # the console's last LOCKUP_WINDOW characters from then on
     stalled = []  # set at a lasting soft lockup outside Atoll's module
 
     def pump():
@@ -317,8 +320,10 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
                     marker_at.append(time.monotonic())
                 if SOFT_LOCKUP in tail and not stalled:
                     lockups.append(True)
-                if lockups and not stalled and lockup_outside_atoll("".join(chunks[-256:])):
-                    stalled.append(True)
+                if lockups and not stalled:
+                    recent[0] = (recent[0] + text)[-LOCKUP_WINDOW:]
+                    if lockup_outside_atoll(recent[0]):
+                        stalled.append(True)
             if not data:
                 return
 
@@ -351,20 +356,22 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
 
 
 def lockup_outside_atoll(text):
-    """True if `text` ends with two whole soft-lockup reports (each to its
-    trace's end) of one CPU, a lasting stall, with none of Atoll's module's
-    functions in them."""
+    """True if `text` holds two whole soft-lockup reports (each to its
+    trace's end) of one stall, one CPU stuck longer in the same task, with
+    none of Atoll's module's functions in them."""
     reports = []
     for piece in text.split(SOFT_LOCKUP)[1:]:
         end = piece.find("</TASK>")
-        if end >= 0:
-            reports.append(piece[:end])
+        line = LOCKUP_LINE.search(piece[:200])
+        if end >= 0 and line:
+            reports.append((line, piece[:end]))
     if len(reports) < 2:
         return False
-    cpu = [re.search(r"CPU#(\d+)", r) for r in reports[-2:]]
-    same_cpu = all(cpu) and cpu[0].group(1) == cpu[1].group(1)
+    (first, a), (second, b) = reports[-2:]
+    one_stall = (first.group(1, 3) == second.group(1, 3)
+                 and int(second.group(2)) > int(first.group(2)))
     # "Modules linked in: atoll(OE) ..." names it in every report.
-    return same_cpu and not any("[atoll]" in r for r in reports[-2:])
+    return one_stall and "[atoll]" not in a + b
 
 
 def split_console(console):

@@ -79,7 +79,7 @@ def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
     # script, in Linux's own code (as Debian's kernel once was under TCG),
     # on its first run and not on its second.
     ran = tmp_path / "ran-once"
-    report = ("[   48.5] watchdog: BUG: soft lockup - CPU#2 stuck for 45s! [sh:129]\n"
+    report = ("[   48.5] watchdog: BUG: soft lockup - CPU#2 stuck for {}s! [sh:129]\n"
               "[   48.5] Modules linked in: atoll(OE) 9p\n"
               "[   48.5]  free_unref_page+0x25/0x1d0\n"
               "[   48.5]  </TASK>\n")
@@ -87,7 +87,7 @@ def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
         "#!/bin/sh\n"
         "echo 'ATOLL-VM: script starts'\n"
         f"if [ ! -e {ran} ]; then touch {ran}\n"
-        f"  printf '{report}{report}'; exec sleep 60\n"
+        f"  printf '{report.format(22)}'; sleep 0.2; printf '{report.format(48)}'; exec sleep 60\n"
         "fi\n"
         "echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
     res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30)

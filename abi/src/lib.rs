@@ -638,6 +638,8 @@ pub const CALL_FILE_NAME: u32 = 6;
 pub const STAT_SIZE: u64 = 144;
 /// open() of a file whose contents the LWK made (atoll_abi.h).
 pub const CALL_TEXT_FILE: u32 = 7;
+pub const TEXT_OPEN: u64 = 0;
+pub const TEXT_MAY_READ: u64 = 1;
 pub const MAX_TEXT_FILE: u64 = 16 << 20;
 
 #[repr(C)]

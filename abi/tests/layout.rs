@@ -285,6 +285,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_CALL_TEXT_FILE", CALL_TEXT_FILE as u64),
         ("ATOLL_BENCH_TAKE_TURNS", BENCH_TAKE_TURNS),
         ("ATOLL_MAX_TEXT_FILE", MAX_TEXT_FILE),
+        ("ATOLL_TEXT_OPEN", TEXT_OPEN),
+        ("ATOLL_TEXT_MAY_READ", TEXT_MAY_READ),
         ("ATOLL_KEPT_KEEP", KEPT_KEEP),
         ("ATOLL_KEPT_WRITE", KEPT_WRITE),
         ("ATOLL_KEPT_DROP", KEPT_DROP),

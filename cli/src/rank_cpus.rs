@@ -38,10 +38,14 @@ fn leading_number(v: &str) -> Option<u32> {
 
 /// The LWK CPUs of rank `rank` of `ranks` in an enclave of `cpus` CPUs:
 /// consecutive blocks, as even as can be; with more ranks than CPUs, each
-/// rank gets one CPU, shared with as few others as can be.
+/// rank gets one CPU in turn, shared with as few others as can be. In
+/// turn, because the launcher counts every rank on the node: a job whose
+/// ranks go to two enclaves (`-n 2 atoll run e ... : -n 2 atoll run f ...`)
+/// gives each enclave a run of consecutive ranks, which then get its CPUs
+/// one each.
 pub fn share(cpus: u32, rank: u32, ranks: u32) -> Vec<u32> {
     if ranks >= cpus {
-        return vec![rank * cpus / ranks];
+        return vec![rank % cpus];
     }
     (rank * cpus / ranks..(rank + 1) * cpus / ranks).collect()
 }
@@ -78,7 +82,9 @@ mod tests {
         }
         assert_eq!(share(4, 1, 2), vec![2, 3]);
         assert_eq!(share(3, 1, 2), vec![1, 2]);
-        // More ranks than CPUs: one each, spread evenly.
-        assert_eq!((0..4).map(|r| share(2, r, 4)).collect::<Vec<_>>(), [[0], [0], [1], [1]]);
+        // More ranks than CPUs: one each, in turn, so that ranks 0-1 in one
+        // 2-CPU enclave and 2-3 in another each get CPUs 0 and 1.
+        assert_eq!((0..4).map(|r| share(2, r, 4)).collect::<Vec<_>>(), [[0], [1], [0], [1]]);
+        assert_eq!((0..6).map(|r| share(4, r, 6)).collect::<Vec<_>>(), [[0], [1], [2], [3], [0], [1]]);
     }
 }

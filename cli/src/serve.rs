@@ -219,7 +219,7 @@ impl<M: Module, P: Perform> Server<M, P> {
             },
             CALL_KEPT_FILE => self.performer.kept_file(call.nr, call.args),
             CALL_FILE_NAME => self.performer.file_name(call.args),
-            CALL_TEXT_FILE => self.performer.text_file(call.args),
+            CALL_TEXT_FILE => self.performer.text_file(call.nr, call.args),
             CALL_FORK => match FORK.get() {
                 Some(fork) => {
                     fork(call.args[0] as u32, call.args[1] as u32, call.args[2], &self.performer.kept_snapshot())

@@ -7,7 +7,7 @@ use super::proc_paths::{self, Meaning};
 use super::system_files::Memory;
 use super::usercopy::UserCopy;
 use crate::device::Device;
-use atoll_abi::{MAX_TEXT_FILE, STAT_SIZE};
+use atoll_abi::{MAX_TEXT_FILE, STAT_SIZE, TEXT_MAY_READ, TEXT_OPEN};
 use std::borrow::Cow;
 use std::ffi::CString;
 use std::io;
@@ -32,8 +32,9 @@ pub trait Perform: Send + Sync + 'static {
         -(libc::ENOSYS as i64)
     }
 
-    /// CALL_TEXT_FILE: a descriptor of a file holding the program's bytes.
-    fn text_file(&self, _args: [u64; 6]) -> i64 {
+    /// CALL_TEXT_FILE: a descriptor of a file holding the program's bytes,
+    /// or whether another program's may be read (TEXT_*).
+    fn text_file(&self, _what: u64, _args: [u64; 6]) -> i64 {
         -(libc::ENOSYS as i64)
     }
 
@@ -310,20 +311,21 @@ impl Perform for Performer {
         }
     }
 
-    fn text_file(&self, args: [u64; 6]) -> i64 {
-        let [at, len, flags, other, ..] = args;
-        if len > MAX_TEXT_FILE || !policy::inside(at, len) {
-            return -(libc::EINVAL as i64);
-        }
-        // Another program's file: only if Linux lets this process open
-        // the maps of the process serving it.
-        if other != 0 {
-            let Some(host_pid) = proc_paths::Enclave::host_pid_of(self, other as u32).filter(|&h| h != 0) else {
+    fn text_file(&self, what: u64, args: [u64; 6]) -> i64 {
+        if what == TEXT_MAY_READ {
+            // Another program's file: only if Linux lets this process open
+            // the maps of the process serving it.
+            let Some(host_pid) = proc_paths::Enclave::host_pid_of(self, args[0] as u32).filter(|&h| h != 0) else {
                 return -(libc::ENOENT as i64);
             };
-            if let Err(e) = std::fs::File::open(format!("/proc/{host_pid}/maps")) {
-                return -(e.raw_os_error().unwrap_or(libc::EACCES) as i64);
-            }
+            return match std::fs::File::open(format!("/proc/{host_pid}/maps")) {
+                Ok(_) => 0,
+                Err(e) => -(e.raw_os_error().unwrap_or(libc::EACCES) as i64),
+            };
+        }
+        let [at, len, flags, ..] = args;
+        if what != TEXT_OPEN || len > MAX_TEXT_FILE || !policy::inside(at, len) {
+            return -(libc::EINVAL as i64);
         }
         let mut text = vec![0u8; len as usize];
         match self.copier.read(at, &mut text) {

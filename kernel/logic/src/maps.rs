@@ -143,6 +143,13 @@ impl Maps {
         self.mappings.is_empty()
     }
 
+    /// Whether a change to [start, end) would cut a mapping in two (an edge
+    /// falls inside one).
+    pub fn cuts(&self, start: u64, end: u64) -> bool {
+        let inside = |at: u64| self.at(at).is_some_and(|(s, _)| s != at);
+        inside(start) || inside(end)
+    }
+
     /// Every mapping, in address order.
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Mapping)> {
         self.mappings.iter().map(|(&s, m)| (s, m))
@@ -320,6 +327,8 @@ mod tests {
         assert_eq!(maps.at(0x2800).map(|(s, m)| (s, m.access)), Some((0x2000, R)));
         maps.protect(0x2000, 0x3000, RW);
         assert_eq!(starts(&maps), [(0x1000, 0x5000)]);
+        assert!(maps.cuts(0x2000, 0x3000) && maps.cuts(0x1000, 0x3000));
+        assert!(!maps.cuts(0x1000, 0x5000) && !maps.cuts(0x6000, 0x7000));
     }
 
     #[test]

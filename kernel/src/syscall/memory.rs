@@ -23,10 +23,13 @@ const MADV_DONTNEED: u64 = 4;
 /// for /proc/self/maps in the LWK's own memory.
 const MAX_MAP_COUNT: usize = 65530;
 
-/// ENOMEM once the program has MAX_MAP_COUNT mappings, for each call that
-/// can add some (each adds at most two).
-fn room_for_mappings(c: &Call) -> Result<(), Errno> {
-    if c.process.vm.lock().maps().len() >= MAX_MAP_COUNT {
+/// ENOMEM once the program has MAX_MAP_COUNT mappings, for a call that
+/// would add some (at most two each), as Linux refuses it: mmap and mremap,
+/// and munmap and mprotect of `range` if it cuts a mapping in two.
+fn room_for_mappings(c: &Call, range: Option<(u64, u64)>) -> Result<(), Errno> {
+    let vm = c.process.vm.lock();
+    let maps = vm.maps();
+    if maps.len() >= MAX_MAP_COUNT && range.is_none_or(|(s, e)| maps.cuts(s, e)) {
         return Err(ENOMEM);
     }
     Ok(())
@@ -94,7 +97,7 @@ pub fn mmap(c: &mut Call) -> SysResult {
     {
         return Err(EINVAL);
     }
-    room_for_mappings(c)?;
+    room_for_mappings(c, None)?;
     // A MAP_FIXED mapping replaces what was there as munmap would.
     let fixed = flags & MAP_FIXED != 0 && addr.is_multiple_of(4096) && len > 0;
     let replaced =
@@ -118,7 +121,7 @@ pub fn munmap(c: &mut Call) -> SysResult {
     if addr % 4096 != 0 || len == 0 {
         return Err(EINVAL);
     }
-    room_for_mappings(c)?;
+    room_for_mappings(c, Some((addr, addr.saturating_add(vm::page_up(len)))))?;
     let kept = write_back::before_unmap(c, addr, addr.saturating_add(vm::page_up(len)));
     let mut freed = vm::Freed::new();
     c.process.vm.lock().unmap(addr, len, &mut freed);
@@ -132,7 +135,7 @@ pub fn mprotect(c: &mut Call) -> SysResult {
     if len == 0 {
         return Ok(0);
     }
-    room_for_mappings(c)?;
+    room_for_mappings(c, Some((addr, addr.saturating_add(vm::page_up(len)))))?;
     // A vfork child's pages not copied yet would come with the parent's.
     lazy_copy::fill_range(c.process, addr, len)?;
     let mut freed = vm::Freed::new();
@@ -153,7 +156,7 @@ pub fn mremap(c: &mut Call) -> SysResult {
     if flags & !MREMAP_MAYMOVE != 0 {
         return Err(EINVAL);
     }
-    room_for_mappings(c)?;
+    room_for_mappings(c, None)?;
     // A shared file range that moves or shrinks is no longer written back
     // (README): descriptors it alone kept are closed.
     let kept = write_back::kept_in(c, old, old.saturating_add(vm::page_up(old_len)));

@@ -11,7 +11,7 @@
 use alloc::sync::Arc;
 use alloc::vec;
 use alloc::vec::Vec;
-use atoll_abi::{CALL_FILE_NAME, CALL_TEXT_FILE};
+use atoll_abi::{CALL_FILE_NAME, CALL_TEXT_FILE, TEXT_MAY_READ, TEXT_OPEN};
 use lwk_logic::errno::*;
 use lwk_logic::maps::FileName;
 use lwk_logic::user_pages::Access;
@@ -99,14 +99,19 @@ fn path_head(c: &Call, at: u64) -> Option<Vec<u8>> {
 
 /// A descriptor of a file holding `whose` maps as they are now; `check`:
 /// that program's pid if `atoll run` must first ask Linux whether the
-/// caller may read them, else 0.
+/// caller may read them (before any of the text is in the caller's
+/// memory), else 0.
 fn maps_file(c: &Call, whose: &Process, check: u32, flags: u64) -> SysResult {
+    if check != 0 {
+        let args = [check.into(), 0, 0, 0, 0, 0];
+        Errno::from_return(delegate::call(c.user, CALL_TEXT_FILE, TEXT_MAY_READ, args)?)?;
+    }
     let text = whose.vm.lock().maps().text(atoll_abi::MAX_TEXT_FILE as usize);
     let len = text.len() as u64;
     with_scratch(c, len.max(1), |c, at| {
         uaccess::write_bytes(c.process, at, text.as_bytes())?;
-        let args = [at, len, flags, check.into(), 0, 0];
-        Errno::from_return(delegate::call(c.user, CALL_TEXT_FILE, 0, args)?)
+        let args = [at, len, flags, 0, 0, 0];
+        Errno::from_return(delegate::call(c.user, CALL_TEXT_FILE, TEXT_OPEN, args)?)
     })
 }
 
@@ -115,7 +120,15 @@ fn maps_file(c: &Call, whose: &Process, check: u32, flags: u64) -> SysResult {
 /// bytes of fresh, writable memory), zeroed again after.
 pub fn file_name(c: &Call, fd: u64, at: u64) -> Result<(Arc<FileName>, [u8; STAT_SIZE]), Errno> {
     let answer = delegate::call(c.user, CALL_FILE_NAME, 0, [fd, at, NAME_ROOM, 0, 0, 0])?;
-    let path_len = Errno::from_return(answer)? as usize;
+    let path_len = match Errno::from_return(answer) {
+        Ok(n) => n as usize,
+        Err(e) => {
+            // It may have written the stat before it failed: the mapping
+            // must read as the file (or zero), not as that.
+            uaccess::write_bytes(c.process, at, &[0u8; NAME_ROOM as usize])?;
+            return Err(e);
+        }
+    };
     let mut raw = vec![0u8; (NAME_ROOM as usize).min(STAT_SIZE + path_len + 1)];
     uaccess::read_bytes(c.process, at, &mut raw)?;
     uaccess::write_bytes(c.process, at, &vec![0u8; raw.len()])?;
