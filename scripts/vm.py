@@ -296,7 +296,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     marker_at = []  # time the exit marker arrived, once it has
     started = []  # set once the script's start marker has arrived
     lockups = []  # set once a soft lockup report has begun
-    recent = [""]  # the console's last LOCKUP_WINDOW characters from then on
+    recent = [""]  # the console's last LOCKUP_WINDOW characters from the first report on
     stalled = []  # set at a lasting soft lockup outside Atoll's module
 
     def pump():
@@ -318,12 +318,15 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
                     started.append(True)
                 if not marker_at and EXIT_RE.search(tail):
                     marker_at.append(time.monotonic())
-                if SOFT_LOCKUP in tail and not stalled:
+                if not lockups and SOFT_LOCKUP in tail:
+                    # From the tail: the report's first line may have begun
+                    # in the read before.
                     lockups.append(True)
-                if lockups and not stalled:
+                    recent[0] = tail
+                elif lockups and not stalled:
                     recent[0] = (recent[0] + text)[-LOCKUP_WINDOW:]
-                    if lockup_outside_atoll(recent[0]):
-                        stalled.append(True)
+                if lockups and not stalled and lockup_outside_atoll(recent[0]):
+                    stalled.append(True)
             if not data:
                 return
 

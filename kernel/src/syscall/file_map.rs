@@ -20,7 +20,6 @@ use lwk_logic::user_pages::Access;
 
 const SYS_PREAD64: u64 = 17;
 const SYS_FSTAT: u64 = 5;
-// struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24, st_size at 48.
 const S_IFMT: u32 = 0o170000;
 const S_IFREG: u32 = 0o100000;
 
@@ -104,6 +103,7 @@ fn share(
     access: Access,
     stat: &[u8; STAT_SIZE],
 ) -> Result<(), Errno> {
+    // struct stat on x86-64: st_dev, st_ino at 0 and 8, st_mode at 24, st_size at 48.
     let word = |at: usize| u64::from_le_bytes(stat[at..at + 8].try_into().unwrap_or_default());
     let mode = u32::from_le_bytes(stat[24..28].try_into().unwrap_or_default());
     if mode & S_IFMT != S_IFREG {
