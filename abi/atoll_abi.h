@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	18
+#define ATOLL_ABI_VERSION	19
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -370,6 +370,14 @@ struct atoll_msg_from {
  * interrupt). Removing the segment ends every wait with EIDRM. A SIGNAL
  * with request id 0 gets no answer (the LWK sends those once a first
  * signal to the segment succeeded, so a simulation never waits on Linux).
+ * The event lives in its owner's kernel: the host's for a segment made on
+ * Linux, the LWK's for one made in an enclave (the host opens and closes
+ * it there with XEMEM_HOME). A program's first SIGNAL or WAIT goes to the
+ * host, which checks the segment's mode; for an event in an LWK it answers
+ * ATOLL_XEMEM_ELSEWHERE with that enclave's id, and the program's kernel
+ * then sends its SIGNAL, WAIT and CANCEL there (XEMEM_HOME, answered by
+ * XEMEM_REPLY), from one enclave's CPU to the other's without Linux; the
+ * host forwards Linux's own the same way.
  */
 #define ATOLL_SYS_XEMEM		1002	/* (struct atoll_xemem_io *) -> 0 or -errno */
 #define ATOLL_XEMEM_NAME_LEN	64
@@ -408,7 +416,23 @@ struct atoll_xemem_io {
 #define ATOLL_KMSG_XEMEM_REVOKED 44	/* LWK: u64 attachment; no CPU can reach it now */
 #define ATOLL_KMSG_XEMEM_UNPIN	45	/* host: u64 pin; nobody else maps its frames now */
 #define ATOLL_KMSG_XEMEM_EVENT	46	/* LWK: struct atoll_xemem_req, SIGNAL, WAIT or CANCEL */
+#define ATOLL_KMSG_XEMEM_HOME	61	/* to an event's LWK: struct atoll_xemem_event */
 #define ATOLL_XEMEM_REPLY_RUNS	4000	/* runs in one reply */
+#define ATOLL_XEMEM_ELSEWHERE	1	/* a reply's result: the event is in enclave `value` */
+
+/*
+ * XEMEM_HOME: SIGNAL, WAIT or CANCEL for an event that lives in the
+ * receiving LWK, from the host or another LWK, answered by XEMEM_REPLY to
+ * the sender (id 0: no answer); from the host also MAKE (the event of a
+ * segment made here opens here) and REMOVE (it closes: waits get EIDRM).
+ */
+struct atoll_xemem_event {
+	__u64 id;		/* the sender's, echoed by the reply */
+	__s64 segid;
+	__u64 cancel;		/* CANCEL: the id of the WAIT it ends */
+	__u32 op;
+	__u32 pad0;
+};
 
 /* A program's request, with the LWK's pin over a MAKE's frames. */
 struct atoll_xemem_req {

@@ -97,8 +97,10 @@ void xemem_event_close(s64 segid);
 void xemem_event_enclave_gone(struct atoll_enclave *e);
 int xemem_event_signal(s64 segid, kuid_t uid, kgid_t gid);
 int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms);
+void xemem_event_signal_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid, kgid_t gid);
 void xemem_event_wait_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid, kgid_t gid);
 void xemem_event_cancel(struct atoll_enclave *e, u64 id, s64 segid);
+void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m);
 
 /* xemem_lwk.c: the LWKs' requests (its entry points are in atoll.h) */
 

@@ -6,6 +6,12 @@
  * one IPI: a Linux waiter sleeps on the event's wait queue, an LWK's WAIT
  * stays here until an event is taken for it and answered by XEMEM_REPLY.
  * Who may signal or wait: whoever the segment's mode lets get it.
+ *
+ * The event of a segment made in an enclave lives in that enclave's LWK
+ * (its `home`), so that LWKs signal each other directly: here it is only
+ * checked, an LWK that asks is told where it is (XEMEM_ELSEWHERE), and a
+ * Linux process's signal and wait are forwarded there (XEMEM_HOME), the
+ * wait until the LWK answers it.
  */
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -21,6 +27,7 @@
  */
 #define XEMEM_WAIT_SPIN_NS	30000
 #define XEMEM_WAIT_SPIN_MAX_NS	400000
+#define XEMEM_CANCEL_WAIT_MS	1000	/* for an LWK to answer a cancelled wait */
 
 struct lwk_waiter {
 	struct list_head node;
@@ -38,14 +45,31 @@ struct xemem_event {
 	wait_queue_head_t wq;		/* Linux's waiters */
 	u64 spin_ns;			/* a Linux wait spins this long (a hint) */
 	struct list_head lwk_waiters;
+	struct atoll_enclave *home;	/* the LWK the event lives in; NULL: here */
 };
 
-/* segid -> event; its lock (irq-safe) also guards every event's fields. */
-static DEFINE_XARRAY_FLAGS(events, XA_FLAGS_LOCK_IRQ);
+/* A Linux process's wait on an event in an LWK, until that LWK answers it. */
+struct forwarded {
+	struct list_head node;
+	struct atoll_enclave *home;
+	s64 segid;
+	u64 id;				/* the request's, in XEMEM_HOME and its reply */
+	s64 result;
+	bool answered;
+	wait_queue_head_t wq;
+};
 
-static void answer(struct atoll_enclave *e, u64 id, s64 result)
+/*
+ * segid -> event; its lock (irq-safe) also guards every event's fields
+ * and the forwarded waits.
+ */
+static DEFINE_XARRAY_FLAGS(events, XA_FLAGS_LOCK_IRQ);
+static LIST_HEAD(forwarded);
+static u64 forward_id;
+
+static void answer(struct atoll_enclave *e, u64 id, s64 result, s64 value)
 {
-	struct atoll_xemem_reply r = { .id = id, .result = result, .last = 1 };
+	struct atoll_xemem_reply r = { .id = id, .result = result, .value = value, .last = 1 };
 
 	/* From the interrupt: no waiting for room (the LWK's ring holds 4096 slots). */
 	if (atoll_kmsg_send(e, ATOLL_KMSG_XEMEM_REPLY, &r, sizeof(r)))
@@ -53,8 +77,22 @@ static void answer(struct atoll_enclave *e, u64 id, s64 result)
 				    e->name);
 }
 
+/* Under the xarray's lock: SIGNAL, WAIT, CANCEL, or MAKE and REMOVE, to the event's LWK. */
+static int send_home(struct atoll_enclave *home, u32 op, s64 segid, u64 id, u64 cancel)
+{
+	struct atoll_xemem_event m = { .id = id, .segid = segid, .cancel = cancel, .op = op };
+
+	return atoll_kmsg_send(home, ATOLL_KMSG_XEMEM_HOME, &m, sizeof(m));
+}
+
+/*
+ * A new segment's event: here, or for one an LWK program made, in that
+ * LWK (opened there before anyone can learn the segid, so an LWK told to
+ * go there finds it, or finds it coming: the host opens in segid order).
+ */
 int xemem_event_open(struct xemem_seg *s)
 {
+	struct atoll_xemem_event open = { .segid = s->segid, .op = ATOLL_XEMEM_MAKE };
 	struct xemem_event *ev = kzalloc(sizeof(*ev), GFP_KERNEL);
 	int ret;
 
@@ -64,11 +102,23 @@ int xemem_event_open(struct xemem_seg *s)
 	ev->uid = s->owner.uid;
 	ev->gid = s->owner.gid;
 	ev->mode = s->mode;
+	ev->home = s->owner.e;
 	init_waitqueue_head(&ev->wq);
 	INIT_LIST_HEAD(&ev->lwk_waiters);
+	if (ev->home) {
+		ret = atoll_kmsg_send_wait(ev->home, ATOLL_KMSG_XEMEM_HOME, &open, sizeof(open));
+		if (ret) {
+			kfree(ev);
+			return ret;
+		}
+	}
 	ret = xa_insert_irq(&events, s->segid, ev, GFP_KERNEL);
-	if (ret)
+	if (ret) {
+		open.op = ATOLL_XEMEM_REMOVE;
+		if (ev->home)
+			atoll_kmsg_send(ev->home, ATOLL_KMSG_XEMEM_HOME, &open, sizeof(open));
 		kfree(ev);
+	}
 	return ret;
 }
 
@@ -77,10 +127,23 @@ static void event_free(struct kref *ref)
 	kfree(container_of(ref, struct xemem_event, ref));
 }
 
-/* The segment is gone: every waiter, here and in the LWKs, gets EIDRM. */
+/* Under the xarray's lock: a forwarded wait ends with `result`. */
+static void forwarded_answer(struct forwarded *f, s64 result)
+{
+	f->result = result;
+	/* The result first: the waiter reads it after an acquire. */
+	smp_store_release(&f->answered, true);
+	wake_up(&f->wq);
+}
+
+/*
+ * The segment is gone: every waiter, here and in the LWKs, gets EIDRM; an
+ * event in an LWK is closed there, and the Linux waits forwarded to it end.
+ */
 void xemem_event_close(s64 segid)
 {
 	struct lwk_waiter *w, *next;
+	struct forwarded *f;
 	struct xemem_event *ev;
 	unsigned long flags;
 
@@ -89,10 +152,16 @@ void xemem_event_close(s64 segid)
 	if (ev) {
 		ev->closed = true;
 		list_for_each_entry_safe(w, next, &ev->lwk_waiters, node) {
-			answer(w->e, w->id, -EIDRM);
+			answer(w->e, w->id, -EIDRM, 0);
 			list_del(&w->node);
 			kfree(w);
 		}
+		if (ev->home && send_home(ev->home, ATOLL_XEMEM_REMOVE, segid, 0, 0))
+			pr_warn("atoll: enclave %s did not hear that segment %lld is gone\n",
+				ev->home->name, segid);
+		list_for_each_entry(f, &forwarded, node)
+			if (f->segid == segid && !f->answered)
+				forwarded_answer(f, -EIDRM);
 	}
 	xa_unlock_irqrestore(&events, flags);
 	if (!ev)
@@ -101,11 +170,15 @@ void xemem_event_close(s64 segid)
 	kref_put(&ev->ref, event_free);
 }
 
-/* An enclave going away: nobody answers its waits any more. */
+/*
+ * An enclave going away: nobody answers its waits any more, its events
+ * are closed (their segments go next), and waits forwarded to it end.
+ */
 void xemem_event_enclave_gone(struct atoll_enclave *e)
 {
 	struct lwk_waiter *w, *next;
 	struct xemem_event *ev;
+	struct forwarded *f;
 	unsigned long flags, i;
 
 	xa_lock_irqsave(&events, flags);
@@ -116,7 +189,15 @@ void xemem_event_enclave_gone(struct atoll_enclave *e)
 			list_del(&w->node);
 			kfree(w);
 		}
+		if (ev->home == e) {
+			ev->home = NULL;
+			ev->closed = true;
+			wake_up_all(&ev->wq);
+		}
 	}
+	list_for_each_entry(f, &forwarded, node)
+		if (f->home == e && !f->answered)
+			forwarded_answer(f, -EIDRM);
 	xa_unlock_irqrestore(&events, flags);
 }
 
@@ -138,27 +219,37 @@ static struct xemem_event *find(s64 segid, kuid_t uid, kgid_t gid, int *err)
 	return bits & 4 ? ev : NULL;
 }
 
-/* One event: to the LWK waiter that came first, else for Linux's. */
+/* Under the xarray's lock: one event, to the LWK waiter that came first, else for Linux's. */
+static int signal_here(struct xemem_event *ev, s64 segid)
+{
+	struct lwk_waiter *w = list_first_entry_or_null(&ev->lwk_waiters, struct lwk_waiter, node);
+
+	if (ev->home)
+		return send_home(ev->home, ATOLL_XEMEM_SIGNAL, segid, 0, 0);
+	if (w) {
+		list_del(&w->node);
+		answer(w->e, w->id, 0, 0);
+		kfree(w);
+	} else {
+		ev->count++;
+		wake_up(&ev->wq);
+	}
+	return 0;
+}
+
+/* A Linux process's signal: 0 or -errno (for an event in an LWK, forwarded there). */
 int xemem_event_signal(s64 segid, kuid_t uid, kgid_t gid)
 {
 	struct xemem_event *ev;
-	struct lwk_waiter *w;
 	unsigned long flags;
 	int err;
 
 	xa_lock_irqsave(&events, flags);
 	ev = find(segid, uid, gid, &err);
-	w = ev ? list_first_entry_or_null(&ev->lwk_waiters, struct lwk_waiter, node) : NULL;
-	if (w) {
-		list_del(&w->node);
-		answer(w->e, w->id, 0);
-		kfree(w);
-	} else if (ev) {
-		ev->count++;
-		wake_up(&ev->wq);
-	}
+	if (ev)
+		err = signal_here(ev, segid);
 	xa_unlock_irqrestore(&events, flags);
-	return ev ? 0 : err;
+	return err;
 }
 
 /* Takes an event: 1, 0 if there is none yet, or -EIDRM once the segment is gone. */
@@ -178,6 +269,92 @@ static int take(struct xemem_event *ev)
 	return ret;
 }
 
+/* A wait spins this long first: as long as the event's last wait says (a hint). */
+static u64 spin_for(struct xemem_event *ev, s32 timeout_ms)
+{
+	/* A wait with no time (timeout 0) only looks. */
+	return timeout_ms ? max_t(u64, XEMEM_WAIT_SPIN_NS, READ_ONCE(ev->spin_ns)) : 0;
+}
+
+/*
+ * After a wait that got its event: next time, four times this wait if it
+ * spun; if it slept but not long (the sleep made it longer), the most;
+ * else the least. Waiters racing here only move a hint.
+ */
+static void learn_spin(struct xemem_event *ev, u64 start, bool slept)
+{
+	u64 waited = ktime_get_ns() - start;
+
+	if (waited > XEMEM_WAIT_SPIN_MAX_NS)
+		waited = 0;
+	else if (slept)
+		waited = XEMEM_WAIT_SPIN_MAX_NS;
+	else
+		waited = min_t(u64, 4 * waited, XEMEM_WAIT_SPIN_MAX_NS);
+	WRITE_ONCE(ev->spin_ns, waited);
+}
+
+static bool forwarded_done(struct forwarded *f)
+{
+	/* Pairs with forwarded_answer(): the result is set. */
+	return smp_load_acquire(&f->answered);
+}
+
+/*
+ * A Linux process's wait on an event in an LWK (ev referenced): sent
+ * there, spun on and slept on as a local one; given up, it is cancelled,
+ * and the LWK's answer still awaited, so that an event taken for it
+ * meanwhile is not lost.
+ */
+static int wait_forwarded(struct xemem_event *ev, s64 segid, s32 timeout_ms)
+{
+	long timeout = timeout_ms < 0 ? MAX_SCHEDULE_TIMEOUT : msecs_to_jiffies(timeout_ms);
+	struct forwarded f = { .segid = segid };
+	u64 start, spin = spin_for(ev, timeout_ms);
+	unsigned long flags;
+	long left = 1;
+	bool slept;
+	int ret;
+
+	init_waitqueue_head(&f.wq);
+	xa_lock_irqsave(&events, flags);
+	ret = -EIDRM;
+	if (ev->home) {
+		f.home = ev->home;
+		f.id = ++forward_id;
+		ret = send_home(f.home, ATOLL_XEMEM_WAIT, segid, f.id, 0);
+		if (!ret)
+			list_add_tail(&f.node, &forwarded);
+	}
+	xa_unlock_irqrestore(&events, flags);
+	if (ret)
+		return ret;
+	start = ktime_get_ns();
+	while (!forwarded_done(&f) && ktime_get_ns() - start < spin && !signal_pending(current))
+		cpu_relax();
+	slept = !forwarded_done(&f);
+	if (slept)
+		left = wait_event_interruptible_timeout(f.wq, forwarded_done(&f), timeout);
+	if (!forwarded_done(&f)) {
+		xa_lock_irqsave(&events, flags);
+		/* Answered, or its enclave gone, meanwhile: f.home may be gone too. */
+		if (!f.answered && send_home(f.home, ATOLL_XEMEM_CANCEL, segid, 0, f.id))
+			forwarded_answer(&f, -ETIMEDOUT);
+		xa_unlock_irqrestore(&events, flags);
+		wait_event_timeout(f.wq, forwarded_done(&f),
+				   msecs_to_jiffies(XEMEM_CANCEL_WAIT_MS));
+	}
+	xa_lock_irqsave(&events, flags);
+	list_del(&f.node);
+	ret = f.answered ? f.result : -ETIMEDOUT;
+	xa_unlock_irqrestore(&events, flags);
+	if (!ret && timeout_ms)
+		learn_spin(ev, start, slept);
+	if (ret == -ETIMEDOUT && left < 0)
+		return -EINTR;
+	return ret;
+}
+
 /*
  * A Linux process's wait: 0, -ETIMEDOUT, -EIDRM or -EINTR. It spins
  * first (as ATOLL_IOC_CALL does), as long as the event's last wait says:
@@ -190,7 +367,7 @@ int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 	struct xemem_event *ev;
 	unsigned long flags;
 	int err, got = 0;
-	u64 start, waited;
+	u64 start, spin;
 	long left = 1;
 	bool slept;
 
@@ -201,32 +378,82 @@ int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 	xa_unlock_irqrestore(&events, flags);
 	if (!ev)
 		return err;
+	if (READ_ONCE(ev->home)) {
+		err = wait_forwarded(ev, segid, timeout_ms);
+		kref_put(&ev->ref, event_free);
+		return err;
+	}
 	start = ktime_get_ns();
-	/* A wait with no time (timeout 0) only looks. */
-	waited = timeout_ms ? max_t(u64, XEMEM_WAIT_SPIN_NS, READ_ONCE(ev->spin_ns)) : 0;
-	while (!(got = take(ev)) && ktime_get_ns() - start < waited && !signal_pending(current))
+	spin = spin_for(ev, timeout_ms);
+	while (!(got = take(ev)) && ktime_get_ns() - start < spin && !signal_pending(current))
 		cpu_relax();
 	slept = !got;
 	if (slept)
 		left = wait_event_interruptible_timeout(ev->wq, (got = take(ev)) != 0, timeout);
-	if (got > 0 && timeout_ms) {
-		/*
-		 * Next time: four times this wait if it spun; if it slept but
-		 * not long (the sleep made it longer), the most; else the
-		 * least. Waiters racing here only move a hint.
-		 */
-		waited = ktime_get_ns() - start;
-		if (waited > XEMEM_WAIT_SPIN_MAX_NS)
-			waited = 0;
-		else
-			waited = slept ? XEMEM_WAIT_SPIN_MAX_NS :
-					 min_t(u64, 4 * waited, XEMEM_WAIT_SPIN_MAX_NS);
-		WRITE_ONCE(ev->spin_ns, waited);
-	}
+	if (got > 0 && timeout_ms)
+		learn_spin(ev, start, slept);
 	kref_put(&ev->ref, event_free);
 	if (got)
 		return got < 0 ? got : 0;
 	return left < 0 ? -EINTR : -ETIMEDOUT;
+}
+
+/* XEMEM_REPLY from the LWK an event lives in: a forwarded wait's answer. */
+void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
+{
+	const struct atoll_xemem_reply *r = (const void *)m->data;
+	struct forwarded *f;
+	unsigned long flags;
+	bool found = false;
+
+	if (m->len != sizeof(*r)) {
+		pr_warn_ratelimited("atoll: enclave %s sent a malformed XEMEM reply; refused\n",
+				    e->name);
+		return;
+	}
+	xa_lock_irqsave(&events, flags);
+	list_for_each_entry(f, &forwarded, node) {
+		if (f->id == r->id && f->home == e && !f->answered) {
+			forwarded_answer(f, r->result > 0 ? -EIO : r->result);
+			found = true;
+			break;
+		}
+	}
+	xa_unlock_irqrestore(&events, flags);
+	/* One already ended (the segment closed here first) is answered late. */
+	if (!found)
+		pr_debug("atoll: enclave %s answered no forwarded wait (%llu)\n", e->name, r->id);
+}
+
+/*
+ * An LWK's SIGNAL or WAIT (request id) on an event that lives in an LWK,
+ * perhaps its own: it is told which (XEMEM_ELSEWHERE) and asks there.
+ * False for an event here.
+ */
+static bool elsewhere(struct atoll_enclave *e, u64 id, struct xemem_event *ev)
+{
+	if (!ev || !ev->home || !id)
+		return false;
+	answer(e, id, ATOLL_XEMEM_ELSEWHERE, ev->home->id);
+	return true;
+}
+
+/* An LWK's SIGNAL (request id, 0: it wants no answer). */
+void xemem_event_signal_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid, kgid_t gid)
+{
+	struct xemem_event *ev;
+	unsigned long flags;
+	int err;
+
+	xa_lock_irqsave(&events, flags);
+	ev = find(segid, uid, gid, &err);
+	if (!elsewhere(e, id, ev)) {
+		if (ev)
+			err = signal_here(ev, segid);
+		if (id)
+			answer(e, id, err, 0);
+	}
+	xa_unlock_irqrestore(&events, flags);
 }
 
 /* An LWK's WAIT (request id): answered now if an event is there, else when one comes. */
@@ -239,6 +466,8 @@ void xemem_event_wait_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid
 
 	xa_lock_irqsave(&events, flags);
 	ev = w ? find(segid, uid, gid, &err) : NULL;
+	if (elsewhere(e, id, ev))
+		goto out;
 	if (ev && ev->count) {
 		ev->count--;
 		err = 0;
@@ -248,7 +477,8 @@ void xemem_event_wait_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid
 		w = NULL;
 	}
 	if (!ev || !err)
-		answer(e, id, err);
+		answer(e, id, err, 0);
+out:
 	xa_unlock_irqrestore(&events, flags);
 	kfree(w);
 }
@@ -272,7 +502,7 @@ void xemem_event_cancel(struct atoll_enclave *e, u64 id, s64 segid)
 	}
 	if (found) {
 		list_del(&found->node);
-		answer(e, id, -ETIMEDOUT);
+		answer(e, id, -ETIMEDOUT, 0);
 	}
 	xa_unlock_irqrestore(&events, flags);
 	kfree(found);

@@ -191,10 +191,8 @@ static void on_event(struct atoll_enclave *e, const struct atoll_kmsg *m)
 			xemem_event_cancel(e, req->attachment, req->io.segid);
 			return;
 		case ATOLL_XEMEM_SIGNAL:
-			r.result = xemem_event_signal(req->io.segid, h.uid, h.gid);
-			if (!req->id)
-				return;	/* sent without waiting for an answer */
-			break;
+			xemem_event_signal_lwk(e, req->id, req->io.segid, h.uid, h.gid);
+			return;
 		default:
 			r.result = -EINVAL;
 		}
@@ -213,6 +211,7 @@ int atoll_xemem_lwk_init(void)
 {
 	return atoll_kmsg_register(ATOLL_KMSG_XEMEM_REQ, on_request) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_XEMEM_EVENT, on_event) ?:
+	       atoll_kmsg_register(ATOLL_KMSG_XEMEM_REPLY, xemem_event_on_reply) ?:
 	       atoll_kmsg_register(ATOLL_KMSG_XEMEM_REVOKED, on_revoked);
 }
 

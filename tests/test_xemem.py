@@ -123,7 +123,7 @@ def test_thousand_cycles_and_permissions(vm, programs):
     # 1000 make/get/attach/detach/release/remove cycles in an enclave and
     # on Linux leave nothing behind (also from C++), and so does an export
     # of the main stack's untouched part; a segment made with mode 0600 by root
-    # is refused to user nobody, one made 0666 is not.
+    # is refused to user nobody (its memory and its events), one made 0666 is not.
     res = vm(r'''
 mkdir -p /tmp/x; chmod 777 /tmp/x
 total_before=$(grep MemTotal /proc/meminfo)
@@ -159,7 +159,8 @@ atoll destroy a > /dev/null || exit 10
     assert "CPP enclave: 0" in out and "CPP linux: 0" in out, out
     # The main stack's untouched part gets its memory when exported.
     assert "stack export: same bytes" in out and "STACK enclave: 0" in out, out
-    assert "denied private: EACCES" in out and "DENIED: 0" in out, out
+    assert "denied private: get EACCES, signal EACCES, wait EACCES" in out, out
+    assert "DENIED: 0" in out, out
     assert "GRANTED: 0" in out and "PUBLIC: 0" in out, out
 
 
@@ -167,8 +168,9 @@ def test_signalled_segments_every_pair_and_owner_gone(vm, programs):
     # Ping-pong over signalled segments between every pair (each round's
     # number read through the other's attachment); waits that time out,
     # with and without time, and events counted, on Linux and in an
-    # enclave; waiters on Linux and in another enclave get EIDRM when the
-    # owner's enclave is destroyed, and nothing hangs.
+    # enclave, on their own segments and on an enclave program's (whose
+    # events live in its LWK); waiters on Linux and in another enclave get
+    # EIDRM when the owner's enclave is destroyed, and nothing hangs.
     res = vm(r'''
 mkdir -p /tmp/x
 atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
@@ -185,6 +187,12 @@ pp linux-linux "" ""
 /extra/xemem_check timeouts tl; echo "TIMEOUTS linux: $?"
 atoll run a -- /extra/xemem_check timeouts te; echo "TIMEOUTS enclave: $?"
 atoll run a -- /extra/xemem_check hold gone /tmp/x > /dev/null 2>&1 &
+# The same on the events of a's program's segment, which live in a's LWK:
+# from Linux (forwarded by the host), from b (sent to a directly) and from
+# another program in a.
+/extra/xemem_check timeouts gone /tmp/x; echo "TIMEOUTS linux on a's: $?"
+atoll run b -- /extra/xemem_check timeouts gone /tmp/x; echo "TIMEOUTS b on a's: $?"
+atoll run a -- /extra/xemem_check timeouts gone /tmp/x; echo "TIMEOUTS a on a's: $?"
 /extra/xemem_check waitgone gone /tmp/x & w1=$!
 atoll run b -- /extra/xemem_check waitgone gone /tmp/x & w2=$!
 while [ $(ls /tmp/x/gone.waiting 2>/dev/null | wc -l) = 0 ]; do sleep 0.2; done; sleep 1
@@ -203,6 +211,10 @@ atoll destroy b > /dev/null || exit 10
         assert (f"timeouts {tag}: no time timed out, 50 ms timed out, two signals taken, "
                 "then timed out") in out, out
         assert f"TIMEOUTS {where}: 0" in out, out
+    assert out.count("timeouts gone: no time timed out, 50 ms timed out, two signals taken, "
+                     "then timed out") == 3, out
+    for who in ["linux", "b", "a"]:
+        assert f"TIMEOUTS {who} on a's: 0" in out, out
     assert out.count("waitgone gone: EIDRM") == 2, out
     assert "WAITGONE linux: 0" in out and "WAITGONE enclave: 0" in out, out
 

@@ -11,9 +11,11 @@ pub mod syscalls;
 mod xemem_bytes;
 pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
-pub use xemem_bytes::{XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES};
+pub use xemem_bytes::{
+    XEMEM_EVENT_BYTES, XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES,
+};
 
-pub const ABI_VERSION: u32 = 18;
+pub const ABI_VERSION: u32 = 19;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -360,7 +362,9 @@ pub const KMSG_XEMEM_REVOKE: u16 = 43;
 pub const KMSG_XEMEM_REVOKED: u16 = 44;
 pub const KMSG_XEMEM_UNPIN: u16 = 45;
 pub const KMSG_XEMEM_EVENT: u16 = 46;
+pub const KMSG_XEMEM_HOME: u16 = 61;
 pub const XEMEM_REPLY_RUNS: usize = 4000;
+pub const XEMEM_ELSEWHERE: i64 = 1;
 pub const XEMEM_HASH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 pub const XEMEM_HASH_PRIME: u64 = 0x100_0000_01b3;
 
@@ -398,6 +402,16 @@ pub struct XememReq {
 pub struct XememRun {
     pub phys: u64,
     pub len: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XememEvent {
+    pub id: u64,
+    pub segid: i64,
+    pub cancel: u64,
+    pub op: u32,
+    pub pad0: u32,
 }
 
 #[repr(C)]

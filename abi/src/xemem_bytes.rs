@@ -3,11 +3,12 @@
 //! side needs `unsafe` to send or receive them.
 
 use crate::bytes::{Reader, Writer};
-use crate::{Header, XememIo, XememReply, XememReq, XememRun, XEMEM_NAME_LEN};
+use crate::{Header, XememEvent, XememIo, XememReply, XememReq, XememRun, XEMEM_NAME_LEN};
 
 pub const XEMEM_IO_BYTES: usize = core::mem::size_of::<XememIo>();
 pub const XEMEM_REQ_BYTES: usize = core::mem::size_of::<XememReq>();
 pub const XEMEM_REPLY_BYTES: usize = core::mem::size_of::<XememReply>();
+pub const XEMEM_EVENT_BYTES: usize = core::mem::size_of::<XememEvent>();
 pub const XEMEM_RUN_BYTES: usize = core::mem::size_of::<XememRun>();
 
 impl XememIo {
@@ -70,7 +71,48 @@ impl XememReq {
     }
 }
 
+impl XememEvent {
+    pub fn to_bytes(&self) -> [u8; XEMEM_EVENT_BYTES] {
+        let mut out = [0u8; XEMEM_EVENT_BYTES];
+        let mut w = Writer { out: &mut out, at: 0 };
+        w.put(&self.id.to_le_bytes());
+        w.put(&self.segid.to_le_bytes());
+        w.put(&self.cancel.to_le_bytes());
+        w.put(&self.op.to_le_bytes());
+        w.put(&self.pad0.to_le_bytes());
+        out
+    }
+
+    /// None unless `bytes` is exactly one event.
+    pub fn parse(bytes: &[u8]) -> Option<Self> {
+        if bytes.len() != XEMEM_EVENT_BYTES {
+            return None;
+        }
+        let mut r = Reader { bytes, at: 0 };
+        Some(XememEvent {
+            id: r.u64(),
+            segid: r.i64(),
+            cancel: r.u64(),
+            op: r.u32(),
+            pad0: r.u32(),
+        })
+    }
+}
+
 impl XememReply {
+    /// A reply without runs, as its bytes.
+    pub fn to_bytes(&self) -> [u8; XEMEM_REPLY_BYTES] {
+        let mut out = [0u8; XEMEM_REPLY_BYTES];
+        let mut w = Writer { out: &mut out, at: 0 };
+        for v in [self.id, self.result as u64, self.value as u64] {
+            w.put(&v.to_le_bytes());
+        }
+        for v in [self.writable, self.last, self.count, self.pad0] {
+            w.put(&v.to_le_bytes());
+        }
+        out
+    }
+
     /// The header and the runs after it; None if the lengths disagree.
     pub fn parse(bytes: &[u8]) -> Option<(XememReply, impl Iterator<Item = XememRun> + '_)> {
         let (head, rest) = bytes.split_at_checked(XEMEM_REPLY_BYTES)?;
@@ -160,6 +202,17 @@ mod tests {
         assert_eq!((got.id, got.result, got.value, got.writable, got.count), (1, -2, 3, 1, 2));
         assert!(got_runs.eq(runs));
         assert!(XememReply::parse(&bytes[..bytes.len() - 1]).is_none());
+    }
+
+    #[test]
+    fn event_and_reply_bytes_are_their_c_layout() {
+        let ev = XememEvent { id: 7, segid: -5, cancel: 9, op: 10, pad0: 0 };
+        assert_eq!(&ev.to_bytes()[..], raw(&ev));
+        assert_eq!(XememEvent::parse(raw(&ev)), Some(ev));
+        assert_eq!(XememEvent::parse(&raw(&ev)[1..]), None);
+        let reply =
+            XememReply { id: 1, result: -2, value: 3, writable: 0, last: 1, count: 0, pad0: 0 };
+        assert_eq!(&reply.to_bytes()[..], raw(&reply));
     }
 
     #[test]

@@ -131,6 +131,9 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_xemem_list", XememList {
         "hdr": hdr, "segments": segments, "attachments": attachments, "seg": seg, "att": att,
     });
+    layout!("atoll_xemem_event", XememEvent {
+        "id": id, "segid": segid, "cancel": cancel, "op": op, "pad0": pad0,
+    });
     layout!("atoll_xemem_reply", XememReply {
         "id": id, "result": result, "value": value, "writable": writable, "last": last,
         "count": count, "pad0": pad0,
@@ -328,6 +331,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_XEMEM_SEG_KEPT", XEMEM_SEG_KEPT as u64),
         ("ATOLL_XEMEM_SEG_OWNER_ENDED", XEMEM_SEG_OWNER_ENDED as u64),
         ("ATOLL_KMSG_XEMEM_EVENT", KMSG_XEMEM_EVENT as u64),
+        ("ATOLL_KMSG_XEMEM_HOME", KMSG_XEMEM_HOME as u64),
+        ("ATOLL_XEMEM_ELSEWHERE", XEMEM_ELSEWHERE as u64),
         ("ATOLL_XEMEM_RDONLY", XEMEM_RDONLY as u64),
         ("ATOLL_XEMEM_RDWR", XEMEM_RDWR as u64),
         ("ATOLL_KMSG_XEMEM_REQ", KMSG_XEMEM_REQ as u64),

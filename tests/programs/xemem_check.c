@@ -15,7 +15,8 @@
  *   xemem_check stack                       exports 64 KiB of its main stack
  *       4 MiB below the stack pointer, where nothing touched it yet,
  *       attaches it and writes through the attachment
- *   xemem_check denied NAME                 expects get to be refused
+ *   xemem_check denied NAME                 expects get, signal and wait
+ *       to be refused (EACCES)
  *   xemem_check pingpong NAME ROUNDS DIR first|second
  *                                           signalled segments: each side
  *       makes NAME.first or NAME.second, attaches the other's; first
@@ -23,9 +24,10 @@
  *       waits on its own, checks the round through its attachment and
  *       signals back; prints the median round trip
  *   xemem_check hold NAME DIR               makes NAME, says ready, sleeps
- *   xemem_check timeouts NAME               its own segment's events: waits
- *       with nothing there time out (also with no time), two signals are
- *       taken by two waits with no time, and a third wait times out
+ *   xemem_check timeouts NAME [DIR]         its own segment's events (with
+ *       DIR: those of NAME that another program holds, after DIR/NAME.ready):
+ *       waits with nothing there time out (also with no time), two signals
+ *       are taken by two waits with no time, and a third wait times out
  *   xemem_check waitgone NAME DIR           waits on NAME's events; expects
  *       EIDRM once its owner is gone
  *   xemem_check keep NAME SIZE              makes NAME (pattern 1, mode 0644),
@@ -323,15 +325,16 @@ static int run_stack(void)
 static int run_denied(const char *name)
 {
 	xpmem_segid_t segid = xemem_lookup_segid(name);
+	int get, signal, wait;
 
 	if (segid < 0)
 		die("xemem_lookup_segid");
-	if (xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL) >= 0) {
-		printf("FAIL denied %s: get succeeded\n", name);
-		return 1;
-	}
-	printf("denied %s: %s\n", name, errno == EACCES ? "EACCES" : strerror(errno));
-	return errno == EACCES ? 0 : 1;
+	get = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL) >= 0 ? 0 : errno;
+	signal = xemem_signal(segid) ? errno : 0;
+	wait = xemem_wait(segid, 0) ? errno : 0;
+	printf("denied %s: get %s, signal %s, wait %s\n", name, strerrorname_np(get),
+	       strerrorname_np(signal), strerrorname_np(wait));
+	return get == EACCES && signal == EACCES && wait == EACCES ? 0 : 1;
 }
 
 static long long now_ns(void)
@@ -418,13 +421,23 @@ static int times_out(xpmem_segid_t segid, int ms)
 	return xemem_wait(segid, ms) == -1 && errno == ETIMEDOUT;
 }
 
-static int run_timeouts(const char *name)
+static int run_timeouts(const char *name, const char *dir)
 {
 	unsigned char *buf;
-	xpmem_segid_t segid = make(name, 4096, 0600, &buf);
-	int empty = times_out(segid, 0), later, taken, after;
-	long long t = now_ns();
+	xpmem_segid_t segid;
+	int empty, later, taken, after;
+	long long t;
 
+	if (dir) {
+		await(dir, name, "ready");
+		segid = xemem_lookup_segid(name);
+		if (segid < 0)
+			die("xemem_lookup_segid");
+	} else {
+		segid = make(name, 4096, 0600, &buf);
+	}
+	empty = times_out(segid, 0);
+	t = now_ns();
 	/* It waited its time, at least: a wait that gives up early fails. */
 	later = times_out(segid, 50) && now_ns() - t >= 50000000;
 
@@ -435,7 +448,7 @@ static int run_timeouts(const char *name)
 	printf("timeouts %s: no time %s, 50 ms %s, two signals %s, then %s\n", name,
 	       empty ? "timed out" : "FAILED", later ? "timed out" : "FAILED",
 	       taken ? "taken" : "NOT taken", after ? "timed out" : "FAILED");
-	if (xpmem_remove(segid))
+	if (!dir && xpmem_remove(segid))
 		die("xpmem_remove");
 	return empty && later && taken && after ? 0 : 1;
 }
@@ -642,8 +655,8 @@ int main(int argc, char **argv)
 				    !strcmp(argv[5], "first"));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return run_hold(argv[2], argv[3]);
-	if (argc == 3 && !strcmp(argv[1], "timeouts"))
-		return run_timeouts(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timeouts"))
+		return run_timeouts(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 4 && !strcmp(argv[1], "waitgone"))
 		return run_waitgone(argv[2], argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "keep"))

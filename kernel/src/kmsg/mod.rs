@@ -65,6 +65,12 @@ pub type Handler = fn(&Message);
 
 static HANDLERS: [Once<Handler>; KMSG_MAX_TYPES] = [const { Once::new() }; KMSG_MAX_TYPES];
 
+/// `hook` hears each enclave whose rings went: it was destroyed, and
+/// nothing it was to send will come (one hook; a second is ignored).
+pub fn on_peer_gone(hook: fn(u32)) {
+    peers::on_gone(hook);
+}
+
 /// Handles messages of `kind` with `handler`; taking a type twice is a bug.
 pub fn register(kind: u16, handler: Handler) {
     let slot = &HANDLERS[kind as usize];

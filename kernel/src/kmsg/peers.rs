@@ -75,6 +75,12 @@ type Table = [Option<Arc<Lending>>; MAX_LENT];
 
 static TABLE: SpinLock<Table> = SpinLock::new([const { None }; MAX_LENT]);
 static COMMANDS: Queue<Command> = Queue::new();
+/// Told an enclave's id once its rings are gone (see `super::on_peer_gone`).
+static PEER_GONE: spin::Once<fn(u32)> = spin::Once::new();
+
+pub fn on_gone(hook: fn(u32)) {
+    PEER_GONE.call_once(|| hook);
+}
 
 enum Command {
     Add(KmsgPeer),
@@ -270,6 +276,9 @@ fn remove(key: Key) {
     match found {
         Some(lending) => unmap(lending),
         None => println!("kmsg: the host took back {key:?}'s block, which was not mapped"),
+    }
+    if let (Key::Peer(id), Some(hook)) = (key, PEER_GONE.get()) {
+        hook(id);
     }
 }
 

@@ -5,10 +5,12 @@
 //! attaching maps the frames the host names, 2 MiB pages where they allow.
 //! The host revokes an attachment (XEMEM_REVOKE) before its frames go
 //! back to their owner; the program then faults on that range (SIGSEGV).
+//! A segment's event lives in its owner's kernel (event.rs for ours).
 
+mod event;
 mod request;
 
-use alloc::collections::BTreeSet;
+use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use atoll_abi::*;
 use lwk_logic::errno::*;
@@ -19,17 +21,24 @@ use super::{launch, lazy_copy, pins, Process};
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::{Queue, SpinLock};
 use crate::tlb;
+use request::Home;
 
 /// Host commands for the xemem thread: (type, first word, second word).
 static COMMANDS: Queue<(u16, u64, u64)> = Queue::new();
 /// Held while an attachment is checked and mapped, or revoked: a
 /// revocation that comes before the mapping is remembered here.
 static REVOKED_EARLY: SpinLock<BTreeSet<u64>> = SpinLock::new(BTreeSet::new());
-/// (pid, segid): segments the program has signalled with success.
-static SIGNALLED: SpinLock<BTreeSet<(u32, i64)>> = SpinLock::new(BTreeSet::new());
+/// (pid, segid) -> where the segment's event lives, once the host let the
+/// program signal or wait on it.
+static ROUTES: SpinLock<BTreeMap<(u32, i64), Home>> = SpinLock::new(BTreeMap::new());
 
 pub fn init() {
     kmsg::register(KMSG_XEMEM_REPLY, request::on_reply);
+    kmsg::register(KMSG_XEMEM_HOME, event::on_home);
+    kmsg::on_peer_gone(|id| {
+        event::peer_gone(id);
+        request::peer_gone(id);
+    });
     kmsg::register(KMSG_XEMEM_REVOKE, post);
     kmsg::register(KMSG_XEMEM_UNPIN, post);
     crate::sched::spawn(0, "xemem", || loop {
@@ -155,34 +164,54 @@ pub fn detached(p: &Process, id: u64) -> Result<i64, Errno> {
     request::ask(req).map(|r| r.value)
 }
 
-/// xemem_signal: one event for the segment's waiters. The first signal
-/// a program sends a segment waits for the host's answer (ENOENT, EACCES);
-/// later ones only send, so that a simulation never waits on Linux.
+/// xemem_signal: one event for the segment's waiters. A program's first
+/// signal waits for the answer (ENOENT, EACCES); later ones only send, so
+/// that a simulation never waits on another kernel.
 pub fn signal(p: &Process, io: &XememIo) -> Result<i64, Errno> {
-    let key = (p.pid, io.segid);
-    if SIGNALLED.lock().contains(&key) {
-        request::tell_event(request(p, io));
+    if let Some(home) = ROUTES.lock().get(&(p.pid, io.segid)).copied() {
+        request::tell_event(home, request(p, io))?;
         return Ok(0);
     }
-    let r = request::ask_event(request(p, io), None, || false)?;
-    SIGNALLED.lock().insert(key);
-    Ok(r.value)
+    event_request(p, io, None)
 }
 
 /// xemem_wait: takes an event, waiting up to `deadline` (TSC) for one;
 /// EINTR when the program is ending.
 pub fn wait(p: &Process, io: &XememIo, deadline: Option<u64>) -> Result<i64, Errno> {
-    let r = request::ask_event(request(p, io), deadline, || p.is_exiting());
-    match r {
+    match event_request(p, io, deadline) {
         Err(ETIMEDOUT) if p.is_exiting() => Err(EINTR),
-        r => r.map(|r| r.value),
+        r => r,
     }
+}
+
+/// SIGNAL or WAIT where the event lives. The program's first goes to the
+/// host, which checks the segment's mode and serves it, or says which
+/// LWK holds the event; it then goes there, and so do the later ones.
+fn event_request(p: &Process, io: &XememIo, deadline: Option<u64>) -> Result<i64, Errno> {
+    let key = (p.pid, io.segid);
+    let stop = || p.is_exiting();
+    let known = ROUTES.lock().get(&key).copied();
+    let home = match known {
+        Some(home) => home,
+        None => {
+            let r = request::ask_event(Home::Host, request(p, io), deadline, stop)?;
+            let Some(id) = r.elsewhere else {
+                ROUTES.lock().insert(key, Home::Host);
+                return Ok(r.value);
+            };
+            let here = crate::boot::enclave().is_some_and(|e| e.id == id);
+            let home = if here { Home::Here } else { Home::Enclave(id) };
+            ROUTES.lock().insert(key, home);
+            home
+        }
+    };
+    request::ask_event(home, request(p, io), deadline, stop).map(|r| r.value)
 }
 
 /// The program's memory is freed (it ended, or exec replaced it): the
 /// host drops what it held.
 pub fn ended(p: &Arc<Process>) {
-    SIGNALLED.lock().retain(|&(pid, _)| pid != p.pid);
+    ROUTES.lock().retain(|&(pid, _), _| pid != p.pid);
     let mut req = request(p, &XememIo::new());
     req.io.op = XEMEM_ENDED;
     request::tell(req);

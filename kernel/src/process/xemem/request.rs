@@ -1,22 +1,47 @@
 //! Requests to the host's XEMEM registry and their replies: a thread sends
 //! XEMEM_REQ and sleeps until the last XEMEM_REPLY with its id came (an
 //! attach's frames arrive in several). The host always answers, so the
-//! wait has no timeout; a WAIT for an event may be cancelled, and is then
-//! answered at once.
+//! wait has no timeout. Event requests (SIGNAL, WAIT) go where their
+//! event lives (`Home`): to the host, to this LWK's own events
+//! (event.rs), or to another enclave's LWK; a WAIT may be cancelled, and
+//! is then answered at once.
 
 use alloc::vec::Vec;
-use atoll_abi::{XememReply, XememReq, KMSG_XEMEM_EVENT, KMSG_XEMEM_REQ, XEMEM_CANCEL};
+use atoll_abi::{XememEvent, XememReply, XememReq, XEMEM_CANCEL, XEMEM_ELSEWHERE};
+use atoll_abi::{KMSG_XEMEM_EVENT, KMSG_XEMEM_HOME, KMSG_XEMEM_REQ};
 use core::sync::atomic::{AtomicU64, Ordering};
-use lwk_logic::errno::{Errno, EAGAIN, EIO};
+use lwk_logic::errno::{Errno, EAGAIN, EIDRM, EIO};
 
+use super::event::{self, Asker};
 use crate::kmsg::{self, Message, Peer, SendError};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::{cpu, tsc};
+
+/// Where a segment's event lives, so where its SIGNAL and WAIT go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Home {
+    Host,
+    Here,
+    Enclave(u32),
+}
+
+impl Home {
+    /// Who answers a request sent there (None: this LWK, without a message).
+    fn answerer(self) -> Option<Peer> {
+        match self {
+            Home::Host => Some(Peer::Host),
+            Home::Here => None,
+            Home::Enclave(id) => Some(Peer::Enclave(id)),
+        }
+    }
+}
 
 /// A reply: the value (segid, apid, attachment id) and an attach's frames.
 #[derive(Default)]
 pub struct Reply {
     pub value: i64,
+    /// The host says the event lives in this enclave's LWK (XEMEM_ELSEWHERE).
+    pub elsewhere: Option<u32>,
     pub writable: bool,
     /// (physical address, bytes), in the segment's order.
     pub runs: Vec<(u64, u64)>,
@@ -24,6 +49,7 @@ pub struct Reply {
 
 struct Pending {
     id: u64,
+    from: Option<Peer>,
     reply: Reply,
     result: Option<i64>,
 }
@@ -36,22 +62,24 @@ const SPIN_NS: u64 = 30_000;
 
 /// Sends `req` (its id set here) and waits for the whole answer.
 pub fn ask(req: XememReq) -> Result<Reply, Errno> {
-    ask_as(KMSG_XEMEM_REQ, req, None, || false)
+    ask_as(Home::Host, KMSG_XEMEM_REQ, req, None, || false)
 }
 
-/// An event request (SIGNAL, WAIT), answered from the host's interrupt. A
-/// WAIT given up at `deadline` (TSC) or when `stop()` says so is
-/// cancelled, and its answer still awaited: an event the host took for it
-/// meanwhile is not lost.
+/// An event request (SIGNAL, WAIT) to `home`, answered from a message
+/// interrupt (or at once, here). A WAIT given up at `deadline` (TSC) or
+/// when `stop()` says so is cancelled, and its answer still awaited: an
+/// event taken for it meanwhile is not lost.
 pub fn ask_event(
+    home: Home,
     req: XememReq,
     deadline: Option<u64>,
     stop: impl Fn() -> bool,
 ) -> Result<Reply, Errno> {
-    ask_as(KMSG_XEMEM_EVENT, req, deadline, stop)
+    ask_as(home, KMSG_XEMEM_EVENT, req, deadline, stop)
 }
 
 fn ask_as(
+    home: Home,
     kind: u16,
     mut req: XememReq,
     deadline: Option<u64>,
@@ -59,8 +87,9 @@ fn ask_as(
 ) -> Result<Reply, Errno> {
     req.id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let id = req.id;
-    PENDING.lock().push(Pending { id, reply: Reply::default(), result: None });
-    if let Err(e) = send(kind, &req) {
+    let from = home.answerer();
+    PENDING.lock().push(Pending { id, from, reply: Reply::default(), result: None });
+    if let Err(e) = deliver(home, kind, &req) {
         PENDING.lock().retain(|p| p.id != id);
         return Err(e);
     }
@@ -75,8 +104,8 @@ fn ask_as(
         let mut cancel = req;
         cancel.io.op = XEMEM_CANCEL;
         cancel.attachment = id;
-        // Without a ring to the host nothing can answer; the wait ends as it would.
-        if send(kind, &cancel).is_err() {
+        // Without a ring to it nothing can answer; the wait ends as it would.
+        if deliver(home, kind, &cancel).is_err() {
             PENDING.lock().retain(|p| p.id != id);
             return Err(EAGAIN);
         }
@@ -94,46 +123,97 @@ fn ask_as(
 
 /// Sends without waiting for an answer (the host gives none).
 pub fn tell(req: XememReq) {
-    if let Err(e) = send(KMSG_XEMEM_REQ, &req) {
+    if let Err(e) = send(Peer::Host, KMSG_XEMEM_REQ, &req.to_bytes(), EAGAIN) {
         crate::println!("xemem: request {} for pid {} not sent: {e:?}", req.io.op, req.pid);
     }
 }
 
 /// An event request that wants no answer (request id 0).
-pub fn tell_event(req: XememReq) {
-    if let Err(e) = send(KMSG_XEMEM_EVENT, &req) {
-        crate::println!("xemem: event for pid {} not sent: {e:?}", req.pid);
+pub fn tell_event(home: Home, req: XememReq) -> Result<(), Errno> {
+    deliver(home, KMSG_XEMEM_EVENT, &req)
+}
+
+/// A request to where its event lives: the host gets the whole request
+/// (it checks the program's user), an LWK the event's part only.
+fn deliver(home: Home, kind: u16, req: &XememReq) -> Result<(), Errno> {
+    let ev = || XememEvent {
+        id: req.id,
+        segid: req.io.segid,
+        cancel: req.attachment,
+        op: req.io.op,
+        pad0: 0,
+    };
+    match home {
+        Home::Host => send(Peer::Host, kind, &req.to_bytes(), EAGAIN),
+        Home::Here => {
+            event::ask(Asker::Here, ev());
+            Ok(())
+        }
+        // No ring to it: that enclave is gone, and the segment with it.
+        Home::Enclave(id) => send(Peer::Enclave(id), KMSG_XEMEM_HOME, &ev().to_bytes(), EIDRM),
     }
 }
 
-/// Into the ring to the host, waiting while it is full.
-fn send(kind: u16, req: &XememReq) -> Result<(), Errno> {
-    let bytes = req.to_bytes();
+/// Into the ring to `to`, waiting while it is full; `no_ring` if there is none.
+fn send(to: Peer, kind: u16, bytes: &[u8], no_ring: Errno) -> Result<(), Errno> {
     loop {
-        match kmsg::send(Peer::Host, kind, &bytes) {
+        match kmsg::send(to, kind, bytes) {
             Ok(()) => return Ok(()),
             Err(SendError::Full) => crate::sched::yield_now(),
-            Err(_) => return Err(EAGAIN),
+            Err(_) => return Err(no_ring),
         }
     }
 }
 
-/// XEMEM_REPLY, in the message interrupt: adds to its request's answer.
+/// An answer from this LWK's own events (event.rs); false if nobody waits for it.
+pub fn answered(id: u64, result: i64) -> bool {
+    let mut pending = PENDING.lock();
+    let Some(p) = pending.iter_mut().find(|p| p.id == id && p.from.is_none() && p.result.is_none())
+    else {
+        return false;
+    };
+    p.result = Some(result);
+    drop(pending);
+    ANSWERED.wake_all(true);
+    true
+}
+
+/// Another enclave is gone: requests it was to answer end with EIDRM
+/// (the segment whose event it held went with it).
+pub fn peer_gone(id: u32) {
+    let mut pending = PENDING.lock();
+    let mut woke = false;
+    for p in pending.iter_mut().filter(|p| p.from == Some(Peer::Enclave(id)) && p.result.is_none())
+    {
+        p.result = Some(-i64::from(EIDRM.number()));
+        woke = true;
+    }
+    drop(pending);
+    if woke {
+        ANSWERED.wake_all(true);
+    }
+}
+
+/// XEMEM_REPLY, in the message interrupt: adds to its request's answer,
+/// if it comes from where the request went.
 pub fn on_reply(msg: &Message) {
-    let Some((head, runs)) = XememReply::parse(msg.data).filter(|_| msg.from == Peer::Host) else {
+    let Some((head, runs)) = XememReply::parse(msg.data) else {
         crate::println!("xemem: a malformed reply from {:?}; dropped", msg.from);
         return;
     };
     let mut pending = PENDING.lock();
-    let Some(p) = pending.iter_mut().find(|p| p.id == head.id && p.result.is_none()) else {
-        crate::println!("xemem: a reply to no request ({}); dropped", head.id);
+    let asked = |p: &&mut Pending| p.id == head.id && p.from == Some(msg.from);
+    let Some(p) = pending.iter_mut().find(|p| asked(p) && p.result.is_none()) else {
+        crate::println!("xemem: a reply from {:?} to no request ({}); dropped", msg.from, head.id);
         return;
     };
     p.reply.runs.extend(runs.map(|r| (r.phys, r.len)));
     if head.last != 0 {
+        let elsewhere = head.result == XEMEM_ELSEWHERE && msg.from == Peer::Host;
         p.reply.value = head.value;
         p.reply.writable = head.writable != 0;
-        p.result = Some(head.result);
+        p.reply.elsewhere = elsewhere.then_some(head.value as u32);
+        p.result = Some(if elsewhere { 0 } else { head.result });
         drop(pending);
         ANSWERED.wake_all(true);
     }
