@@ -423,15 +423,18 @@ struct atoll_xemem_io {
 /*
  * XEMEM_HOME: SIGNAL, WAIT or CANCEL for an event that lives in the
  * receiving LWK, from the host or another LWK, answered by XEMEM_REPLY to
- * the sender (id 0: no answer); from the host also MAKE (the event of a
- * segment made here opens here) and REMOVE (it closes: waits get EIDRM).
+ * the sender with the segid as its value (id 0: no answer; a WAIT always
+ * has one). From the host also MAKE (the event of a segment made here
+ * opens here), REMOVE (it closes: waits get EIDRM) and GET (enclave
+ * `kernel`'s programs may use it: the host told one of them where it is;
+ * another LWK's requests wait for that).
  */
 struct atoll_xemem_event {
 	__u64 id;		/* the sender's, echoed by the reply */
 	__s64 segid;
 	__u64 cancel;		/* CANCEL: the id of the WAIT it ends */
 	__u32 op;
-	__u32 pad0;
+	__u32 kernel;		/* GET: the enclave let in */
 };
 
 /* A program's request, with the LWK's pin over a MAKE's frames. */

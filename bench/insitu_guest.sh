@@ -4,7 +4,8 @@
 # Linux's CPUs OTHERS, first on Linux and then in a one-CPU enclave on ONE;
 # the snapshots through a signalled XEMEM segment or a pipe. Then the
 # attach of an ATTACH_BYTES segment against copying it, both ways, and
-# signal round trips against the control channel's (atoll ping).
+# signal round trips against the control channel's (atoll ping), enclave
+# to Linux and enclave to enclave.
 # Prints "=== <case>" sections with the programs' output.
 # From the driver: ONE, OTHERS, N, STEPS, EVERY, RUNS, ATTACH_BYTES, PINGS.
 section() { echo "=== $1"; }
@@ -58,5 +59,16 @@ atoll run sim -- /extra/xemem_check pingpong sig "$PINGS" /tmp/x first || fail "
 wait $s
 section control_ping
 atoll --json ping sim --count "$PINGS" | tr -d '\n '; echo
+# Between two enclaves: the simulation's and a second one on Linux's
+# first other CPU, against their LWKs' own round trip (atoll ping --from).
+PEER_CPU=${OTHERS%% *}
+atoll create --cpus "$PEER_CPU-$PEER_CPU" --mem 128M --name peer > /dev/null || fail "atoll create peer failed"
+section signal_enclave_enclave
+atoll run peer -- /extra/xemem_check pingpong sig2 "$PINGS" /tmp/x second > /dev/null & s=$!
+atoll run sim -- /extra/xemem_check pingpong sig2 "$PINGS" /tmp/x first || fail "pingpong between enclaves failed"
+wait $s
+section peer_ping
+atoll --json ping peer --from sim --count "$PINGS" | tr -d '\n '; echo
+atoll destroy peer > /dev/null || fail "atoll destroy peer failed"
 atoll destroy sim > /dev/null || fail "atoll destroy failed"
 section done

@@ -13,6 +13,7 @@
  * Linux process's signal and wait are forwarded there (XEMEM_HOME), the
  * wait until the LWK answers it.
  */
+#include <linux/delay.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -28,6 +29,7 @@
 #define XEMEM_WAIT_SPIN_NS	30000
 #define XEMEM_WAIT_SPIN_MAX_NS	400000
 #define XEMEM_CANCEL_WAIT_MS	1000	/* for an LWK to answer a cancelled wait */
+#define XEMEM_FULL_TRIES	100	/* 1-2 ms apart, for room in a full ring */
 
 struct lwk_waiter {
 	struct list_head node;
@@ -77,10 +79,12 @@ static void answer(struct atoll_enclave *e, u64 id, s64 result, s64 value)
 				    e->name);
 }
 
-/* Under the xarray's lock: SIGNAL, WAIT, CANCEL, or MAKE and REMOVE, to the event's LWK. */
-static int send_home(struct atoll_enclave *home, u32 op, s64 segid, u64 id, u64 cancel)
+/* Under the xarray's lock: SIGNAL, WAIT, CANCEL or GET, to the event's LWK. */
+static int send_home(struct atoll_enclave *home, u32 op, s64 segid, u64 id, u64 cancel, u32 kernel)
 {
-	struct atoll_xemem_event m = { .id = id, .segid = segid, .cancel = cancel, .op = op };
+	struct atoll_xemem_event m = {
+		.id = id, .segid = segid, .cancel = cancel, .op = op, .kernel = kernel,
+	};
 
 	return atoll_kmsg_send(home, ATOLL_KMSG_XEMEM_HOME, &m, sizeof(m));
 }
@@ -142,6 +146,8 @@ static void forwarded_answer(struct forwarded *f, s64 result)
  */
 void xemem_event_close(s64 segid)
 {
+	struct atoll_xemem_event close = { .segid = segid, .op = ATOLL_XEMEM_REMOVE };
+	struct atoll_enclave *home = NULL;
 	struct lwk_waiter *w, *next;
 	struct forwarded *f;
 	struct xemem_event *ev;
@@ -151,14 +157,12 @@ void xemem_event_close(s64 segid)
 	ev = __xa_erase(&events, segid);
 	if (ev) {
 		ev->closed = true;
+		home = ev->home;
 		list_for_each_entry_safe(w, next, &ev->lwk_waiters, node) {
 			answer(w->e, w->id, -EIDRM, 0);
 			list_del(&w->node);
 			kfree(w);
 		}
-		if (ev->home && send_home(ev->home, ATOLL_XEMEM_REMOVE, segid, 0, 0))
-			pr_warn("atoll: enclave %s did not hear that segment %lld is gone\n",
-				ev->home->name, segid);
 		list_for_each_entry(f, &forwarded, node)
 			if (f->segid == segid && !f->answered)
 				forwarded_answer(f, -EIDRM);
@@ -166,6 +170,13 @@ void xemem_event_close(s64 segid)
 	xa_unlock_irqrestore(&events, flags);
 	if (!ev)
 		return;
+	/*
+	 * Under xemem_lock (the registry's), which the home's going away
+	 * takes before its struct is freed: home is still there.
+	 */
+	if (home && atoll_kmsg_send_wait(home, ATOLL_KMSG_XEMEM_HOME, &close, sizeof(close)))
+		pr_warn("atoll: enclave %s did not hear that segment %lld is gone\n",
+			home->name, segid);
 	wake_up_all(&ev->wq);
 	kref_put(&ev->ref, event_free);
 }
@@ -225,7 +236,7 @@ static int signal_here(struct xemem_event *ev, s64 segid)
 	struct lwk_waiter *w = list_first_entry_or_null(&ev->lwk_waiters, struct lwk_waiter, node);
 
 	if (ev->home)
-		return send_home(ev->home, ATOLL_XEMEM_SIGNAL, segid, 0, 0);
+		return send_home(ev->home, ATOLL_XEMEM_SIGNAL, segid, 0, 0, 0);
 	if (w) {
 		list_del(&w->node);
 		answer(w->e, w->id, 0, 0);
@@ -237,18 +248,25 @@ static int signal_here(struct xemem_event *ev, s64 segid)
 	return 0;
 }
 
-/* A Linux process's signal: 0 or -errno (for an event in an LWK, forwarded there). */
+/*
+ * A Linux process's signal: 0 or -errno (for an event in an LWK, forwarded
+ * there, waiting a while for room in a full ring).
+ */
 int xemem_event_signal(s64 segid, kuid_t uid, kgid_t gid)
 {
 	struct xemem_event *ev;
 	unsigned long flags;
-	int err;
+	int err, tries = 0;
 
-	xa_lock_irqsave(&events, flags);
-	ev = find(segid, uid, gid, &err);
-	if (ev)
-		err = signal_here(ev, segid);
-	xa_unlock_irqrestore(&events, flags);
+	do {
+		if (tries)
+			usleep_range(1000, 2000);
+		xa_lock_irqsave(&events, flags);
+		ev = find(segid, uid, gid, &err);
+		if (ev)
+			err = signal_here(ev, segid);
+		xa_unlock_irqrestore(&events, flags);
+	} while (err == -EAGAIN && ++tries < XEMEM_FULL_TRIES);
 	return err;
 }
 
@@ -312,21 +330,25 @@ static int wait_forwarded(struct xemem_event *ev, s64 segid, s32 timeout_ms)
 	struct forwarded f = { .segid = segid };
 	u64 start, spin = spin_for(ev, timeout_ms);
 	unsigned long flags;
+	int ret = 0, tries = 0;
 	long left = 1;
 	bool slept;
-	int ret;
 
 	init_waitqueue_head(&f.wq);
-	xa_lock_irqsave(&events, flags);
-	ret = -EIDRM;
-	if (ev->home) {
-		f.home = ev->home;
-		f.id = ++forward_id;
-		ret = send_home(f.home, ATOLL_XEMEM_WAIT, segid, f.id, 0);
-		if (!ret)
-			list_add_tail(&f.node, &forwarded);
-	}
-	xa_unlock_irqrestore(&events, flags);
+	do {
+		if (ret)
+			usleep_range(1000, 2000);
+		xa_lock_irqsave(&events, flags);
+		ret = -EIDRM;
+		if (ev->home && !ev->closed) {
+			f.home = ev->home;
+			f.id = ++forward_id;
+			ret = send_home(f.home, ATOLL_XEMEM_WAIT, segid, f.id, 0, 0);
+			if (!ret)
+				list_add_tail(&f.node, &forwarded);
+		}
+		xa_unlock_irqrestore(&events, flags);
+	} while (ret == -EAGAIN && ++tries < XEMEM_FULL_TRIES);
 	if (ret)
 		return ret;
 	start = ktime_get_ns();
@@ -338,7 +360,7 @@ static int wait_forwarded(struct xemem_event *ev, s64 segid, s32 timeout_ms)
 	if (!forwarded_done(&f)) {
 		xa_lock_irqsave(&events, flags);
 		/* Answered, or its enclave gone, meanwhile: f.home may be gone too. */
-		if (!f.answered && send_home(f.home, ATOLL_XEMEM_CANCEL, segid, 0, f.id))
+		if (!f.answered && send_home(f.home, ATOLL_XEMEM_CANCEL, segid, 0, f.id, 0))
 			forwarded_answer(&f, -ETIMEDOUT);
 		xa_unlock_irqrestore(&events, flags);
 		wait_event_timeout(f.wq, forwarded_done(&f),
@@ -398,7 +420,12 @@ int xemem_event_wait(s64 segid, kuid_t uid, kgid_t gid, s32 timeout_ms)
 	return left < 0 ? -EINTR : -ETIMEDOUT;
 }
 
-/* XEMEM_REPLY from the LWK an event lives in: a forwarded wait's answer. */
+/*
+ * XEMEM_REPLY from the LWK an event lives in: a forwarded wait's answer (0
+ * or -errno), with the segid as its value. One to a wait that ended
+ * without it (closed here first, or the cancel not answered in time) that
+ * took an event gives it back.
+ */
 void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
 	const struct atoll_xemem_reply *r = (const void *)m->data;
@@ -406,23 +433,24 @@ void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	unsigned long flags;
 	bool found = false;
 
-	if (m->len != sizeof(*r)) {
+	if (m->len != sizeof(*r) || r->result > 0 || r->result < -MAX_ERRNO) {
 		pr_warn_ratelimited("atoll: enclave %s sent a malformed XEMEM reply; refused\n",
 				    e->name);
 		return;
 	}
 	xa_lock_irqsave(&events, flags);
 	list_for_each_entry(f, &forwarded, node) {
-		if (f->id == r->id && f->home == e && !f->answered) {
-			forwarded_answer(f, r->result > 0 ? -EIO : r->result);
+		if (f->id == r->id && f->home == e && f->segid == r->value) {
+			if (!f->answered)
+				forwarded_answer(f, r->result);
 			found = true;
 			break;
 		}
 	}
+	if (!found && !r->result && send_home(e, ATOLL_XEMEM_SIGNAL, r->value, 0, 0, 0))
+		pr_warn_ratelimited("atoll: an event of segment %lld could not go back to enclave %s\n",
+				    r->value, e->name);
 	xa_unlock_irqrestore(&events, flags);
-	/* One already ended (the segment closed here first) is answered late. */
-	if (!found)
-		pr_debug("atoll: enclave %s answered no forwarded wait (%llu)\n", e->name, r->id);
 }
 
 /*
@@ -430,11 +458,15 @@ void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
  * perhaps its own: it is told which (XEMEM_ELSEWHERE) and asks there.
  * False for an event here.
  */
-static bool elsewhere(struct atoll_enclave *e, u64 id, struct xemem_event *ev)
+static bool elsewhere(struct atoll_enclave *e, u64 id, s64 segid, struct xemem_event *ev)
 {
 	if (!ev || !ev->home || !id)
 		return false;
-	answer(e, id, ATOLL_XEMEM_ELSEWHERE, ev->home->id);
+	/* The home serves another enclave once told (before that enclave can ask). */
+	if (ev->home != e && send_home(ev->home, ATOLL_XEMEM_GET, segid, 0, 0, e->id))
+		answer(e, id, -EAGAIN, 0);
+	else
+		answer(e, id, ATOLL_XEMEM_ELSEWHERE, ev->home->id);
 	return true;
 }
 
@@ -447,7 +479,7 @@ void xemem_event_signal_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t u
 
 	xa_lock_irqsave(&events, flags);
 	ev = find(segid, uid, gid, &err);
-	if (!elsewhere(e, id, ev)) {
+	if (!elsewhere(e, id, segid, ev)) {
 		if (ev)
 			err = signal_here(ev, segid);
 		if (id)
@@ -466,7 +498,7 @@ void xemem_event_wait_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid
 
 	xa_lock_irqsave(&events, flags);
 	ev = w ? find(segid, uid, gid, &err) : NULL;
-	if (elsewhere(e, id, ev))
+	if (elsewhere(e, id, segid, ev))
 		goto out;
 	if (ev && ev->count) {
 		ev->count--;

@@ -411,7 +411,7 @@ pub struct XememEvent {
     pub segid: i64,
     pub cancel: u64,
     pub op: u32,
-    pub pad0: u32,
+    pub kernel: u32,
 }
 
 #[repr(C)]

@@ -79,7 +79,7 @@ impl XememEvent {
         w.put(&self.segid.to_le_bytes());
         w.put(&self.cancel.to_le_bytes());
         w.put(&self.op.to_le_bytes());
-        w.put(&self.pad0.to_le_bytes());
+        w.put(&self.kernel.to_le_bytes());
         out
     }
 
@@ -94,7 +94,7 @@ impl XememEvent {
             segid: r.i64(),
             cancel: r.u64(),
             op: r.u32(),
-            pad0: r.u32(),
+            kernel: r.u32(),
         })
     }
 }
@@ -206,7 +206,7 @@ mod tests {
 
     #[test]
     fn event_and_reply_bytes_are_their_c_layout() {
-        let ev = XememEvent { id: 7, segid: -5, cancel: 9, op: 10, pad0: 0 };
+        let ev = XememEvent { id: 7, segid: -5, cancel: 9, op: 10, kernel: 3 };
         assert_eq!(&ev.to_bytes()[..], raw(&ev));
         assert_eq!(XememEvent::parse(raw(&ev)), Some(ev));
         assert_eq!(XememEvent::parse(&raw(&ev)[1..]), None);

@@ -132,7 +132,7 @@ fn expectations() -> Vec<(String, u64)> {
         "hdr": hdr, "segments": segments, "attachments": attachments, "seg": seg, "att": att,
     });
     layout!("atoll_xemem_event", XememEvent {
-        "id": id, "segid": segid, "cancel": cancel, "op": op, "pad0": pad0,
+        "id": id, "segid": segid, "cancel": cancel, "op": op, "kernel": kernel,
     });
     layout!("atoll_xemem_reply", XememReply {
         "id": id, "result": result, "value": value, "writable": writable, "last": last,

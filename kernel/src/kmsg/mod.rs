@@ -139,7 +139,6 @@ pub fn programs_talk(peer: Peer) -> Option<bool> {
 }
 
 /// Whether there are rings to `to` now.
-#[cfg(feature = "testing")]
 pub fn is_linked(to: Peer) -> bool {
     match to {
         Peer::Host => HOST.get().is_some(),

@@ -38,6 +38,7 @@ pub fn init() {
     kmsg::on_peer_gone(|id| {
         event::peer_gone(id);
         request::peer_gone(id);
+        ROUTES.lock().retain(|_, home| *home != Home::Enclave(id));
     });
     kmsg::register(KMSG_XEMEM_REVOKE, post);
     kmsg::register(KMSG_XEMEM_UNPIN, post);
@@ -201,8 +202,12 @@ fn event_request(p: &Process, io: &XememIo, deadline: Option<u64>) -> Result<i64
             };
             let here = crate::boot::enclave().is_some_and(|e| e.id == id);
             let home = if here { Home::Here } else { Home::Enclave(id) };
-            ROUTES.lock().insert(key, home);
-            home
+            let r = request::ask_event(home, request(p, io), deadline, stop);
+            // Kept once the event's kernel was reached (EAGAIN: no ring to it yet).
+            if r.as_ref().err() != Some(&EAGAIN) {
+                ROUTES.lock().insert(key, home);
+            }
+            return r.map(|r| r.value);
         }
     };
     request::ask_event(home, request(p, io), deadline, stop).map(|r| r.value)

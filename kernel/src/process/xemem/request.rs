@@ -7,10 +7,10 @@
 //! is then answered at once.
 
 use alloc::vec::Vec;
-use atoll_abi::{XememEvent, XememReply, XememReq, XEMEM_CANCEL, XEMEM_ELSEWHERE};
+use atoll_abi::{XememEvent, XememReply, XememReq, XEMEM_CANCEL, XEMEM_ELSEWHERE, XEMEM_SIGNAL};
 use atoll_abi::{KMSG_XEMEM_EVENT, KMSG_XEMEM_HOME, KMSG_XEMEM_REQ};
 use core::sync::atomic::{AtomicU64, Ordering};
-use lwk_logic::errno::{Errno, EAGAIN, EIDRM, EIO};
+use lwk_logic::errno::{Errno, EAGAIN, EIDRM, EIO, ETIMEDOUT};
 
 use super::event::{self, Asker};
 use crate::kmsg::{self, Message, Peer, SendError};
@@ -59,6 +59,10 @@ static ANSWERED: WaitQueue = WaitQueue::new();
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// A request spins this long for its answer before sleeping.
 const SPIN_NS: u64 = 30_000;
+/// A cancelled wait in another LWK is answered within this, or given up.
+const CANCEL_WAIT_NS: u64 = 1_000_000_000;
+/// A ring to another enclave just made may take this long to be mapped.
+const LINK_WAIT_NS: u64 = 1_000_000_000;
 
 /// Sends `req` (its id set here) and waits for the whole answer.
 pub fn ask(req: XememReq) -> Result<Reply, Errno> {
@@ -105,15 +109,26 @@ fn ask_as(
         cancel.io.op = XEMEM_CANCEL;
         cancel.attachment = id;
         // Without a ring to it nothing can answer; the wait ends as it would.
-        if deliver(home, kind, &cancel).is_err() {
+        if let Err(e) = deliver(home, kind, &cancel) {
             PENDING.lock().retain(|p| p.id != id);
-            return Err(EAGAIN);
+            return Err(if matches!(home, Home::Enclave(_)) { EIDRM } else { e });
         }
-        ANSWERED.wait_until(answered);
+        // The host always answers. Another LWK may hang: after a while the
+        // wait ends, and an event its late answer took goes back (on_reply).
+        match home {
+            Home::Enclave(_) => {
+                let give_up = cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_WAIT_NS);
+                ANSWERED.wait_until_deadline(answered, Some(give_up));
+            }
+            _ => ANSWERED.wait_until(answered),
+        }
     }
     let mut pending = PENDING.lock();
     let i = pending.iter().position(|p| p.id == id).ok_or(EIO)?;
     let done = pending.swap_remove(i);
+    if done.result.is_none() {
+        return Err(ETIMEDOUT);
+    }
     drop(pending);
     match done.result {
         Some(r) if r < 0 => Err(Errno::from_return(r).err().unwrap_or(EIO)),
@@ -141,7 +156,7 @@ fn deliver(home: Home, kind: u16, req: &XememReq) -> Result<(), Errno> {
         segid: req.io.segid,
         cancel: req.attachment,
         op: req.io.op,
-        pad0: 0,
+        kernel: 0,
     };
     match home {
         Home::Host => send(Peer::Host, kind, &req.to_bytes(), EAGAIN),
@@ -149,8 +164,14 @@ fn deliver(home: Home, kind: u16, req: &XememReq) -> Result<(), Errno> {
             event::ask(Asker::Here, ev());
             Ok(())
         }
-        // No ring to it: that enclave is gone, and the segment with it.
-        Home::Enclave(id) => send(Peer::Enclave(id), KMSG_XEMEM_HOME, &ev().to_bytes(), EIDRM),
+        Home::Enclave(id) => {
+            let to = Peer::Enclave(id);
+            let give_up = cpu::rdtsc() + tsc::ns_to_cycles(LINK_WAIT_NS);
+            while !kmsg::is_linked(to) && cpu::rdtsc() < give_up {
+                crate::sched::yield_now();
+            }
+            send(to, KMSG_XEMEM_HOME, &ev().to_bytes(), EAGAIN)
+        }
     }
 }
 
@@ -197,15 +218,17 @@ pub fn peer_gone(id: u32) {
 /// XEMEM_REPLY, in the message interrupt: adds to its request's answer,
 /// if it comes from where the request went.
 pub fn on_reply(msg: &Message) {
-    let Some((head, runs)) = XememReply::parse(msg.data) else {
+    let parsed = XememReply::parse(msg.data);
+    // Only the host's answers carry runs; another LWK's answer an event.
+    let Some((head, runs)) = parsed.filter(|(r, _)| msg.from == Peer::Host || r.count == 0) else {
         crate::println!("xemem: a malformed reply from {:?}; dropped", msg.from);
         return;
     };
     let mut pending = PENDING.lock();
     let asked = |p: &&mut Pending| p.id == head.id && p.from == Some(msg.from);
     let Some(p) = pending.iter_mut().find(|p| asked(p) && p.result.is_none()) else {
-        crate::println!("xemem: a reply from {:?} to no request ({}); dropped", msg.from, head.id);
-        return;
+        drop(pending);
+        return unasked(msg.from, &head);
     };
     p.reply.runs.extend(runs.map(|r| (r.phys, r.len)));
     if head.last != 0 {
@@ -213,8 +236,26 @@ pub fn on_reply(msg: &Message) {
         p.reply.value = head.value;
         p.reply.writable = head.writable != 0;
         p.reply.elsewhere = elsewhere.then_some(head.value as u32);
-        p.result = Some(if elsewhere { 0 } else { head.result });
+        // Another LWK answers 0 or -errno; anything else is an error.
+        let result = match head.result {
+            r if elsewhere || msg.from == Peer::Host || (-4095..=0).contains(&r) => r,
+            _ => -i64::from(EIO.number()),
+        };
+        p.result = Some(if elsewhere { 0 } else { result });
         drop(pending);
         ANSWERED.wake_all(true);
+    }
+}
+
+/// An answer to no request: a wait in another LWK given up (it did not
+/// answer the cancel in time) that took an event after all gives it back.
+fn unasked(from: Peer, head: &XememReply) {
+    if from == Peer::Host || head.result != 0 {
+        crate::println!("xemem: a reply from {from:?} to no request ({}); dropped", head.id);
+        return;
+    }
+    let back = XememEvent { segid: head.value, op: XEMEM_SIGNAL, ..Default::default() };
+    if kmsg::send(from, KMSG_XEMEM_HOME, &back.to_bytes()).is_err() {
+        crate::println!("xemem: an event of segment {} could not go back", head.value);
     }
 }
