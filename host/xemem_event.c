@@ -440,9 +440,8 @@ void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	}
 	xa_lock_irqsave(&events, flags);
 	list_for_each_entry(f, &forwarded, node) {
-		if (f->id == r->id && f->home == e && f->segid == r->value) {
-			if (!f->answered)
-				forwarded_answer(f, r->result);
+		if (f->id == r->id && f->home == e && f->segid == r->value && !f->answered) {
+			forwarded_answer(f, r->result);
 			found = true;
 			break;
 		}

@@ -58,10 +58,11 @@ echo "NOISESVG $(base64 -w 0 /tmp/noise.svg)"
 show atoll destroy quiet
 
 # The in-situ workflow (XEMEM): a heat simulation (bench/programs/insitu_sim.c)
-# in an enclave publishes its grid every 100 steps in a signalled segment;
-# the analytics on Linux reads each snapshot in place and prints its
-# temperature histogram (make demo plots them: build/demo-insitu.png).
-echo; echo "# the in-situ workflow: a simulation in enclave insitu, its analytics on Linux, one XEMEM segment"
+# in an enclave publishes its grid every 100 steps in a segment and signals
+# the analytics' doorbell segment; the analytics on Linux reads each
+# snapshot in place and prints its temperature histogram (make demo plots
+# them: build/demo-insitu.png).
+echo; echo "# the in-situ workflow: a simulation in enclave insitu, its analytics on Linux, the grids in an XEMEM segment"
 show atoll create --cpus 3-3 --mem 256M --name insitu || exit 1
 /extra/insitu_analytics xemem heat.grid print > /tmp/analytics.out &
 atoll run insitu -- /extra/insitu_sim xemem 192 4000 100 heat.grid > /tmp/sim.out &

@@ -18,6 +18,13 @@ struct insitu_header {
 	char pad[32];
 	volatile uint64_t taken;	/* snapshots the analytics finished with (its own line) */
 	volatile uint64_t gone;		/* the analytics no longer reads the segment */
+	/*
+	 * The analytics' own small segment, whose events it waits on (0:
+	 * none yet): an event lives with its segment's owner, so waiting on
+	 * a segment of its own keeps the simulation's kernel out of every
+	 * wait, and a snapshot costs the simulation one message, no interrupt.
+	 */
+	volatile int64_t doorbell;
 };
 
 #define INSITU_HEADER_BYTES 4096

@@ -1,9 +1,10 @@
 /*
  * The analytics of the in-situ workflow: for each snapshot of the
  * simulation's grid, a 64-bin histogram and the sum, minimum and maximum.
- *   insitu_analytics xemem NAME [print]   attaches NAME, waits for its
- *       signals, reads each snapshot in place (the grid the header names)
- *       and marks it taken; with "print", one line per snapshot:
+ *   insitu_analytics xemem NAME [print]   attaches NAME, names a doorbell
+ *       segment of its own in NAME's header, waits for the simulation's
+ *       signals on it, reads each snapshot in place (the grid the header
+ *       names) and marks it taken; with "print", one line per snapshot:
  *       "snapshot K: sum=S hist=h0,h1,...,h15" (16 bins over 0..100)
  *   insitu_analytics pipe N       reads n * n doubles per snapshot from stdin
  * Prints: insitu_analytics: mode=... snapshots=... last_sum=...
@@ -72,8 +73,9 @@ static void print_snapshot(long k, const double *g, long cells, double sum)
 
 static int from_segment(const char *name, int print)
 {
-	xpmem_segid_t seg = -1;
+	xpmem_segid_t seg = -1, door;
 	xpmem_apid_t apid;
+	void *bell = aligned_alloc(4096, 4096);
 	struct insitu_header *h;
 	long hist[64], snapshots = 0;
 	double sum = 0;
@@ -94,15 +96,23 @@ static int from_segment(const char *name, int print)
 	len = INSITU_HEADER_BYTES + 3 * stride;
 	xpmem_detach(h);
 	h = xpmem_attach((struct xpmem_addr){ apid, 0 }, len, NULL);
-	if (h == (void *)-1) {
-		perror("insitu_analytics: attach");
+	door = bell ? xemem_make(bell, 4096, XPMEM_PERMIT_MODE, (void *)0600, NULL) : -1;
+	if (h == (void *)-1 || door < 0) {
+		perror("insitu_analytics: attach or doorbell");
 		return 1;
 	}
+	h->doorbell = door;
 	while (!h->finished || h->taken != h->published) {
 		if (h->taken == h->published) {
-			if (xemem_wait(seg, 1000) && errno != ETIMEDOUT) {
+			/*
+			 * A signal may have come before the doorbell: look again
+			 * every 100 ms, and stop if the simulation's segment went
+			 * (its mapping is revoked: no more touching it).
+			 */
+			if (xemem_wait(door, 100) && (errno != ETIMEDOUT ||
+						      xemem_lookup_segid(name) != seg)) {
 				printf("insitu_analytics: the segment went away (%s)\n", strerror(errno));
-				return 1;	/* its mapping is revoked: no more touching it */
+				return 1;
 			}
 			continue;
 		}
@@ -119,6 +129,7 @@ static int from_segment(const char *name, int print)
 	printf("insitu_analytics: mode=xemem snapshots=%ld last_sum=%.6e\n", snapshots, sum);
 	xpmem_detach(h);
 	xpmem_release(apid);
+	xpmem_remove(door);
 	return 0;
 }
 

@@ -3,10 +3,10 @@
  * n x n doubles, fixed hot edge) that publishes its grid every `every`
  * steps, and times each step.
  *   insitu_sim alone  N STEPS EVERY
- *   insitu_sim xemem  N STEPS EVERY NAME   the grids live in a signalled
- *       XEMEM segment NAME: publishing names the grid the step just wrote
- *       and signals (only if the analytics took the last snapshot, so the
- *       simulation never waits; nothing is copied)
+ *   insitu_sim xemem  N STEPS EVERY NAME   the grids live in an XEMEM
+ *       segment NAME: publishing names the grid the step just wrote and
+ *       signals the analytics' doorbell segment (only if the analytics took
+ *       the last snapshot, so the simulation never waits; nothing is copied)
  *   insitu_sim pipe   N STEPS EVERY        the grid written to stdout
  * Prints (to stderr for pipe) one line: insitu_sim: mode=... mean_ns=...
  * best_ns=... worst_ns=... published=... skipped=... checksum=...
@@ -107,7 +107,8 @@ int main(int argc, char **argv)
 				snap = cur;
 				h->snapshot = cur;
 				h->published++;
-				xemem_signal(seg);
+				if (h->doorbell > 0)
+					xemem_signal(h->doorbell);
 				published++;
 			} else if (h) {
 				skipped++;
@@ -125,7 +126,8 @@ int main(int argc, char **argv)
 		sum += grid[cur][i];
 	if (h) {
 		h->finished = 1;
-		xemem_signal(seg);
+		if (h->doorbell > 0)
+			xemem_signal(h->doorbell);
 		/* Removing revokes the analytics' attachment: wait until it is done (a minute at most). */
 		for (int i = 0; i < 60000 && !h->gone; i++)
 			usleep(1000);

@@ -28,3 +28,4 @@ pub mod paging_plan;
 pub mod runs;
 pub mod stats;
 pub mod user_pages;
+pub mod xemem_events;

@@ -12,7 +12,7 @@ use atoll_abi::{KMSG_XEMEM_EVENT, KMSG_XEMEM_HOME, KMSG_XEMEM_REQ};
 use core::sync::atomic::{AtomicU64, Ordering};
 use lwk_logic::errno::{Errno, EAGAIN, EIDRM, EIO, ETIMEDOUT};
 
-use super::event::{self, Asker};
+use super::event;
 use crate::kmsg::{self, Message, Peer, SendError};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::{cpu, tsc};
@@ -161,7 +161,7 @@ fn deliver(home: Home, kind: u16, req: &XememReq) -> Result<(), Errno> {
     match home {
         Home::Host => send(Peer::Host, kind, &req.to_bytes(), EAGAIN),
         Home::Here => {
-            event::ask(Asker::Here, ev());
+            event::ask(ev());
             Ok(())
         }
         Home::Enclave(id) => {
