@@ -10,6 +10,10 @@ import re
 
 import pytest
 
+from resources import RESOURCES, assert_nothing_lost
+
+TEST_IMAGE = "--kernel /lib/atoll/atoll-kernel-test"
+
 PAIRS = r'''
 mkdir -p /tmp/x
 pair() {  # tag, producer command prefix, consumer command prefix, size, binary, consumer mode
@@ -378,3 +382,42 @@ atoll destroy b > /dev/null || exit 10
         assert f"readrevoked {tag}: EFAULT" in out and f"READER {tag}: 0" in out, out
         assert f"removewhile {tag}: our bytes untouched after the remove" in out, out
         assert f"OWNER {tag}: 0" in out, out
+
+
+def test_forged_event_messages_from_another_lwk_are_refused(vm, programs):
+    # A hostile LWK (the test image's xememforge) sends another enclave what
+    # only the host may (opening, closing, granting events), signals and
+    # waits on segments it was never granted, a wait nobody would hear and
+    # answers to requests never made. Nothing of it reaches the victim's
+    # segment: no event waits there, its own signal and wait work, Linux's
+    # too, and every CPU and byte comes back.
+    res = vm(RESOURCES + rf'''
+resources
+mkdir -p /tmp/x
+console_has() {{ i=0; until atoll console $1 | grep -q "$2"; do
+    i=$((i + 1)); [ $i -gt 150 ] && {{ atoll console $1 | tail -5; return 1; }}; sleep 0.2; done; }}
+atoll create --cpus 1 --mem 128M --name v > /dev/null || exit 9
+atoll run v -- /extra/xemem_check hold forged /tmp/x > /dev/null 2>&1 &
+while [ ! -e /tmp/x/forged.ready ]; do sleep 0.2; done
+vid=$(atoll --json status v | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+atoll create --cpus 1 --mem 128M --name bad {TEST_IMAGE} --cmdline xememforge=$vid || exit 10
+console_has bad "xememforge: sent" || exit 11
+atoll console bad | grep "xememforge: sent"
+sleep 1
+echo "REFUSED $(atoll console v | grep -c 'refused\|dropped')"
+atoll run v -- /extra/xemem_check quiet forged /tmp/x; echo "QUIET enclave: $?"
+/extra/xemem_check quiet forged /tmp/x; echo "QUIET linux: $?"
+atoll ping v > /dev/null || exit 12
+atoll destroy bad > /dev/null || exit 13
+atoll destroy v --force > /dev/null || exit 14
+resources
+''', extra_dir=str(programs), timeout=600)
+    assert res.status == 0, res.output
+    out = res.output
+    m = re.search(r"xememforge: sent (\d+) forged XEMEM messages", out)
+    assert m and int(m.group(1)) >= 150, out
+    m = re.search(r"^REFUSED (\d+)$", out, re.M)
+    assert m and int(m.group(1)) >= 80, out
+    assert out.count("quiet forged: no event waiting, own signal taken") == 2, out
+    assert "QUIET enclave: 0" in out and "QUIET linux: 0" in out, out
+    assert_nothing_lost(out)

@@ -124,6 +124,8 @@ fn run_command() {
         selftest::kmsg::garbage(seed);
     } else if let Some(peer) = cmd.value_u64("kmsgflood") {
         selftest::kmsg::flood_peer(peer as u32);
+    } else if let Some(victim) = cmd.value_u64("xememforge") {
+        selftest::xemem_forge::forge(victim as u32);
     } else if cmd.has("bench") {
         bench::run_all();
         if standalone {
@@ -133,7 +135,7 @@ fn run_command() {
         println!(
             "Atoll LWK: booted, nothing to run \
              (command line: selftest, crashtest, hangtest, kmsggarbage=<seed>, refuse_resize=<n>, \
-             kmsgflood=<enclave id>, bench)"
+             kmsgflood=<enclave id>, xememforge=<enclave id>, bench)"
         );
     }
 }

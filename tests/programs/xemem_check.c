@@ -28,6 +28,9 @@
  *       DIR: those of NAME that another program holds, after DIR/NAME.ready):
  *       waits with nothing there time out (also with no time), two signals
  *       are taken by two waits with no time, and a third wait times out
+ *   xemem_check quiet NAME DIR              after DIR/NAME.ready: NAME has no
+ *       event waiting (a wait with no time times out), and one signal of
+ *       its own is then taken
  *   xemem_check waitgone NAME DIR           waits on NAME's events; expects
  *       EIDRM once its owner is gone
  *   xemem_check keep NAME SIZE              makes NAME (pattern 1, mode 0644),
@@ -453,6 +456,22 @@ static int run_timeouts(const char *name, const char *dir)
 	return empty && later && taken && after ? 0 : 1;
 }
 
+static int run_quiet(const char *name, const char *dir)
+{
+	xpmem_segid_t segid;
+	int none, taken;
+
+	await(dir, name, "ready");
+	segid = xemem_lookup_segid(name);
+	if (segid < 0)
+		die("xemem_lookup_segid");
+	none = times_out(segid, 0);
+	taken = xemem_signal(segid) == 0 && xemem_wait(segid, 0) == 0;
+	printf("quiet %s: %s, own signal %s\n", name, none ? "no event waiting" : "AN EVENT WAITED",
+	       taken ? "taken" : "NOT taken");
+	return none && taken ? 0 : 1;
+}
+
 static int run_waitgone(const char *name, const char *dir)
 {
 	xpmem_segid_t segid;
@@ -655,6 +674,8 @@ int main(int argc, char **argv)
 				    !strcmp(argv[5], "first"));
 	if (argc == 4 && !strcmp(argv[1], "hold"))
 		return run_hold(argv[2], argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "quiet"))
+		return run_quiet(argv[2], argv[3]);
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "timeouts"))
 		return run_timeouts(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 4 && !strcmp(argv[1], "waitgone"))

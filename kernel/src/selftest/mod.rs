@@ -9,6 +9,7 @@ pub mod kmsg_bench;
 mod locks;
 mod memory;
 mod threads;
+pub mod xemem_forge;
 
 use alloc::string::String;
 
