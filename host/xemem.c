@@ -686,6 +686,7 @@ void atoll_xemem_exit(void)
 			seg_remove(s);
 	mutex_unlock(&xemem_lock);
 	destroy_workqueue(xemem_wq);
+	xemem_event_exit();
 }
 
 static u32 kernel_of(const struct xemem_holder *h)

@@ -101,6 +101,7 @@ void xemem_event_signal_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t u
 void xemem_event_wait_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t uid, kgid_t gid);
 void xemem_event_cancel(struct atoll_enclave *e, u64 id, s64 segid);
 void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m);
+void xemem_event_exit(void);
 
 /* xemem_lwk.c: the LWKs' requests (its entry points are in atoll.h) */
 

@@ -69,14 +69,72 @@ static DEFINE_XARRAY_FLAGS(events, XA_FLAGS_LOCK_IRQ);
 static LIST_HEAD(forwarded);
 static u64 forward_id;
 
+/*
+ * A message to an LWK that found its ring full: sent again from a work
+ * item, so that no answer is lost (a waiter would wait for ever). On the
+ * xarray's lock's list `unsent`; an enclave that goes takes its own.
+ */
+struct unsent {
+	struct list_head node;
+	struct atoll_enclave *e;
+	u16 type;
+	u32 len;
+	union {
+		struct atoll_xemem_reply reply;
+		struct atoll_xemem_event event;
+	} m;
+};
+
+static LIST_HEAD(unsent);
+static void resend(struct work_struct *work);
+static DECLARE_DELAYED_WORK(resender, resend);
+
+/* Under the xarray's lock: sends now, or queues it for resend() if the ring is full. */
+static void send_or_queue(struct atoll_enclave *e, u16 type, const void *m, u32 len)
+{
+	struct unsent *u;
+
+	if (list_empty(&unsent) && atoll_kmsg_send(e, type, m, len) != -EAGAIN)
+		return;
+	u = kmalloc(sizeof(*u), GFP_ATOMIC);
+	if (!u || len > sizeof(u->m)) {
+		kfree(u);
+		pr_warn_ratelimited("atoll: an XEMEM event message to enclave %s was lost\n",
+				    e->name);
+		return;
+	}
+	*u = (struct unsent){ .e = e, .type = type, .len = len };
+	memcpy(&u->m, m, len);
+	list_add_tail(&u->node, &unsent);
+	schedule_delayed_work(&resender, 1);
+}
+
+/* In order, until a ring is still full (then again a jiffy later). */
+static void resend(struct work_struct *work)
+{
+	unsigned long flags;
+	struct unsent *u;
+	bool full = false;
+
+	xa_lock_irqsave(&events, flags);
+	while (!full && (u = list_first_entry_or_null(&unsent, struct unsent, node))) {
+		full = atoll_kmsg_send(u->e, u->type, &u->m, u->len) == -EAGAIN;
+		if (!full) {
+			list_del(&u->node);
+			kfree(u);
+		}
+	}
+	xa_unlock_irqrestore(&events, flags);
+	if (full)
+		schedule_delayed_work(&resender, 1);
+}
+
+/* Under the xarray's lock (from the interrupt too): no waiting for room. */
 static void answer(struct atoll_enclave *e, u64 id, s64 result, s64 value)
 {
 	struct atoll_xemem_reply r = { .id = id, .result = result, .value = value, .last = 1 };
 
-	/* From the interrupt: no waiting for room (the LWK's ring holds 4096 slots). */
-	if (atoll_kmsg_send(e, ATOLL_KMSG_XEMEM_REPLY, &r, sizeof(r)))
-		pr_warn_ratelimited("atoll: an XEMEM event reply to enclave %s was lost\n",
-				    e->name);
+	send_or_queue(e, ATOLL_KMSG_XEMEM_REPLY, &r, sizeof(r));
 }
 
 /* Under the xarray's lock: SIGNAL, WAIT, CANCEL or GET, to the event's LWK. */
@@ -147,7 +205,6 @@ static void forwarded_answer(struct forwarded *f, s64 result)
 void xemem_event_close(s64 segid)
 {
 	struct atoll_xemem_event close = { .segid = segid, .op = ATOLL_XEMEM_REMOVE };
-	struct atoll_enclave *home = NULL;
 	struct lwk_waiter *w, *next;
 	struct forwarded *f;
 	struct xemem_event *ev;
@@ -157,7 +214,8 @@ void xemem_event_close(s64 segid)
 	ev = __xa_erase(&events, segid);
 	if (ev) {
 		ev->closed = true;
-		home = ev->home;
+		if (ev->home)
+			send_or_queue(ev->home, ATOLL_KMSG_XEMEM_HOME, &close, sizeof(close));
 		list_for_each_entry_safe(w, next, &ev->lwk_waiters, node) {
 			answer(w->e, w->id, -EIDRM, 0);
 			list_del(&w->node);
@@ -170,13 +228,6 @@ void xemem_event_close(s64 segid)
 	xa_unlock_irqrestore(&events, flags);
 	if (!ev)
 		return;
-	/*
-	 * Under xemem_lock (the registry's), which the home's going away
-	 * takes before its struct is freed: home is still there.
-	 */
-	if (home && atoll_kmsg_send_wait(home, ATOLL_KMSG_XEMEM_HOME, &close, sizeof(close)))
-		pr_warn("atoll: enclave %s did not hear that segment %lld is gone\n",
-			home->name, segid);
 	wake_up_all(&ev->wq);
 	kref_put(&ev->ref, event_free);
 }
@@ -188,11 +239,18 @@ void xemem_event_close(s64 segid)
 void xemem_event_enclave_gone(struct atoll_enclave *e)
 {
 	struct lwk_waiter *w, *next;
+	struct unsent *u, *u_next;
 	struct xemem_event *ev;
 	struct forwarded *f;
 	unsigned long flags, i;
 
 	xa_lock_irqsave(&events, flags);
+	list_for_each_entry_safe(u, u_next, &unsent, node) {
+		if (u->e == e) {
+			list_del(&u->node);
+			kfree(u);
+		}
+	}
 	xa_for_each(&events, i, ev) {
 		list_for_each_entry_safe(w, next, &ev->lwk_waiters, node) {
 			if (w->e != e)
@@ -446,9 +504,11 @@ void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
 			break;
 		}
 	}
-	if (!found && !r->result && send_home(e, ATOLL_XEMEM_SIGNAL, r->value, 0, 0, 0))
-		pr_warn_ratelimited("atoll: an event of segment %lld could not go back to enclave %s\n",
-				    r->value, e->name);
+	if (!found && !r->result) {
+		struct atoll_xemem_event back = { .segid = r->value, .op = ATOLL_XEMEM_SIGNAL };
+
+		send_or_queue(e, ATOLL_KMSG_XEMEM_HOME, &back, sizeof(back));
+	}
 	xa_unlock_irqrestore(&events, flags);
 }
 
@@ -537,4 +597,14 @@ void xemem_event_cancel(struct atoll_enclave *e, u64 id, s64 segid)
 	}
 	xa_unlock_irqrestore(&events, flags);
 	kfree(found);
+}
+
+/* Module unload (every enclave is gone): nothing is left to resend. */
+void xemem_event_exit(void)
+{
+	struct unsent *u, *next;
+
+	cancel_delayed_work_sync(&resender);
+	list_for_each_entry_safe(u, next, &unsent, node)
+		kfree(u);
 }

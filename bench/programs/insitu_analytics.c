@@ -106,12 +106,14 @@ static int from_segment(const char *name, int print)
 		if (h->taken == h->published) {
 			/*
 			 * A signal may have come before the doorbell: look again
-			 * every 100 ms, and stop if the simulation's segment went
-			 * (its mapping is revoked: no more touching it).
+			 * every 100 ms. After each wake, stop if the simulation's
+			 * segment went (its mapping is revoked: no more touching it).
 			 */
-			if (xemem_wait(door, 100) && (errno != ETIMEDOUT ||
-						      xemem_lookup_segid(name) != seg)) {
-				printf("insitu_analytics: the segment went away (%s)\n", strerror(errno));
+			int err = xemem_wait(door, 100) ? errno : 0;
+
+			if ((err && err != ETIMEDOUT) || xemem_lookup_segid(name) != seg) {
+				printf("insitu_analytics: the segment went away (%s)\n",
+				       strerror(err ? err : ENOENT));
 				return 1;
 			}
 			continue;

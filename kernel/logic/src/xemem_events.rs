@@ -33,17 +33,32 @@ impl<A, F: FnMut(A, u64, i64, Result<(), Errno>) -> bool> Answer<A> for F {
     }
 }
 
-/// Requests kept for each asker before their event's opening or grant, and
-/// undelivered answers remembered, at most.
+/// Requests kept for each asker before their event's opening or grant, at most.
 pub const MAX_EARLY_EACH: usize = 64;
-/// See [`MAX_EARLY_EACH`].
-pub const MAX_UNDELIVERED: usize = 256;
 
 struct Event<A> {
     /// Signals not taken yet.
     count: u64,
     /// WAITs not answered yet, first come first served: (asker, request id).
     waiters: VecDeque<(A, u64)>,
+}
+
+impl<A: Copy> Event<A> {
+    /// Gives waiting signals to waiters, first come first served. A waiter
+    /// whose answer cannot be sent now (its kernel's ring is full) keeps
+    /// its place and is tried again at the next signal or wait.
+    fn hand_out(&mut self, segid: i64, out: &mut impl Answer<A>) {
+        let mut i = 0;
+        while self.count > 0 && i < self.waiters.len() {
+            let (waiter, id) = self.waiters[i];
+            if out.answer(waiter, id, segid, Ok(())) {
+                self.waiters.remove(i);
+                self.count -= 1;
+            } else {
+                i += 1;
+            }
+        }
+    }
 }
 
 /// Every event of one kernel.
@@ -55,8 +70,6 @@ pub struct Events<A> {
     granted: BTreeSet<(u32, i64)>,
     /// Requests that came before their event's opening or their grant.
     early: Vec<(A, XememEvent)>,
-    /// WAITs whose answer could not be sent: their CANCEL is answered.
-    undelivered: VecDeque<(A, u64)>,
 }
 
 impl<A: Asker> Default for Events<A> {
@@ -68,13 +81,7 @@ impl<A: Asker> Default for Events<A> {
 impl<A: Asker> Events<A> {
     /// No events.
     pub const fn new() -> Self {
-        Events {
-            open: BTreeMap::new(),
-            highest: 0,
-            granted: BTreeSet::new(),
-            early: Vec::new(),
-            undelivered: VecDeque::new(),
-        }
+        Events { open: BTreeMap::new(), highest: 0, granted: BTreeSet::new(), early: Vec::new() }
     }
 
     /// Signals taken by nobody yet, if the event is open.
@@ -93,31 +100,16 @@ impl<A: Asker> Events<A> {
         };
         match ev.op {
             XEMEM_SIGNAL => {
-                // To the first waiter that can still hear it, else counted.
-                let mut handed = false;
-                while let Some((waiter, id)) = event.waiters.pop_front() {
-                    if out.answer(waiter, id, ev.segid, Ok(())) {
-                        handed = true;
-                        break;
-                    }
-                    remember(&mut self.undelivered, waiter, id);
-                }
-                if !handed {
-                    event.count += 1;
-                }
+                event.count += 1;
+                event.hand_out(ev.segid, out);
                 if ev.id != 0 {
                     out.answer(asker, ev.id, ev.segid, Ok(()));
                 }
             }
-            XEMEM_WAIT if event.count > 0 => {
-                // Taken only if the answer goes out.
-                if out.answer(asker, ev.id, ev.segid, Ok(())) {
-                    event.count -= 1;
-                } else {
-                    remember(&mut self.undelivered, asker, ev.id);
-                }
+            XEMEM_WAIT => {
+                event.waiters.push_back((asker, ev.id));
+                event.hand_out(ev.segid, out);
             }
-            XEMEM_WAIT => event.waiters.push_back((asker, ev.id)),
             _ => {
                 out.answer(asker, ev.id, ev.segid, Err(crate::errno::EINVAL));
             }
@@ -160,7 +152,6 @@ impl<A: Asker> Events<A> {
             self.granted.retain(|&(kernel, _)| kernel != id);
         }
         self.early.retain(|&(a, _)| a != asker);
-        self.undelivered.retain(|&(a, _)| a != asker);
     }
 
     /// May `asker` use segid's event.
@@ -182,14 +173,14 @@ impl<A: Asker> Events<A> {
         }
     }
 
-    /// A WAIT not answered yet ends with ETIMEDOUT (also one parked early,
-    /// or whose answer was lost); one answered already took its event, and
-    /// its answer is on the way.
+    /// A WAIT not answered yet ends with ETIMEDOUT (also one parked
+    /// early); one answered already took its event, and its answer is on
+    /// the way.
     fn cancel(&mut self, asker: A, ev: XememEvent, out: &mut impl Answer<A>) {
         let id = ev.cancel;
         let is_it = |&w: &(A, u64)| w == (asker, id);
         let waiting = self.open.get_mut(&ev.segid).and_then(|e| take_where(&mut e.waiters, is_it));
-        let found = waiting.is_some() || take_where(&mut self.undelivered, is_it).is_some() || {
+        let found = waiting.is_some() || {
             let i = self.early.iter().position(|&(a, e)| a == asker && e.id == id);
             i.map(|i| self.early.swap_remove(i)).is_some()
         };
@@ -212,13 +203,6 @@ impl<A: Asker> Events<A> {
 fn take_where<T>(queue: &mut VecDeque<T>, pred: impl Fn(&T) -> bool) -> Option<T> {
     let i = queue.iter().position(pred)?;
     queue.remove(i)
-}
-
-fn remember<A>(undelivered: &mut VecDeque<(A, u64)>, asker: A, id: u64) {
-    if undelivered.len() == MAX_UNDELIVERED {
-        undelivered.pop_front();
-    }
-    undelivered.push_back((asker, id));
 }
 
 #[cfg(test)]

@@ -36,9 +36,10 @@ pub fn init() {
     kmsg::register(KMSG_XEMEM_REPLY, request::on_reply);
     kmsg::register(KMSG_XEMEM_HOME, event::on_home);
     kmsg::on_peer_gone(|id| {
+        // Routes first: a waiter woken below must not find one to it.
+        ROUTES.lock().retain(|_, home| *home != Home::Enclave(id));
         event::peer_gone(id);
         request::peer_gone(id);
-        ROUTES.lock().retain(|_, home| *home != Home::Enclave(id));
     });
     kmsg::register(KMSG_XEMEM_REVOKE, post);
     kmsg::register(KMSG_XEMEM_UNPIN, post);
@@ -203,8 +204,9 @@ fn event_request(p: &Process, io: &XememIo, deadline: Option<u64>) -> Result<i64
             let here = crate::boot::enclave().is_some_and(|e| e.id == id);
             let home = if here { Home::Here } else { Home::Enclave(id) };
             let r = request::ask_event(home, request(p, io), deadline, stop);
-            // Kept once the event's kernel was reached (EAGAIN: no ring to it yet).
-            if r.as_ref().err() != Some(&EAGAIN) {
+            // Kept once the event's kernel was reached (EAGAIN: no ring to
+            // it yet, or a full one; EIDRM: it is gone).
+            if !matches!(r, Err(EAGAIN | EIDRM)) {
                 ROUTES.lock().insert(key, home);
             }
             return r.map(|r| r.value);

@@ -59,10 +59,14 @@ static ANSWERED: WaitQueue = WaitQueue::new();
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 /// A request spins this long for its answer before sleeping.
 const SPIN_NS: u64 = 30_000;
-/// A cancelled wait in another LWK is answered within this, or given up.
+/// A cancelled wait is answered within this, or given up.
 const CANCEL_WAIT_NS: u64 = 1_000_000_000;
-/// A ring to another enclave just made may take this long to be mapped.
+/// A ring to another enclave just made may take this long to be mapped,
+/// and a full ring this long to get room.
 const LINK_WAIT_NS: u64 = 1_000_000_000;
+const FULL_WAIT_NS: u64 = 1_000_000_000;
+/// Enclaves whose rings went: they were destroyed (ids are never reused).
+static GONE: SpinLock<Vec<u32>> = SpinLock::new(Vec::new());
 
 /// Sends `req` (its id set here) and waits for the whole answer.
 pub fn ask(req: XememReq) -> Result<Reply, Errno> {
@@ -106,6 +110,7 @@ fn ask_as(
     }
     if !ANSWERED.wait_until_deadline(|| answered() || stop(), deadline) || !answered() {
         let mut cancel = req;
+        cancel.id = 0; // answered through the WAIT's own id
         cancel.io.op = XEMEM_CANCEL;
         cancel.attachment = id;
         // Without a ring to it nothing can answer; the wait ends as it would.
@@ -113,15 +118,11 @@ fn ask_as(
             PENDING.lock().retain(|p| p.id != id);
             return Err(if matches!(home, Home::Enclave(_)) { EIDRM } else { e });
         }
-        // The host always answers. Another LWK may hang: after a while the
-        // wait ends, and an event its late answer took goes back (on_reply).
-        match home {
-            Home::Enclave(_) => {
-                let give_up = cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_WAIT_NS);
-                ANSWERED.wait_until_deadline(answered, Some(give_up));
-            }
-            _ => ANSWERED.wait_until(answered),
-        }
+        // Answered at once, unless the answer was lost or the other kernel
+        // hangs: then the wait ends after a while (and an event a late
+        // answer from another LWK took goes back, see on_reply).
+        let give_up = cpu::rdtsc() + tsc::ns_to_cycles(CANCEL_WAIT_NS);
+        ANSWERED.wait_until_deadline(answered, Some(give_up));
     }
     let mut pending = PENDING.lock();
     let i = pending.iter().position(|p| p.id == id).ok_or(EIO)?;
@@ -164,6 +165,7 @@ fn deliver(home: Home, kind: u16, req: &XememReq) -> Result<(), Errno> {
             event::ask(ev());
             Ok(())
         }
+        Home::Enclave(id) if GONE.lock().contains(&id) => Err(EIDRM),
         Home::Enclave(id) => {
             let to = Peer::Enclave(id);
             let give_up = cpu::rdtsc() + tsc::ns_to_cycles(LINK_WAIT_NS);
@@ -175,12 +177,15 @@ fn deliver(home: Home, kind: u16, req: &XememReq) -> Result<(), Errno> {
     }
 }
 
-/// Into the ring to `to`, waiting while it is full; `no_ring` if there is none.
+/// Into the ring to `to`, waiting a while when it is full (EAGAIN after
+/// that); `no_ring` if there is none.
 fn send(to: Peer, kind: u16, bytes: &[u8], no_ring: Errno) -> Result<(), Errno> {
+    let give_up = cpu::rdtsc() + tsc::ns_to_cycles(FULL_WAIT_NS);
     loop {
         match kmsg::send(to, kind, bytes) {
             Ok(()) => return Ok(()),
-            Err(SendError::Full) => crate::sched::yield_now(),
+            Err(SendError::Full) if cpu::rdtsc() < give_up => crate::sched::yield_now(),
+            Err(SendError::Full) => return Err(EAGAIN),
             Err(_) => return Err(no_ring),
         }
     }
@@ -202,6 +207,7 @@ pub fn answered(id: u64, result: i64) -> bool {
 /// Another enclave is gone: requests it was to answer end with EIDRM
 /// (the segment whose event it held went with it).
 pub fn peer_gone(id: u32) {
+    GONE.lock().push(id);
     let mut pending = PENDING.lock();
     let mut woke = false;
     for p in pending.iter_mut().filter(|p| p.from == Some(Peer::Enclave(id)) && p.result.is_none())
