@@ -4,7 +4,7 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
@@ -56,6 +56,9 @@ case $what in tests|all)
     gcc $CFLAGS $X -o "$out/dyn-xemem_check" "$T/xemem_check.c" -L "$ROOT/build/lib" -lxpmem \
         -Wl,-rpath,'$ORIGIN'
     g++ $CFLAGS -static $X -o "$out/xemem_cpp" "$T/xemem_cpp.cpp" "$ROOT/build/lib/libxpmem.a"
+    gfortran -O2 -static -J "$out" -o "$out/xemem_fortran" "$T/xemem_fortran.f90" \
+        "$ROOT/build/lib/libxpmem.a"
+    rm -f "$out/xpmem.mod"
     gcc $CFLAGS -static-pie -fPIE -o "$out/hello-pie" "$T/hello.c"
     gcc $CFLAGS -o "$out/dyn-hello" "$T/hello.c"
     gcc $CFLAGS -o "$out/dyn-vdso" "$T/vdso.c"

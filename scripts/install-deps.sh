@@ -14,6 +14,8 @@ command -v musl-gcc >/dev/null || need_apt+=(musl-tools)
 command -v mpicc.openmpi >/dev/null || need_apt+=(openmpi-bin libopenmpi-dev)
 command -v mpicc.mpich >/dev/null || need_apt+=(mpich libmpich-dev)
 command -v g++ >/dev/null || need_apt+=(g++)
+# XEMEM's library from Fortran (bind(C)): tests/programs/xemem_fortran.f90.
+command -v gfortran >/dev/null || need_apt+=(gfortran)
 # hwloc's lstopo, which checks the machine an enclave's program sees.
 command -v lstopo-no-graphics >/dev/null || need_apt+=(hwloc-nox)
 # make install's DKMS configuration is checked by building with DKMS (issue 17).

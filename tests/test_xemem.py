@@ -35,8 +35,8 @@ def statuses(out):
 
 def test_segments_between_enclaves_and_linux(vm, programs):
     # Every direction, from one page to 64 MiB (2 MiB pages and the 4 KiB
-    # ones around them), static and shared library; both enclaves' free
-    # memory and Linux's MemTotal come back to the byte.
+    # ones around them), static and shared library, and from Fortran; both
+    # enclaves' free memory and Linux's MemTotal come back to the byte.
     res = vm(PAIRS + r'''
 total_before=$(grep MemTotal /proc/meminfo)
 atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
@@ -50,6 +50,8 @@ done
 pair ee-back "atoll run b --" "atoll run a --" 2101248 /extra/dyn-xemem_check
 pair same "atoll run a --" "atoll run a --" 2101248
 pair ll "" "" 65536 /extra/dyn-xemem_check
+atoll run a -- /extra/xemem_fortran 20; echo "FORTRAN enclave: $?"
+/extra/xemem_fortran 20; echo "FORTRAN linux: $?"
 [ "$a_before" = "$(atoll status a | grep '^lwk memory')" ] && echo A_MEMORY_BACK
 [ "$b_before" = "$(atoll status b | grep '^lwk memory')" ] && echo B_MEMORY_BACK
 atoll destroy a > /dev/null || exit 10
@@ -65,6 +67,9 @@ atoll destroy b > /dev/null || exit 10
         size = re.search(rf"PAIR {tag} size (\d+)", out)[1]
         assert f"attach {tag} {size}: the producer's bytes checked, ours written" in out, out
         assert f"make {tag} {size}: the consumer's bytes arrived, removed" in out, out
+    # The same from Fortran, through bind(C), in the enclave and on Linux.
+    assert out.count("xemem_fortran: 20 rounds through xpmem.h from Fortran: ok") == 2, out
+    assert "FORTRAN enclave: 0" in out and "FORTRAN linux: 0" in out, out
     for line in ["A_MEMORY_BACK", "B_MEMORY_BACK", "MEMTOTAL_BACK"]:
         assert line in out, out
 
