@@ -265,7 +265,9 @@ fn line(out: &mut String, start: u64, m: &Mapping) {
         if m.shared { 's' } else { 'p' },
     );
     let label = match (&m.backing, name) {
-        (_, Some(path)) => Some(String::from_utf8_lossy(path).into_owned()),
+        // A newline in a name is written as Linux writes it, so each
+        // mapping stays one line.
+        (_, Some(path)) => Some(String::from_utf8_lossy(path).replace('\n', "\\012")),
         (Backing::Heap, _) => Some("[heap]".into()),
         (Backing::Stack, _) => Some("[stack]".into()),
         (Backing::Vdso, _) => Some("[vdso]".into()),
@@ -329,6 +331,15 @@ mod tests {
         assert_eq!(starts(&maps), [(0x1000, 0x5000)]);
         assert!(maps.cuts(0x2000, 0x3000) && maps.cuts(0x1000, 0x3000));
         assert!(!maps.cuts(0x1000, 0x5000) && !maps.cuts(0x6000, 0x7000));
+    }
+
+    #[test]
+    fn a_newline_in_a_name_is_escaped_as_linux_does() {
+        let mut maps = Maps::new();
+        maps.set(0x10000, 0x11000, R, false, Backing::File { name: file("/tmp/a\nb"), offset: 0 });
+        let text = maps.text(usize::MAX);
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.ends_with(" /tmp/a\\012b\n"), "{text}");
     }
 
     #[test]
