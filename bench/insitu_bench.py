@@ -113,7 +113,7 @@ def plot(res, path):
     plt = pyplot("insitu_bench")
     if plt is None:
         return
-    fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4))
+    fig, (a, b, c) = plt.subplots(1, 3, figsize=(16, 4))
     a.boxplot([res[c]["seconds"] for c, _ in CASES])
     short = [c.replace("_busy", "\n+ load").replace("_", "\n", 1) for c, _ in CASES]
     a.set_xticks(range(1, len(CASES) + 1), short, fontsize=8)
@@ -128,6 +128,16 @@ def plot(res, path):
     b.set_ylabel("ms")
     b.set_title("1 GiB: attach vs copy")
     b.legend()
+    pairs = [("enclave <->\nLinux", "", "atoll ping"), ("enclave <->\nenclave", "peer_", "atoll ping --from")]
+    x = range(len(pairs))
+    c.bar([i - 0.2 for i in x], [res[f"{k}signal_rtt_ns"] / 1e3 for _, k, _ in pairs], width=0.4,
+          label="XEMEM signal round trip")
+    c.bar([i + 0.2 for i in x], [res[f"{k}control_rtt_ns"] / 1e3 for _, k, _ in pairs], width=0.4,
+          label="the control channel's")
+    c.set_xticks(list(x), [label for label, _, _ in pairs])
+    c.set_ylabel("µs (median)")
+    c.set_title("signals against the control channel")
+    c.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
