@@ -13,7 +13,6 @@
  * Linux process's signal and wait are forwarded there (XEMEM_HOME), the
  * wait until the LWK answers it.
  */
-#include <linux/delay.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -29,7 +28,6 @@
 #define XEMEM_WAIT_SPIN_NS	30000
 #define XEMEM_WAIT_SPIN_MAX_NS	400000
 #define XEMEM_CANCEL_WAIT_MS	1000	/* for an LWK to answer a cancelled wait */
-#define XEMEM_FULL_TRIES	100	/* 1-2 ms apart, for room in a full ring */
 
 struct lwk_waiter {
 	struct list_head node;
@@ -137,14 +135,15 @@ static void answer(struct atoll_enclave *e, u64 id, s64 result, s64 value)
 	send_or_queue(e, ATOLL_KMSG_XEMEM_REPLY, &r, sizeof(r));
 }
 
-/* Under the xarray's lock: SIGNAL, WAIT, CANCEL or GET, to the event's LWK. */
-static int send_home(struct atoll_enclave *home, u32 op, s64 segid, u64 id, u64 cancel, u32 kernel)
+/* Under the xarray's lock: SIGNAL, WAIT, CANCEL, GET or REMOVE, to the event's LWK. */
+static void send_home(struct atoll_enclave *home, u32 op, s64 segid, u64 id, u64 cancel,
+		      u32 kernel)
 {
 	struct atoll_xemem_event m = {
 		.id = id, .segid = segid, .cancel = cancel, .op = op, .kernel = kernel,
 	};
 
-	return atoll_kmsg_send(home, ATOLL_KMSG_XEMEM_HOME, &m, sizeof(m));
+	send_or_queue(home, ATOLL_KMSG_XEMEM_HOME, &m, sizeof(m));
 }
 
 /*
@@ -175,12 +174,13 @@ int xemem_event_open(struct xemem_seg *s)
 		}
 	}
 	ret = xa_insert_irq(&events, s->segid, ev, GFP_KERNEL);
-	if (ret) {
-		open.op = ATOLL_XEMEM_REMOVE;
-		if (ev->home)
-			atoll_kmsg_send(ev->home, ATOLL_KMSG_XEMEM_HOME, &open, sizeof(open));
-		kfree(ev);
+	if (ret && ev->home) {
+		xa_lock_irq(&events);
+		send_home(ev->home, ATOLL_XEMEM_REMOVE, s->segid, 0, 0, 0);
+		xa_unlock_irq(&events);
 	}
+	if (ret)
+		kfree(ev);
 	return ret;
 }
 
@@ -204,7 +204,6 @@ static void forwarded_answer(struct forwarded *f, s64 result)
  */
 void xemem_event_close(s64 segid)
 {
-	struct atoll_xemem_event close = { .segid = segid, .op = ATOLL_XEMEM_REMOVE };
 	struct lwk_waiter *w, *next;
 	struct forwarded *f;
 	struct xemem_event *ev;
@@ -215,7 +214,7 @@ void xemem_event_close(s64 segid)
 	if (ev) {
 		ev->closed = true;
 		if (ev->home)
-			send_or_queue(ev->home, ATOLL_KMSG_XEMEM_HOME, &close, sizeof(close));
+			send_home(ev->home, ATOLL_XEMEM_REMOVE, segid, 0, 0, 0);
 		list_for_each_entry_safe(w, next, &ev->lwk_waiters, node) {
 			answer(w->e, w->id, -EIDRM, 0);
 			list_del(&w->node);
@@ -288,14 +287,17 @@ static struct xemem_event *find(s64 segid, kuid_t uid, kgid_t gid, int *err)
 	return bits & 4 ? ev : NULL;
 }
 
-/* Under the xarray's lock: one event, to the LWK waiter that came first, else for Linux's. */
-static int signal_here(struct xemem_event *ev, s64 segid)
+/*
+ * Under the xarray's lock: one event, to the LWK waiter that came first,
+ * else for Linux's; or forwarded to the LWK the event lives in.
+ */
+static void signal_here(struct xemem_event *ev, s64 segid)
 {
 	struct lwk_waiter *w = list_first_entry_or_null(&ev->lwk_waiters, struct lwk_waiter, node);
 
-	if (ev->home)
-		return send_home(ev->home, ATOLL_XEMEM_SIGNAL, segid, 0, 0, 0);
-	if (w) {
+	if (ev->home) {
+		send_home(ev->home, ATOLL_XEMEM_SIGNAL, segid, 0, 0, 0);
+	} else if (w) {
 		list_del(&w->node);
 		answer(w->e, w->id, 0, 0);
 		kfree(w);
@@ -303,28 +305,22 @@ static int signal_here(struct xemem_event *ev, s64 segid)
 		ev->count++;
 		wake_up(&ev->wq);
 	}
-	return 0;
 }
 
-/*
- * A Linux process's signal: 0 or -errno (for an event in an LWK, forwarded
- * there, waiting a while for room in a full ring).
- */
+/* A Linux process's signal: 0 or -errno. */
 int xemem_event_signal(s64 segid, kuid_t uid, kgid_t gid)
 {
 	struct xemem_event *ev;
 	unsigned long flags;
-	int err, tries = 0;
+	int err;
 
-	do {
-		if (tries)
-			usleep_range(1000, 2000);
-		xa_lock_irqsave(&events, flags);
-		ev = find(segid, uid, gid, &err);
-		if (ev)
-			err = signal_here(ev, segid);
-		xa_unlock_irqrestore(&events, flags);
-	} while (err == -EAGAIN && ++tries < XEMEM_FULL_TRIES);
+	xa_lock_irqsave(&events, flags);
+	ev = find(segid, uid, gid, &err);
+	if (ev) {
+		signal_here(ev, segid);
+		err = 0;
+	}
+	xa_unlock_irqrestore(&events, flags);
 	return err;
 }
 
@@ -388,25 +384,21 @@ static int wait_forwarded(struct xemem_event *ev, s64 segid, s32 timeout_ms)
 	struct forwarded f = { .segid = segid };
 	u64 start, spin = spin_for(ev, timeout_ms);
 	unsigned long flags;
-	int ret = 0, tries = 0;
 	long left = 1;
 	bool slept;
+	int ret;
 
 	init_waitqueue_head(&f.wq);
-	do {
-		if (ret)
-			usleep_range(1000, 2000);
-		xa_lock_irqsave(&events, flags);
-		ret = -EIDRM;
-		if (ev->home && !ev->closed) {
-			f.home = ev->home;
-			f.id = ++forward_id;
-			ret = send_home(f.home, ATOLL_XEMEM_WAIT, segid, f.id, 0, 0);
-			if (!ret)
-				list_add_tail(&f.node, &forwarded);
-		}
-		xa_unlock_irqrestore(&events, flags);
-	} while (ret == -EAGAIN && ++tries < XEMEM_FULL_TRIES);
+	xa_lock_irqsave(&events, flags);
+	ret = -EIDRM;
+	if (ev->home && !ev->closed) {
+		f.home = ev->home;
+		f.id = ++forward_id;
+		list_add_tail(&f.node, &forwarded);
+		send_home(f.home, ATOLL_XEMEM_WAIT, segid, f.id, 0, 0);
+		ret = 0;
+	}
+	xa_unlock_irqrestore(&events, flags);
 	if (ret)
 		return ret;
 	start = ktime_get_ns();
@@ -418,8 +410,8 @@ static int wait_forwarded(struct xemem_event *ev, s64 segid, s32 timeout_ms)
 	if (!forwarded_done(&f)) {
 		xa_lock_irqsave(&events, flags);
 		/* Answered, or its enclave gone, meanwhile: f.home may be gone too. */
-		if (!f.answered && send_home(f.home, ATOLL_XEMEM_CANCEL, segid, 0, f.id, 0))
-			forwarded_answer(&f, -ETIMEDOUT);
+		if (!f.answered)
+			send_home(f.home, ATOLL_XEMEM_CANCEL, segid, 0, f.id, 0);
 		xa_unlock_irqrestore(&events, flags);
 		wait_event_timeout(f.wq, forwarded_done(&f),
 				   msecs_to_jiffies(XEMEM_CANCEL_WAIT_MS));
@@ -504,11 +496,8 @@ void xemem_event_on_reply(struct atoll_enclave *e, const struct atoll_kmsg *m)
 			break;
 		}
 	}
-	if (!found && !r->result) {
-		struct atoll_xemem_event back = { .segid = r->value, .op = ATOLL_XEMEM_SIGNAL };
-
-		send_or_queue(e, ATOLL_KMSG_XEMEM_HOME, &back, sizeof(back));
-	}
+	if (!found && !r->result)
+		send_home(e, ATOLL_XEMEM_SIGNAL, r->value, 0, 0, 0);
 	xa_unlock_irqrestore(&events, flags);
 }
 
@@ -522,10 +511,9 @@ static bool elsewhere(struct atoll_enclave *e, u64 id, s64 segid, struct xemem_e
 	if (!ev || !ev->home || !id)
 		return false;
 	/* The home serves another enclave once told (before that enclave can ask). */
-	if (ev->home != e && send_home(ev->home, ATOLL_XEMEM_GET, segid, 0, 0, e->id))
-		answer(e, id, -EAGAIN, 0);
-	else
-		answer(e, id, ATOLL_XEMEM_ELSEWHERE, ev->home->id);
+	if (ev->home != e)
+		send_home(ev->home, ATOLL_XEMEM_GET, segid, 0, 0, e->id);
+	answer(e, id, ATOLL_XEMEM_ELSEWHERE, ev->home->id);
 	return true;
 }
 
@@ -539,8 +527,10 @@ void xemem_event_signal_lwk(struct atoll_enclave *e, u64 id, s64 segid, kuid_t u
 	xa_lock_irqsave(&events, flags);
 	ev = find(segid, uid, gid, &err);
 	if (!elsewhere(e, id, segid, ev)) {
-		if (ev)
-			err = signal_here(ev, segid);
+		if (ev) {
+			signal_here(ev, segid);
+			err = 0;
+		}
 		if (id)
 			answer(e, id, err, 0);
 	}
