@@ -144,13 +144,28 @@ static xpmem_segid_t make(const char *name, size_t size, long mode, unsigned cha
 	return segid;
 }
 
-static void *attach(const char *name, size_t size, xpmem_apid_t *apid)
+/* NAME's segid; dies if there is none. */
+static xpmem_segid_t lookup(const char *name)
 {
 	xpmem_segid_t segid = xemem_lookup_segid(name);
-	void *p;
 
 	if (segid < 0)
 		die("xemem_lookup_segid");
+	return segid;
+}
+
+/* NAME's segid, once its holder says DIR/NAME.ready. */
+static xpmem_segid_t held(const char *dir, const char *name)
+{
+	await(dir, name, "ready");
+	return lookup(name);
+}
+
+static void *attach(const char *name, size_t size, xpmem_apid_t *apid)
+{
+	xpmem_segid_t segid = lookup(name);
+	void *p;
+
 	*apid = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL);
 	if (*apid < 0)
 		die("xpmem_get");
@@ -327,11 +342,9 @@ static int run_stack(void)
 
 static int run_denied(const char *name)
 {
-	xpmem_segid_t segid = xemem_lookup_segid(name);
+	xpmem_segid_t segid = lookup(name);
 	int get, signal, wait;
 
-	if (segid < 0)
-		die("xemem_lookup_segid");
 	get = xpmem_get(segid, XPMEM_RDWR, XPMEM_PERMIT_MODE, NULL) >= 0 ? 0 : errno;
 	signal = xemem_signal(segid) ? errno : 0;
 	wait = xemem_wait(segid, 0) ? errno : 0;
@@ -431,14 +444,7 @@ static int run_timeouts(const char *name, const char *dir)
 	int empty, later, taken, after;
 	long long t;
 
-	if (dir) {
-		await(dir, name, "ready");
-		segid = xemem_lookup_segid(name);
-		if (segid < 0)
-			die("xemem_lookup_segid");
-	} else {
-		segid = make(name, 4096, 0600, &buf);
-	}
+	segid = dir ? held(dir, name) : make(name, 4096, 0600, &buf);
 	empty = times_out(segid, 0);
 	t = now_ns();
 	/* It waited its time, at least: a wait that gives up early fails. */
@@ -461,10 +467,7 @@ static int run_quiet(const char *name, const char *dir)
 	xpmem_segid_t segid;
 	int none, taken;
 
-	await(dir, name, "ready");
-	segid = xemem_lookup_segid(name);
-	if (segid < 0)
-		die("xemem_lookup_segid");
+	segid = held(dir, name);
 	none = times_out(segid, 0);
 	taken = xemem_signal(segid) == 0 && xemem_wait(segid, 0) == 0;
 	printf("quiet %s: %s, own signal %s\n", name, none ? "no event waiting" : "AN EVENT WAITED",
@@ -476,10 +479,7 @@ static int run_waitgone(const char *name, const char *dir)
 {
 	xpmem_segid_t segid;
 
-	await(dir, name, "ready");
-	segid = xemem_lookup_segid(name);
-	if (segid < 0)
-		die("xemem_lookup_segid");
+	segid = held(dir, name);
 	say(dir, name, "waiting");
 	if (xemem_wait(segid, 120000) == 0) {
 		printf("FAIL waitgone %s: an event came\n", name);
@@ -526,10 +526,8 @@ static int run_adopt(const char *name, size_t size)
 
 static int run_unremovable(const char *name)
 {
-	xpmem_segid_t segid = xemem_lookup_segid(name);
+	xpmem_segid_t segid = lookup(name);
 
-	if (segid < 0)
-		die("xemem_lookup_segid");
 	if (xpmem_remove(segid) == 0) {
 		printf("FAIL unremovable %s: removed\n", name);
 		return 1;
