@@ -5,13 +5,13 @@
 use alloc::vec;
 use alloc::vec::Vec;
 use atoll_abi::KMSG_MAX_LEN;
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
 use lwk_logic::kmsg::{self as rings, Received, Receiver};
+use spin::mutex::SpinMutex;
 
 use super::link::Link;
 use super::ring::SharedRing;
-use super::{Message, Peer};
-use crate::sync::SpinLock;
+use super::{handle, Message, Peer};
 
 struct State {
     receiver: Receiver,
@@ -21,7 +21,11 @@ struct State {
 pub struct Inbox {
     from: Peer,
     ring: SharedRing,
-    state: SpinLock<State>,
+    /// Held by whoever drains now. Never waited for: a drain that finds it
+    /// taken leaves the ring to its holder, who looks again after letting
+    /// go. So the message interrupt and a polling thread on the same CPU
+    /// cannot deadlock, and neither masks interrupts for it.
+    state: SpinMutex<State>,
     /// The ticket the receiver expects next: while its slot is not
     /// stamped, nothing waits, and a poll need not take the lock.
     expected: AtomicU32,
@@ -36,7 +40,7 @@ impl Inbox {
             from,
             ring,
             expected: AtomicU32::new(receiver.next_ticket()),
-            state: SpinLock::new(State { receiver, buf: vec![0; KMSG_MAX_LEN] }),
+            state: SpinMutex::new(State { receiver, buf: vec![0; KMSG_MAX_LEN] }),
             broken: AtomicBool::new(false),
         }
     }
@@ -45,19 +49,37 @@ impl Inbox {
     /// After turning it off, drain once more.
     #[cfg(feature = "testing")]
     pub fn set_polling(&self, on: bool) {
+        // Waiting here is safe: only threads wait, and a message interrupt
+        // on this CPU only tries the lock.
         self.state.lock().receiver.set_polling(&self.ring, on);
     }
 
-    /// Hands every waiting message to `handle`; `link`, if any, is the
-    /// one answers go back on.
-    pub fn drain(&self, handle: fn(&Message), link: Option<&Link>) {
-        if self.broken.load(Ordering::Relaxed)
-            || !rings::is_ready(&self.ring, self.expected.load(Ordering::Acquire))
-        {
-            return;
+    /// Whether a message waits (its first slot is stamped).
+    #[inline]
+    fn waiting(&self) -> bool {
+        !self.broken.load(Ordering::Relaxed)
+            && rings::is_ready(&self.ring, self.expected.load(Ordering::Acquire))
+    }
+
+    /// Hands every waiting message to the handler of its type; `link`, if
+    /// any, is the one answers go back on.
+    #[inline]
+    pub fn drain(&self, link: Option<&Link>) {
+        while self.waiting() {
+            let Some(mut s) = self.state.try_lock() else {
+                return; // its holder looks again after letting go
+            };
+            self.drain_locked(&mut s, link);
+            drop(s);
+            // A message that came after the holder's last look, while a
+            // drain that saw it found the lock taken: look again. SeqCst:
+            // the release above is visible before this look reads the ring.
+            fence(Ordering::SeqCst);
         }
-        let mut s = self.state.lock();
-        let State { receiver, buf } = &mut *s;
+    }
+
+    fn drain_locked(&self, s: &mut State, link: Option<&Link>) {
+        let State { receiver, buf } = s;
         loop {
             let received = receiver.receive(&self.ring, buf);
             self.expected.store(receiver.next_ticket(), Ordering::Release);

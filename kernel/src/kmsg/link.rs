@@ -6,7 +6,7 @@ use lwk_logic::kmsg::{self as rings, SendError};
 
 use super::inbox::Inbox;
 use super::ring::SharedRing;
-use super::{Message, Peer};
+use super::Peer;
 use hal::apic;
 
 pub struct Link {
@@ -56,8 +56,9 @@ impl Link {
         self.notify.0
     }
 
-    /// Hands every waiting message to `handle`; answers go back on this link.
-    pub fn drain(&self, handle: fn(&Message)) {
-        self.inbox.drain(handle, Some(self));
+    /// Hands every waiting message to its handler; answers go back on this link.
+    #[inline]
+    pub fn drain(&self) {
+        self.inbox.drain(Some(self));
     }
 }

@@ -3,7 +3,8 @@
 //! or register a handler for a type. Each protocol owns its types and
 //! handlers in its own file; this module knows none of them. Handlers run
 //! in the message interrupt (on the enclave's first CPU, which Linux and
-//! the other enclaves interrupt) and must not sleep.
+//! the other enclaves interrupt), or in a benchmark's polling thread, one
+//! at a time per ring, and must not sleep.
 
 mod inbox;
 mod link;
@@ -78,6 +79,7 @@ pub fn register(kind: u16, handler: Handler) {
     slot.call_once(|| handler);
 }
 
+/// Runs the handler of `msg`'s type.
 fn handle(msg: &Message) {
     match HANDLERS.get(msg.kind as usize).and_then(|h| h.get()) {
         Some(handler) => handler(msg),
@@ -231,7 +233,7 @@ impl Poller {
     /// Handles what waits on this link alone.
     pub fn poll(&self) {
         if let Some(link) = self.link() {
-            link.drain(handle);
+            link.drain();
         }
     }
 
@@ -244,7 +246,7 @@ impl Poller {
 /// Receives and handles every message waiting from every peer.
 pub fn poll() {
     if let Some(host) = HOST.get() {
-        host.drain(handle);
+        host.drain();
     }
-    peers::drain_all(handle);
+    peers::drain_all();
 }

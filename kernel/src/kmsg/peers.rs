@@ -63,10 +63,10 @@ impl Lending {
         }
     }
 
-    fn drain(&self, handle: fn(&Message)) {
+    fn drain(&self) {
         match &self.what {
-            What::Peer { link, .. } => link.drain(handle),
-            What::Group(inbox) => inbox.drain(handle, None),
+            What::Peer { link, .. } => link.drain(),
+            What::Group(inbox) => inbox.drain(None),
         }
     }
 }
@@ -188,11 +188,11 @@ fn find(key: Key) -> Option<Arc<Lending>> {
     TABLE.lock().iter().flatten().find(|p| p.key == key).cloned()
 }
 
-/// Hands every lent ring's waiting messages to `handle`.
-pub fn drain_all(handle: fn(&Message)) {
+/// Hands every lent ring's waiting messages to their handlers.
+pub fn drain_all() {
     let all: Table = TABLE.lock().clone();
     for p in all.iter().flatten() {
-        p.drain(handle);
+        p.drain();
     }
 }
 
