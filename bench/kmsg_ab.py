@@ -15,13 +15,12 @@ import os
 import statistics
 import sys
 import tempfile
-import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 sys.path.insert(0, HERE)
 import vm  # noqa: E402
-from pinning import pin_vcpus  # noqa: E402
+from kmsg_bench import run_pinned  # noqa: E402
 
 GUEST = r'''
 for turn in $(seq $TURNS); do
@@ -50,18 +49,11 @@ def main():
     args = p.parse_args()
     files = vm.default_files()
     files.update({"/lib/atoll/a": args.old, "/lib/atoll/b": args.new})
-    host = sorted(os.sched_getaffinity(0))
-    alone = [host[0], host[0], host[-1]] if len(host) >= 2 else None
-    stop = threading.Event()
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "run.sh")
         with open(script, "w") as f:
             f.write(f"TURNS={args.turns}\nFROM_LINUX={int(args.from_linux)}\n{GUEST}")
-        res = vm.run_vm(script, files=files, echo=False,
-                        qemu_args=["-name", "atoll-kmsg-ab,debug-threads=on"],
-                        on_start=lambda proc: threading.Thread(
-                            target=pin_vcpus, args=(proc, [0, 2, 3], alone, host, stop), daemon=True).start())
-        stop.set()
+        res = run_pinned(script, "atoll-kmsg-ab", files=files)
     if res.status != 0 or "=== done" not in res.output:
         sys.exit(f"kmsg_ab: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
     turns = {"a": [], "b": []}

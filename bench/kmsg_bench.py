@@ -49,23 +49,29 @@ echo "=== done"
 '''
 
 
-def run(args):
+def run_pinned(script, name, timeout=600, files=None):
+    """Runs `script` in the test VM with the measured vCPUs 0, 2 and 3 pinned:
+    2 and 3 on a host CPU each, 0 beside 2 (they are never measured at once)."""
     host = sorted(os.sched_getaffinity(0))
-    # vCPUs 0 and 2 are never measured at once: they share one host CPU.
     alone = [host[0], host[0], host[-1]] if len(host) >= 2 else None
+    stop = threading.Event()
+    res = vm.run_vm(script, timeout=timeout, echo=False, files=files,
+                    qemu_args=["-name", f"{name},debug-threads=on"],
+                    on_start=lambda proc: threading.Thread(
+                        target=pin_vcpus, args=(proc, [0, 2, 3], alone, host, stop), daemon=True).start())
+    stop.set()
+    return res
+
+
+def run(args):
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "run.sh")
         with open(script, "w") as f:
             f.write(f"REPEATS={args.repeats}\nROUNDS={args.rounds}\nSTREAM_ROUNDS={args.stream_rounds}\n"
                     f"STREAM_SIZES='4096 16384 65536'\n{GUEST}")
-        stop = threading.Event()
         print(f"kmsg_bench: booting the test VM, {args.repeats} repeats of {args.rounds} round trips per mode",
               flush=True)
-        res = vm.run_vm(script, timeout=args.timeout, echo=False,
-                        qemu_args=["-name", "atoll-kmsg-bench,debug-threads=on"],
-                        on_start=lambda proc: threading.Thread(
-                            target=pin_vcpus, args=(proc, [0, 2, 3], alone, host, stop), daemon=True).start())
-        stop.set()
+        res = run_pinned(script, "atoll-kmsg-bench", args.timeout)
     if res.status != 0 or "=== done" not in res.output:
         sys.exit(f"kmsg_bench: the VM run failed (status {res.status}):\n{res.output[-3000:]}")
     runs = {pair: [] for pair, _ in PAIRS}

@@ -21,10 +21,10 @@ struct State {
 pub struct Inbox {
     from: Peer,
     ring: SharedRing,
-    /// Held by whoever drains now. Never waited for: a drain that finds it
-    /// taken leaves the ring to its holder, who looks again after letting
-    /// go. So the message interrupt and a polling thread on the same CPU
-    /// cannot deadlock, and neither masks interrupts for it.
+    /// Held by whoever drains now. A drain never waits for it: one that
+    /// finds it taken leaves the ring to its holder, who looks again after
+    /// letting go. So the message interrupt and a polling thread on the
+    /// same CPU cannot deadlock, and neither masks interrupts for it.
     state: SpinMutex<State>,
     /// The ticket the receiver expects next: while its slot is not
     /// stamped, nothing waits, and a poll need not take the lock.
@@ -46,10 +46,11 @@ impl Inbox {
     }
 
     /// Says whether we poll this ring (its sender then sends no interrupts).
-    /// After turning it off, drain once more.
+    /// Drain after it: a drain that came meanwhile left the ring to us.
     #[cfg(feature = "testing")]
     pub fn set_polling(&self, on: bool) {
-        // Waiting here is safe: only threads wait, and a message interrupt
+        // Waiting here cannot deadlock: only threads wait (cooperative ones,
+        // which no poller holding it gives way to), and a message interrupt
         // on this CPU only tries the lock.
         self.state.lock().receiver.set_polling(&self.ring, on);
     }

@@ -44,10 +44,13 @@ impl Link {
         sent.map(|_| ())
     }
 
-    /// Says whether we poll this link (the peer then sends no interrupts).
+    /// Says whether we poll this link (the peer then sends no interrupts),
+    /// then looks at the ring: a message may have come while the bit was
+    /// still set, or its interrupt found the receiver taken here.
     #[cfg(feature = "testing")]
     pub fn set_polling(&self, on: bool) {
         self.inbox.set_polling(on);
+        self.drain();
     }
 
     /// The APIC id that hears our messages.

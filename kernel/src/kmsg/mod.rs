@@ -149,7 +149,7 @@ pub fn is_linked(to: Peer) -> bool {
 }
 
 /// Says whether this LWK polls its link from `from` (which then sends no
-/// interrupts); after turning it off, `poll` once more.
+/// interrupts), and handles what waits on it.
 #[cfg(feature = "testing")]
 pub fn set_polling(from: Peer, on: bool) {
     match from {

@@ -123,7 +123,6 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
                 link.poll();
             }
             kmsg::set_polling(from, false);
-            kmsg::poll();
         }
         _ => {}
     }
