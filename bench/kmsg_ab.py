@@ -7,8 +7,8 @@ come from bench/kmsg_bench.py.
 
   python3 bench/kmsg_ab.py OLD_IMAGE NEW_IMAGE [--turns 8] [--from-linux]
 
-Prints per image each turn's one-slot polling round trip, bounced line and
-their ratio, and the medians."""
+Prints per image the medians of the one-slot polling round trip and of the
+bounced line, their ratio, and each turn's pair."""
 import argparse
 import json
 import os

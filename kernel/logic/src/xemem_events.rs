@@ -85,7 +85,8 @@ impl<A: Asker> Events<A> {
     }
 
     /// Signals taken by nobody yet, if the event is open.
-    pub fn count(&self, segid: i64) -> Option<u64> {
+    #[cfg(test)]
+    pub(crate) fn count(&self, segid: i64) -> Option<u64> {
         self.open.get(&segid).map(|e| e.count)
     }
 

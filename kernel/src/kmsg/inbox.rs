@@ -45,14 +45,17 @@ impl Inbox {
         }
     }
 
-    /// Says whether we poll this ring (its sender then sends no interrupts).
-    /// Drain after it: a drain that came meanwhile left the ring to us.
+    /// Says whether we poll this ring (its sender then sends no interrupts),
+    /// then drains it, as every holder of the receiver does after letting
+    /// go: a message may have come while the bit was still set, or its
+    /// interrupt's drain found the receiver taken here.
     #[cfg(feature = "testing")]
-    pub fn set_polling(&self, on: bool) {
+    pub fn set_polling(&self, on: bool, link: Option<&Link>) {
         // Waiting here cannot deadlock: only threads wait (cooperative ones,
         // which no poller holding it gives way to), and a message interrupt
         // on this CPU only tries the lock.
         self.state.lock().receiver.set_polling(&self.ring, on);
+        self.drain(link);
     }
 
     /// Whether a message waits (its first slot is stamped).

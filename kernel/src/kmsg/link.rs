@@ -45,12 +45,10 @@ impl Link {
     }
 
     /// Says whether we poll this link (the peer then sends no interrupts),
-    /// then looks at the ring: a message may have come while the bit was
-    /// still set, or its interrupt found the receiver taken here.
+    /// and handles what waits on it.
     #[cfg(feature = "testing")]
     pub fn set_polling(&self, on: bool) {
-        self.inbox.set_polling(on);
-        self.drain();
+        self.inbox.set_polling(on, Some(self));
     }
 
     /// The APIC id that hears our messages.

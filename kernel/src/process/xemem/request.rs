@@ -127,13 +127,11 @@ fn ask_as(
     let mut pending = PENDING.lock();
     let i = pending.iter().position(|p| p.id == id).ok_or(EIO)?;
     let done = pending.swap_remove(i);
-    if done.result.is_none() {
-        return Err(ETIMEDOUT);
-    }
     drop(pending);
     match done.result {
+        None => Err(ETIMEDOUT),
         Some(r) if r < 0 => Err(Errno::from_return(r).err().unwrap_or(EIO)),
-        _ => Ok(done.reply),
+        Some(_) => Ok(done.reply),
     }
 }
 
