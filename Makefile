@@ -40,6 +40,9 @@
 #                            and EXTRA at /extra
 #   make vm-deps             install the VM's Debian kernel, headers, busybox
 
+# Debian's own interpreter: tests and benchmarks need only its packages
+# (python3-pytest, python3-matplotlib), which make deps installs.
+PYTHON := /usr/bin/python3
 SMP ?= 4
 MEM ?= 512
 TIMEOUT ?= 300
@@ -55,7 +58,7 @@ CARGO_CLI := cd cli && cargo build --release
 KERNEL_SRC := kernel
 CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
-RUN_LWK := python3 scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
+RUN_LWK := $(PYTHON) scripts/run_lwk.py --kernel $(KERNEL_TEST) --smp $(SMP) --mem $(MEM) --timeout $(TIMEOUT)
 
 # The Slurm SPANK plugin (slurm/spank_atoll.c), against Debian's libslurm-dev.
 SLURM_OUT ?= build
@@ -129,7 +132,7 @@ unit:
 
 # The system tests: `systest` the quick set (CI), `systest-long` the
 # tests marked long (slow variants: sizes, stress, second modes).
-PYTEST := python3 -m pytest -v --durations=15
+PYTEST := $(PYTHON) -m pytest -v --durations=15
 systest: kernel module cli
 	$(PYTEST) -m "not long" tests
 
@@ -152,31 +155,31 @@ crashtest: deps kernel
 	$(RUN_LWK) --cmdline "crashtest"
 
 bench: deps kernel
-	python3 bench/lwk_bench.py --kernel $(KERNEL_TEST) --smp $(SMP)
+	$(PYTHON) bench/lwk_bench.py --kernel $(KERNEL_TEST) --smp $(SMP)
 
 bench-enclave: deps kernel module cli
-	python3 bench/enclave_bench.py
+	$(PYTHON) bench/enclave_bench.py
 
 bench-noise: deps kernel module cli
-	python3 bench/noise_bench.py
+	$(PYTHON) bench/noise_bench.py
 
 bench-programs: deps kernel module cli
-	python3 bench/program_bench.py
+	$(PYTHON) bench/program_bench.py
 
 bench-processes: deps kernel module cli
-	python3 bench/process_bench.py
+	$(PYTHON) bench/process_bench.py
 
 bench-kmsg: deps kernel module cli
-	python3 bench/kmsg_bench.py
+	$(PYTHON) bench/kmsg_bench.py
 
 bench-mpi: deps kernel module cli
-	python3 bench/mpi_bench.py
+	$(PYTHON) bench/mpi_bench.py
 
 bench-insitu: deps kernel module cli
-	python3 bench/insitu_bench.py
+	$(PYTHON) bench/insitu_bench.py
 
 bench-resize: deps kernel module cli
-	python3 bench/resize_bench.py
+	$(PYTHON) bench/resize_bench.py
 
 # The README's first command, in the test VM: create an enclave that runs
 # the self-tests, show its console, run a program in an enclave and on
@@ -203,4 +206,4 @@ vm-deps:
 	@ver=$$(scripts/debian-kernel.sh --install) && echo "vm-deps: Debian kernel $$ver"
 
 vm-run: vm-deps kernel module cli
-	python3 scripts/vm.py --script $(SCRIPT) $(if $(EXTRA),--extra $(EXTRA)) --smp $(SMP)
+	$(PYTHON) scripts/vm.py --script $(SCRIPT) $(if $(EXTRA),--extra $(EXTRA)) --smp $(SMP)

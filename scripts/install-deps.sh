@@ -24,6 +24,16 @@ command -v dkms >/dev/null || need_apt+=(dkms)
 # test VM; spank.h for the plugin.
 command -v slurmd >/dev/null || need_apt+=(slurmd slurmctld slurm-client munge)
 [ -f /usr/include/slurm/spank.h ] || need_apt+=(libslurm-dev)
+# The tests and benchmarks run with Debian's own /usr/bin/python3 (never pip
+# into it: Debian marks it externally managed): pytest, and matplotlib for
+# the benchmarks' plots.
+/usr/bin/python3 -c "import pytest" 2>/dev/null || need_apt+=(python3-pytest)
+/usr/bin/python3 -c "import matplotlib" 2>/dev/null || need_apt+=(python3-matplotlib)
+# test_fork.py checks with strace that short-lived children make no process on Linux.
+command -v strace >/dev/null || need_apt+=(strace)
+# Guest scripts pin with taskset (util-linux) and bring up loopback with ip (iproute2).
+command -v taskset >/dev/null || need_apt+=(util-linux)
+command -v ip >/dev/null || need_apt+=(iproute2)
 if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-deps: apt packages: ${need_apt[*]}"
     export DEBIAN_FRONTEND=noninteractive
@@ -48,11 +58,3 @@ for component in rustfmt clippy; do
     fi
 done
 
-if ! python3 -c "import pytest" 2>/dev/null; then
-    echo "install-deps: pytest"
-    python3 -m pip install -q pytest
-fi
-if ! python3 -c "import matplotlib" 2>/dev/null; then
-    echo "install-deps: matplotlib (benchmark plots)"
-    python3 -m pip install -q matplotlib
-fi

@@ -9,7 +9,7 @@ set -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: scripts/run-demo.sh OUT}
 kernel_line='^\[ *[0-9]+\.[0-9]+\] '
-python3 "$ROOT/scripts/vm.py" --script "$ROOT/scripts/demo.sh" --extra "$out/programs" 2>&1 \
+/usr/bin/python3 "$ROOT/scripts/vm.py" --script "$ROOT/scripts/demo.sh" --extra "$out/programs" 2>&1 \
     | tee "$out/demo.log" | grep --line-buffered -v -E "^(INSITU |NOISESVG )|$kernel_line"
 status=$?
 echo
@@ -18,4 +18,4 @@ echo "$(grep -c -E "$kernel_line" "$out/demo.log") kernel messages (Linux offlin
 [ $status -eq 0 ] || exit $status
 sed -n 's/^NOISESVG //p' "$out/demo.log" | base64 -d > "$out/demo-noise.svg" &&
     echo "noise plot: $out/demo-noise.svg"
-python3 "$ROOT/scripts/demo_plot.py" "$out/demo.log" "$out/demo-insitu.png"
+/usr/bin/python3 "$ROOT/scripts/demo_plot.py" "$out/demo.log" "$out/demo-insitu.png"
