@@ -527,7 +527,7 @@ int atoll_enclave_create(struct atoll_create *req)
 	req->mem_count = e->block_count;
 	atoll_memory_ranges(e, req->mem);
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
-	pr_info("atoll: enclave %s (id %u) up on %u CPUs and %u MiB\n", e->name, e->id,
+	pr_notice("atoll: enclave %s (id %u) up on %u CPUs and %u MiB\n", e->name, e->id,
 		e->cpu_count, (u32)(e->block_count * e->block_size >> 20));
 	return 0;
 
@@ -589,7 +589,7 @@ int atoll_enclave_destroy(struct atoll_destroy *req)
 	atoll_memory_give_back(e);
 	req->phase_ns[ATOLL_DPHASE_MEMORY] = ktime_get_ns() - t;
 
-	pr_info("atoll: enclave %s (id %u) destroyed\n", e->name, e->id);
+	pr_notice("atoll: enclave %s (id %u) destroyed\n", e->name, e->id);
 	kfree(e);
 	module_put(THIS_MODULE);
 	return 0;

@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
 """Run a shell script inside a Debian-kernel test VM (QEMU, TCG) and exit with
 the script's status: 124 = timeout (QEMU killed), 125 = the VM ended without
-reporting a status (kernel panic, early power-off), 2 = could not start.
+reporting a status (kernel panic, early power-off), 123 = the script exited 0
+but the guest kernel complained (a warning, BUG, oops, lockup, poison report:
+scripts/kernel_complaints.py), 2 = could not start. Complaints are shown
+after the script's output whatever its status.
+
+The guest boots with Debian's own debug checks on (DEBUG_CHECKS) unless a
+benchmark turns them off. A run repeated (a hung boot, a stall of Linux's
+own) says why and is counted (scripts/vm_record.py).
 
 The guest boots the installed Debian kernel (scripts/debian-kernel.sh) with a
 busybox initramfs built here: /init (scripts/vm-init.sh) loads /atoll.ko when
@@ -24,6 +31,8 @@ import tempfile
 import threading
 import time
 
+import kernel_complaints
+import vm_record
 from cpio_newc import NewcWriter
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -48,12 +57,16 @@ MOVABLECORE = "1536M"
 # one run hung in them (a soft lockup in cryptomgr_test) before any test began.
 CMDLINE = (f"console=ttyS0 quiet loglevel=4 movablecore={MOVABLECORE} "
            "nokaslr panic=-1 panic_on_oops=1 cryptomgr.notests")
+# Debian's kernel's own checks: slab red zones, poisoning and sanity checks,
+# and freed pages poisoned, so a use-after-free or overrun by the module is
+# reported (kernel_complaints.py fails the run). Benchmarks leave them off.
+DEBUG_CHECKS = os.environ.get("ATOLL_DEBUG_CHECKS", "slub_debug=FZPU page_poison=1")
 
 START_MARKER = "ATOLL-VM: script starts"
 EXIT_RE = re.compile(r"ATOLL-VM-EXIT: (\d+)\n")
 KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")
 POWER_OFF_LINE = re.compile(r"^\[\s*\d+\.\d+\] reboot: Power down")
-STATUS_TIMEOUT, STATUS_NO_MARKER = 124, 125
+STATUS_TIMEOUT, STATUS_NO_MARKER, STATUS_COMPLAINED = 124, 125, 123
 POWEROFF_GRACE = 30  # seconds QEMU gets to exit after the marker
 # Seconds Linux gets to boot and reach the script (about 5 normally, 30 on a
 # loaded host). Debian's kernel has hung at boot under TCG before any of our
@@ -64,11 +77,14 @@ BOOT_ATTEMPTS = 2
 # script, at one instruction of Linux's own code for minutes (a soft lockup
 # in free_pcp_prepare, forking a shell, before any enclave existed), and
 # did not recur in reruns. A run where one CPU is reported stuck twice with
-# none of Atoll's module in its call trace is stopped and run once more;
-# one with Atoll's code in it is a failure like any other.
+# none of Atoll's module in its call trace, before any enclave existed, is
+# stopped and run once more, at most once per test; one with Atoll's code in
+# it, or with an enclave up, is a failure like any other.
 SOFT_LOCKUP = "watchdog: BUG: soft lockup"
 LOCKUP_WINDOW = 64 * 1024  # characters of console searched for two reports
 LOCKUP_LINE = re.compile(r"CPU#(\d+) stuck for (\d+)s! \[(.*?)\]")
+# host/enclave.c's notice when an enclave is up (vm-init.sh shows notices).
+ENCLAVE_UP = re.compile(r"atoll: enclave .* up on ")
 
 GUEST_DIRS = ["/bin", "/sbin", "/usr", "/etc", "/lib", "/lib64",
               "/dev", "/proc", "/sys", "/tmp", "/root", "/extra"]
@@ -220,19 +236,24 @@ def qemu_command(kernel, initrd, smp, mem_mb, cmdline):
 
 def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
            echo=True, files=None, append_extra="", qemu_args=(), on_start=None,
-           boot_timeout=BOOT_TIMEOUT):
+           boot_timeout=BOOT_TIMEOUT, checks=True, complaints_expected=False):
     """Boots the VM, runs script_path as /run.sh; returns a VMResult, which
     unpacks as (exit_status, output) and also has .console.
     files: guest -> host path; None = DEFAULT_FILES that exist, {} = none.
     echo: True prints the console as it comes, a function gets each piece.
     qemu_args: added to QEMU's command; on_start(proc): called once QEMU runs
     (the benchmarks pin its vCPU threads). boot_timeout: seconds until the
-    script must have started, else the VM boots once more (None: no limit)."""
+    script must have started, else the VM boots once more (None: no limit).
+    checks: boot with DEBUG_CHECKS (benchmarks pass False). The guest
+    kernel's complaints make the status STATUS_COMPLAINED if it was 0, are
+    shown in the output and recorded (vm_record), unless complaints_expected
+    (a test that provokes one); they are in .complaints either way."""
     if files is None:
         files = default_files()
     version = kernel_version()
     kernel = f"/boot/vmlinuz-{version}"
-    cmdline = f"{CMDLINE} {append_extra}".strip()
+    cmdline = " ".join(filter(None, [CMDLINE, DEBUG_CHECKS if checks else "",
+                                     append_extra]))
     if shutil.which("qemu-system-x86_64") is None:
         raise RuntimeError("vm: qemu-system-x86_64 not found; run `make deps`")
     with tempfile.TemporaryDirectory(prefix="atoll-vm-") as tmp:
@@ -244,16 +265,13 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
         for attempt in range(1, BOOT_ATTEMPTS + 1):
             console, timed_out, boot_hung, stalled = _run_qemu(
                 cmd, timeout, echo, on_start, boot_timeout)
-            if not (boot_hung or stalled) or attempt == BOOT_ATTEMPTS:
+            retry = _repeat_reason(attempt, boot_hung, stalled, boot_timeout)
+            if retry is None:
                 break
-            if boot_hung:
-                retry = (f"vm: Linux did not reach the script in {boot_timeout} s "
-                         f"(boot attempt {attempt} hung); booting again\n")
-            else:
-                retry = ("vm: a CPU of Linux stalled in a soft lockup outside Atoll's "
-                         "module; running the VM once more\n")
-            if echo:
-                print(retry, end="", file=sys.stderr, flush=True)
+            vm_record.repeated(retry)
+            retry = f"vm: {retry}; running the VM once more\n"
+            # Shown even when quiet: a repeat must never pass unseen.
+            print(retry, end="", file=sys.stderr, flush=True)
             earlier += console + retry
 
     status, output = split_console(console)
@@ -267,8 +285,8 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
                     f"{BOOT_ATTEMPTS} boots in a row; QEMU killed")
         elif stalled:
             status = STATUS_TIMEOUT
-            note = (f"vm: a CPU of Linux stalled in a soft lockup, {BOOT_ATTEMPTS} "
-                    "runs in a row; QEMU killed")
+            note = ("vm: a CPU of Linux stalled in a soft lockup outside Atoll's "
+                    "module again (repeated at most once per test); QEMU killed")
         elif timed_out:
             status = STATUS_TIMEOUT
             note = f"vm: no exit status after {timeout} s; QEMU killed"
@@ -279,7 +297,33 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
         output += note + "\n"
         if echo:
             print(note, file=sys.stderr, flush=True)
-    return VMResult(status, output, console)
+    # A repeated run's stall was its reason to repeat; anything else counts.
+    found = (kernel_complaints.scan(earlier, but_stalls=True)
+             + kernel_complaints.scan(console[len(earlier):]))
+    if found and not complaints_expected:
+        vm_record.complained(found)
+        text = kernel_complaints.describe(found)
+        output += text
+        if status == 0:
+            status = STATUS_COMPLAINED
+        print(text, end="", file=sys.stderr, flush=True)
+    res = VMResult(status, output, console)
+    res.complaints = found
+    return res
+
+
+def _repeat_reason(attempt, boot_hung, stalled, boot_timeout):
+    """Why the run just ended should run once more, or None: a hung boot
+    (before the script, so before any enclave), or Linux's own stall in a
+    run where no enclave was up, once per test."""
+    if attempt == BOOT_ATTEMPTS:
+        return None
+    if boot_hung:
+        return f"Linux did not reach the script in {boot_timeout} s (boot attempt {attempt} hung)"
+    if stalled and not any("stalled" in r for r in vm_record.repeats_in(vm_record.current_test())):
+        return ("a CPU of Linux stalled in a soft lockup outside Atoll's module, "
+                "no enclave up")
+    return None
 
 
 def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
@@ -287,7 +331,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     boot_hung, stalled). Stops QEMU at the timeout, POWEROFF_GRACE s after
     the exit marker, at boot_timeout if the script has not started by then
     (boot_hung; timed_out too), or at a soft lockup whose call trace has none
-    of Atoll's module (stalled)."""
+    of Atoll's module while no enclave has been up (stalled)."""
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if on_start:
@@ -298,6 +342,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     lockups = []  # set once a soft lockup report has begun
     recent = [""]  # the console's last LOCKUP_WINDOW characters from the first report on
     stalled = []  # set at a lasting soft lockup outside Atoll's module
+    enclave_up = []  # set once an enclave was up: no stall is Linux's alone then
 
     def pump():
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -316,6 +361,8 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
                 tail = (tail + text)[-4096:]
                 if not started and START_MARKER in tail:
                     started.append(True)
+                if not enclave_up and ENCLAVE_UP.search(tail):
+                    enclave_up.append(True)
                 if not marker_at and EXIT_RE.search(tail):
                     marker_at.append(time.monotonic())
                 if not lockups and SOFT_LOCKUP in tail:
@@ -325,7 +372,8 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
                     recent[0] = tail
                 elif lockups and not stalled:
                     recent[0] = (recent[0] + text)[-LOCKUP_WINDOW:]
-                if lockups and not stalled and lockup_outside_atoll(recent[0]):
+                if (lockups and not stalled and not enclave_up
+                        and lockup_outside_atoll(recent[0])):
                     stalled.append(True)
             if not data:
                 return
@@ -410,12 +458,15 @@ def main():
     ap.add_argument("--mem", type=int, default=4096, help="MiB")
     ap.add_argument("--timeout", type=int, default=600, help="seconds")
     ap.add_argument("--append", default="", help="extra kernel parameters")
+    ap.add_argument("--no-debug-checks", action="store_true",
+                    help=f"boot without {DEBUG_CHECKS} (as the benchmarks do)")
     args = ap.parse_args()
     # On SIGTERM unwind like Ctrl-C so QEMU is killed and temp files go.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         res = run_vm(args.script, args.extra, args.smp, args.mem, args.timeout,
-                     echo=True, append_extra=args.append)
+                     echo=True, append_extra=args.append,
+                     checks=not args.no_debug_checks)
     except (OSError, RuntimeError) as e:
         print(e, file=sys.stderr)
         return 2

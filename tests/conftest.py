@@ -10,12 +10,32 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import run_lwk  # noqa: E402
+import vm_record  # noqa: E402
 
 
 def pytest_configure(config):
     # `make test` (CI) leaves these out; `make test-all` runs them too.
     config.addinivalue_line(
         "markers", "long: a slow variant (size, stress, second mode) of what the quick set tests")
+
+
+@pytest.fixture(autouse=True)
+def guest_kernel_quiet(request):
+    """Fails a test in which a test VM's kernel complained (a warning, BUG,
+    lockup, poison report: scripts/kernel_complaints.py), whatever the
+    script's status and the test's own checks said."""
+    yield
+    found = vm_record.complaints_in(request.node.nodeid)
+    if found:
+        pytest.fail("the guest kernel complained in this test: " + "; ".join(found)
+                    + " (the lines are in the test's output)", pytrace=False)
+
+
+def pytest_terminal_summary(terminalreporter):
+    # The last words of every run: how many VM runs were repeated, and why.
+    terminalreporter.section("VM runs repeated")
+    for line in vm_record.summary():
+        terminalreporter.write_line(line)
 
 
 # The test image: the LWK built with its self-tests and benchmarks.

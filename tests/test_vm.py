@@ -2,11 +2,17 @@
 atoll.ko (files={}), so they check the tool, not the module."""
 import os
 import re
+import shutil
+import subprocess
+import sys
 import time
 
 import pytest
 
+import kernel_complaints
 import vm as vm_tool
+import vm_record
+from conftest import ROOT
 
 NO_FILES = {}
 
@@ -44,6 +50,8 @@ def stand_in_qemu(tmp_path, monkeypatch, text):
     fake.chmod(0o755)
     monkeypatch.setattr(vm_tool, "qemu_command", lambda *a: [str(fake)])
     monkeypatch.setattr(vm_tool, "build_initramfs", lambda *a: None)
+    # Its repeats are the test's own, not the session's to report.
+    monkeypatch.setattr(vm_record, "REPEATS", [])
     script = tmp_path / "script.sh"
     script.write_text("echo hi\n")
     return fake, script
@@ -62,8 +70,12 @@ def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
     res = vm_tool.run_vm(str(script), files={}, echo=False, boot_timeout=2)
     assert res.status == 0, res.console
     assert res.output.startswith("vm: Linux did not reach the script in 2 s "
-                                 "(boot attempt 1 hung); booting again\nhi\n")
+                                 "(boot attempt 1 hung); running the VM once more\nhi\n")
     assert "soft lockup" in res.console and "soft lockup" not in res.output
+    # Counted for the session's summary, under this test.
+    test = vm_record.current_test()
+    assert test.endswith("test_hung_boot_is_retried_once"), test
+    assert len(vm_record.repeats_in(test)) == 1
 
     # Hung twice: a clear timeout, not a third boot.
     booted.unlink()
@@ -93,15 +105,88 @@ def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
     res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30)
     assert res.status == 0, res.console
     assert res.output == ("vm: a CPU of Linux stalled in a soft lockup outside Atoll's "
-                          "module; running the VM once more\nhi\n"), res.output
+                          "module, no enclave up; running the VM once more\nhi\n"), res.output
+    assert res.complaints == []  # the stall was the reason to repeat, and counted
+    assert len(vm_record.repeats_in(vm_record.current_test())) == 1
 
-    # Atoll's module in the trace: a failure, not a second run.
+    # A second stall in the same test: a failure, not another run.
     ran.unlink()
-    fake.write_text(fake.read_text().replace("free_unref_page+0x25/0x1d0",
-                                             "atoll_kmsg_poll+0x10/0x80 [atoll]"))
-    res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=3)
+    res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30,
+                         complaints_expected=True)
     assert res.status == vm_tool.STATUS_TIMEOUT and "once more" not in res.output, res.output
-    assert res.output.endswith("vm: no exit status after 3 s; QEMU killed\n"), res.output
+    assert "stalled in a soft lockup outside Atoll's module again" in res.output, res.output
+    assert {w for w, _ in res.complaints} == {"a soft lockup"}, res.complaints
+
+
+def test_stall_with_atoll_or_an_enclave_is_never_run_again(tmp_path, monkeypatch):
+    report = ("[   48.5] watchdog: BUG: soft lockup - CPU#2 stuck for {}s! [sh:129]\n"
+              "[   48.5] Modules linked in: atoll(OE) 9p\n"
+              "[   48.5]  {}\n"
+              "[   48.5]  </TASK>\n")
+    for before, frame in [("", "atoll_kmsg_poll+0x10/0x80 [atoll]"),
+                          ("[   40.1] atoll: enclave e (id 1) up on 1 CPUs and 128 MiB\n",
+                           "free_unref_page+0x25/0x1d0")]:
+        fake, script = stand_in_qemu(tmp_path, monkeypatch,
+            "#!/bin/sh\n"
+            "echo 'ATOLL-VM: script starts'\n"
+            f"printf '{before}{report.format(22, frame)}'; sleep 0.2\n"
+            f"printf '{report.format(48, frame)}'; exec sleep 60\n")
+        res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=3,
+                             complaints_expected=True)
+        assert res.status == vm_tool.STATUS_TIMEOUT and "once more" not in res.output, res.output
+        assert res.output.endswith("vm: no exit status after 3 s; QEMU killed\n"), res.output
+        assert {w for w, _ in res.complaints} == {"a soft lockup"}, res.complaints
+    assert vm_record.repeats_in(vm_record.current_test()) == []
+
+
+def test_complaints_found_in_a_console():
+    console = ("ATOLL-VM: script starts\n"
+               "WARNING: printed by a program, not the kernel\n"
+               "[    5.5] page dumped because: unmovable page\n"
+               "out[    6.1] BUG: sleeping function called from invalid context at x.c:1\n"
+               "[    6.1] in_atomic(): 1, irqs_disabled(): 0\n"
+               "more script output\n"
+               "[    6.2] Call Trace:\n")
+    found = kernel_complaints.scan(console)
+    assert [w for w, _ in found] == ["a BUG report (incl. sleeping in atomic context, "
+                                     "scheduling while atomic, bad page state)"], found
+    assert found[0][1] == console.splitlines()[2:5] + ["[    6.2] Call Trace:"], found
+    slab = "[    7.0] BUG kmalloc-64 (Tainted: G           OE     ): Redzone overwritten\n"
+    assert [w for w, _ in kernel_complaints.scan(slab)] == [
+        "a slab report (red zone, poison, free pointer)"]
+    warn = "[    8.0] WARNING: CPU: 1 PID: 77 at drivers/x.c:9 f+0x1/0x2 [atoll]\n"
+    assert [w for w, _ in kernel_complaints.scan(warn)] == ["a WARN()"]
+    # An entry of the allowed list excuses a line, and only that line.
+    monkey = [(re.compile("BUG kmalloc-64"), "an example")]
+    saved, kernel_complaints._ALLOWED = kernel_complaints._ALLOWED, monkey
+    try:
+        assert kernel_complaints.scan(slab) == []
+        assert len(kernel_complaints.scan(slab + warn)) == 1
+    finally:
+        kernel_complaints._ALLOWED = saved
+
+
+def test_a_kernel_warning_fails_vm_run_after_the_script(tmp_path):
+    # A module that warns once at load, built against the guest's kernel:
+    # `make vm-run`'s script runs to its end, then the run fails (123) and
+    # shows the warning.
+    src = tmp_path / "warn_once"
+    shutil.copytree(os.path.join(ROOT, "tests", "kmodules", "warn_once"), src)
+    kdir = f"/usr/lib/modules/{vm_tool.kernel_version()}/build"
+    built = subprocess.run(["make", "-s", "-C", kdir, f"M={src}"], capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
+    (tmp_path / "extra").mkdir()
+    shutil.copy(src / "warn_once.ko", tmp_path / "extra")
+    script = tmp_path / "warn.sh"
+    script.write_text("insmod /extra/warn_once.ko && echo loaded\necho script-ran-to-its-end\n")
+    run = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "vm.py"),
+                          "--script", str(script), "--extra", str(tmp_path / "extra")],
+                         capture_output=True, text=True, timeout=600)
+    out = run.stdout + run.stderr
+    assert run.returncode == vm_tool.STATUS_COMPLAINED, out
+    assert "script-ran-to-its-end" in run.stdout, out
+    shown = out[out.index("the guest kernel complained"):]
+    assert "--- a WARN()" in shown and "atoll test: a warning on purpose" in shown, shown
 
 
 def test_split_console():
@@ -158,18 +243,20 @@ echo after=$(meminfo)
 
 def test_timeout_kills_the_vm(vm):
     start = time.monotonic()
-    res = vm("echo sleeping; sleep 1000\n", files=NO_FILES, timeout=20)
+    res = vm("echo sleeping; sleep 1000\n", files=NO_FILES, timeout=45)
     took = time.monotonic() - start
     assert res.status == 124, res.console
     assert "sleeping" in res.output  # the script ran: not a slow boot
     assert "QEMU killed" in res.output
-    assert took < 40
+    assert took < 80
 
 
 def test_kernel_panic_gives_125(vm):
-    res = vm("echo c >/proc/sysrq-trigger; sleep 100\n", files=NO_FILES)
+    res = vm("echo c >/proc/sysrq-trigger; sleep 100\n", files=NO_FILES,
+             complaints_expected=True)
     assert res.status == 125, res.console
     assert "Kernel panic" in res.output  # kernel lines are kept
+    assert "a kernel panic" in [w for w, _ in res.complaints], res.complaints
 
 
 def test_insmod_failure_gives_99(vm, tmp_path):
