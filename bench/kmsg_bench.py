@@ -55,7 +55,7 @@ def run_pinned(script, name, timeout=600, files=None):
     host = sorted(os.sched_getaffinity(0))
     alone = [host[0], host[0], host[-1]] if len(host) >= 2 else None
     stop = threading.Event()
-    res = vm.run_vm(script, timeout=timeout, echo=False, files=files,
+    res = vm.run_vm(script, checks=False, timeout=timeout, echo=False, files=files,
                     qemu_args=["-name", f"{name},debug-threads=on"],
                     on_start=lambda proc: threading.Thread(
                         target=pin_vcpus, args=(proc, [0, 2, 3], alone, host, stop), daemon=True).start())

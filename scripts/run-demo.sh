@@ -9,7 +9,7 @@ set -o pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: scripts/run-demo.sh OUT}
 kernel_line='^\[ *[0-9]+\.[0-9]+\] '
-/usr/bin/python3 "$ROOT/scripts/vm.py" --script "$ROOT/scripts/demo.sh" --extra "$out/programs" 2>&1 \
+/usr/bin/python3 "$ROOT/scripts/vm.py" --no-debug-checks --script "$ROOT/scripts/demo.sh" --extra "$out/programs" 2>&1 \
     | tee "$out/demo.log" | grep --line-buffered -v -E "^(INSITU |NOISESVG )|$kernel_line"
 status=$?
 echo
