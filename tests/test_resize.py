@@ -6,6 +6,8 @@ back to the byte, and `atoll status` shows the history
 program computes (tests/programs/omp_resize.c): its sums stay right, its
 threads spread onto new CPUs and leave removed ones, and
 sched_getaffinity follows each change."""
+import os
+import random
 import re
 
 import pytest
@@ -174,16 +176,30 @@ atoll destroy h --force > /dev/null || exit 12
     assert "ADD UNANSWERED: 1" in out and "MEMTOTAL_BACK" in out, out
 
 
-@pytest.mark.long
-def test_random_add_remove_cycles_while_programs_run(vm, programs):
-    # 200 random steps, each one 128 MiB block or one CPU in or out, while
+def seeded_rolls(steps):
+    """(seed, `steps` random bytes as words): the seed is printed, and taken from
+    ATOLL_SEED when set, so that a failure's steps can be replayed."""
+    seed = int(os.environ.get("ATOLL_SEED") or random.randrange(1 << 32))
+    print(f"random resize steps: ATOLL_SEED={seed}")
+    rng = random.Random(seed)
+    return seed, " ".join(str(rng.randrange(256)) for _ in range(steps))
+
+
+@pytest.mark.parametrize("steps,churn", [
+    pytest.param(20, 100, id="quick"),
+    pytest.param(200, 300, id="full", marks=pytest.mark.long),
+])
+def test_random_add_remove_cycles_while_programs_run(vm, programs, steps, churn):
+    # Random steps, each one 128 MiB block or one CPU in or out, while
     # mmap_churn maps, writes, checks and unmaps memory on its threads and
     # OpenMP teams (as large as the enclave at their start) sum known
     # series: every byte and sum is right, memory removals they block are
     # refused, and at the end everything added goes back: the LWK's memory
     # (after a first CPU cycle made each CPU index's stacks), Linux's
     # MemTotal and online CPUs as before.
-    res = vm(r'''
+    seed, rolls = seeded_rolls(steps)
+    res = vm(f'SEED={seed} ROLLS="{rolls}" CHURN={churn}\n' + r'''
+echo "SEED $SEED"
 atoll create --cpus 1 --mem 128M --name c > /dev/null || exit 9
 atoll add c --cpus 2 > /dev/null && atoll remove c --cpus 2 > /dev/null || exit 11
 total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
@@ -191,14 +207,15 @@ online_created=$(cat /sys/devices/system/cpu/online)
 lwk_before=$(atoll status c | grep '^lwk memory')
 # The programs run again and again until the cycles are over.
 ( while [ ! -e /tmp/stop ]; do
-    atoll run c -- /extra/mmap_churn 300 >> /tmp/churn.out 2>&1 || echo CHURN_FAILED >> /tmp/churn.out
+    atoll run c -- /extra/mmap_churn $CHURN >> /tmp/churn.out 2>&1 || echo CHURN_FAILED >> /tmp/churn.out
 done ) & churn=$!
 ( while [ ! -e /tmp/stop ]; do
     atoll run c -- /extra/openmp >> /tmp/omp.out 2>&1 || echo OMP_FAILED >> /tmp/omp.out
 done ) & omp=$!
 blocks=0 cpus=0 adds=0 removes=0 refused=0
-for i in $(seq 200); do
-    r=$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')
+i=0
+for r in $ROLLS; do
+    i=$((i + 1))
     if [ $((r % 2)) -eq 0 ]; then
         if [ $cpus -lt 2 ] && { [ $cpus -eq 0 ] || [ $((r % 4)) -eq 0 ]; }; then
             atoll add c --cpus 1 > /dev/null 2>/tmp/step.err || { echo "CPU ADD FAILED at $i"; cat /tmp/step.err; break; }
@@ -234,9 +251,9 @@ atoll destroy c > /dev/null || exit 10
     assert res.status == 0, res.output
     out = res.output
     assert "FAILED at" not in out, out
-    steps = re.search(r"STEPS adds=(\d+) removes=(\d+) refused=(\d+) left=(\d+),(\d+)", out)
-    assert steps and sum(int(x) for x in steps.groups()[:3]) == 200, out
-    assert int(steps[1]) > 0 and int(steps[2]) > 0, out
+    done = re.search(r"STEPS adds=(\d+) removes=(\d+) refused=(\d+) left=(\d+),(\d+)", out)
+    assert done and sum(int(x) for x in done.groups()[:3]) == steps, out
+    assert int(done[1]) > 0 and int(done[2]) > 0, out
     assert "CHURN FAILURES: 0" in out and "OMP FAILURES: 0" in out, out
     assert int(re.search(r"CHURN RUNS: (\d+)", out)[1]) >= 2, out
     assert int(re.search(r"OMP RUNS: (\d+)", out)[1]) >= 2, out
