@@ -38,10 +38,9 @@ ifconfig lo 127.0.0.1 up
 hostname atoll-vm
 
 # Boot ran at loglevel=4 (errors only) to keep the console quiet; from here
-# on warnings and notices show too, so a WARN() or oops from the module is
-# seen live (scripts/kernel_complaints.py fails the run on one), and so is
-# the module's notice that an enclave is up (vm.py then never repeats a run).
-echo 6 >/proc/sys/kernel/printk
+# on warnings show too, so a WARN() or oops from the module is seen live
+# (scripts/kernel_complaints.py fails the run on one).
+echo 5 >/proc/sys/kernel/printk
 
 if [ -e /atoll.ko ]; then
     if ! insmod /atoll.ko; then
@@ -49,6 +48,9 @@ if [ -e /atoll.ko ]; then
         finish 99
     fi
 fi
+# Notices too once the module is in (not its taint notices): the module's
+# notice that an enclave is up tells vm.py never to repeat the run.
+echo 6 >/proc/sys/kernel/printk
 
 echo "ATOLL-VM: script starts"
 cd /
