@@ -91,7 +91,8 @@ def test_the_commit_measured_is_shown_when_recorded(results):
     changed["lwk-bench"]["measured"] = {"commit": "0123456789abcdef", "dirty": True,
                                         "date": "2026-11-28T10:00:00+00:00"}
     out = report.render(changed)
-    assert "Measured on `0123456` with uncommitted changes, 2026-11-28T10:00:00+00:00." in out["lwk"]
+    assert "Measured on `0123456` with uncommitted changes, 2026-11-28." in out["lwk"]
+    assert "`0123456` (uncommitted changes), 2026-11-28" in out["targets"]
     assert "commit not recorded" in report.render(results)["lwk"]
 
 

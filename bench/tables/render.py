@@ -18,7 +18,7 @@ def measured(data):
     if absent(commit):
         return "Measured on: commit not recorded."
     dirty = " with uncommitted changes" if m["dirty"] is True else ""
-    when = "" if absent(date) else f", {date}"
+    when = "" if absent(date) else f", {date[:10]}"  # the day; the JSON has the time
     return f"Measured on `{commit[:7]}`{dirty}{when}."
 
 
