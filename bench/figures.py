@@ -1,6 +1,6 @@
 """A results file's figures, read so that a figure it lacks shows as "not
 measured" instead of failing: Doc(data)["a"]["b"] is the figure, or ABSENT
-when any step is missing, and arithmetic on ABSENT stays ABSENT."""
+when any step is missing (or null), and arithmetic on ABSENT stays ABSENT."""
 
 NOT_MEASURED = "not measured"
 
@@ -45,10 +45,12 @@ class Doc:
             value = self.data[key]
         except (KeyError, IndexError, TypeError):
             return ABSENT
+        if value is None:  # a figure the driver could not take
+            return ABSENT
         return Doc(value) if isinstance(value, (dict, list)) else value
 
     def __iter__(self):
-        return (Doc(v) if isinstance(v, (dict, list)) else v for v in self.data)
+        return (ABSENT if v is None else Doc(v) if isinstance(v, (dict, list)) else v for v in self.data)
 
     def __len__(self):
         return len(self.data)
