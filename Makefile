@@ -28,6 +28,10 @@
 #                            (a job losing a CPU mid-run vs the ideal), with a plot
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
+#   make report              the README's benchmark tables and target verdicts,
+#                            written from bench/results/*.json (no VM)
+#   make report-check        fails, showing the diff, if a committed table
+#                            differs from what bench/results gives
 #   make install [DESTDIR=<root>] [PREFIX=/usr/local] [KVER=$(uname -r)]
 #                            the CLI, the LWK image, headers, libxpmem, the module
 #                            built for kernel KVER, the udev rule and the module's
@@ -75,7 +79,7 @@ INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname 
 install: kernel cli xemem
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize report report-check demo clean
 
 all: kernel module cli xemem
 
@@ -180,6 +184,14 @@ bench-insitu: deps kernel module cli
 
 bench-resize: deps kernel module cli
 	$(PYTHON) bench/resize_bench.py
+
+# The README's tables between its <!-- report:NAME --> markers, from the
+# results files alone.
+report:
+	$(PYTHON) bench/report.py
+
+report-check:
+	$(PYTHON) bench/report.py --check
 
 # The README's first command, in the test VM: create an enclave that runs
 # the self-tests, show its console, run a program in an enclave and on

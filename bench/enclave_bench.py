@@ -20,6 +20,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import vm  # noqa: E402
+from saving import save_results  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 HELPERS = ["hotplug", "pipe_rtt"]
@@ -123,13 +124,7 @@ def main():
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
     res = parse(run(args.rounds, not args.quiet))
-    text = table(res)
-    print("\n" + text)
-    os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, "enclave-bench.md"), "w") as f:
-        f.write(text + "\n")
-    with open(os.path.join(RESULTS, "enclave-bench.json"), "w") as f:
-        json.dump(res, f, indent=1)
+    print("\n" + save_results(RESULTS, "enclave-bench", table(res), res))
     return 0
 
 

@@ -22,6 +22,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from plotting import pyplot  # noqa: E402
 from saving import save_results  # noqa: E402
+from targets import records  # noqa: E402
+from tables.render import verdicts  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
 from program_bench import boot_guest, plan_cpus, runs_stats  # noqa: E402
 
@@ -57,32 +59,6 @@ def parse(output):
     return res
 
 
-def targets(res):
-    busy = res["enclave_xemem_busy"]
-    mean = busy["vs_alone"]
-    # "worst/best within 2% ... of running alone": the spread of the runs
-    # beside the analytics against the spread of the enclave's alone runs
-    # in the same VM (the host's own stalls widen both alike).
-    wb = busy["worst_over_best"] / res["enclave_alone"]["worst_over_best"]
-    attach = max(res[w]["attach_ns"] / res[w]["copy_ns"] for w in ["attach_into_enclave", "attach_into_linux"])
-    signal = res["signal_rtt_ns"] / res["control_rtt_ns"]
-    peer = res["peer_signal_rtt_ns"] / res["peer_control_rtt_ns"]
-    return [
-        {"what": "enclave simulation with XEMEM analytics + compile: mean step / the alone run before it (median)",
-         "value": mean,
-         "target": "<= 1.05", "met": mean <= 1.05},
-        {"what": "enclave simulation with XEMEM analytics + compile: worst / best of its runs, "
-                 "against the enclave's alone runs' worst / best", "value": wb,
-         "target": "<= 1.02", "met": wb <= 1.02},
-        {"what": "attach of the segment / copying it (the worse way)", "value": attach, "target": "well under 1",
-         "met": attach < 0.1},
-        {"what": "signal round trip enclave <-> Linux / control channel round trip (medians)", "value": signal,
-         "target": "<= 2", "met": signal <= 2},
-        {"what": "signal round trip enclave <-> enclave / the LWKs' own round trip, atoll ping --from (medians)",
-         "value": peer, "target": "<= 2", "met": peer <= 2},
-    ]
-
-
 def table(res, config):
     lines = [f"One VM run; the simulation ({config['N']}x{config['N']} Jacobi, {config['STEPS']} steps, a snapshot "
              f"every {config['EVERY']}) on guest CPU {config['ONE']}, alone on a host CPU; analytics and a gcc loop "
@@ -103,9 +79,7 @@ def table(res, config):
               f"(atoll ping) {res['control_rtt_ns'] / 1000:.1f} µs; enclave <-> enclave "
               f"{res['peer_signal_rtt_ns'] / 1000:.1f} µs, the LWKs' own (atoll ping --from) "
               f"{res['peer_control_rtt_ns'] / 1000:.1f} µs (medians).", "",
-              "| target | value | met |", "|---|---|---|"]
-    for t in targets(res):
-        lines.append(f"| {t['what']} {t['target']} | {t['value']:.3f} | {'yes' if t['met'] else 'no'} |")
+              verdicts("insitu-bench", {"config": config, "results": res})]
     return "\n".join(lines)
 
 
@@ -163,7 +137,9 @@ def main():
     res = parse(output)
     text = table(res, config)
     print("\n" + text)
-    save_results(args.out_dir, "insitu-bench", text, {"config": config, "results": res, "targets": targets(res)},
+    doc = {"config": config, "results": res}
+    doc["targets"] = records("insitu-bench", doc)  # as bench/targets.py judges this run
+    save_results(args.out_dir, "insitu-bench", text, doc,
                  lambda path: plot(res, path))
     return 0
 

@@ -13,6 +13,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scripts"))
 import run_lwk  # noqa: E402
 from plotting import pyplot  # noqa: E402
+from saving import save_results  # noqa: E402
 
 RESULT = re.compile(r"^result (\S+) (.*)$")
 
@@ -105,13 +106,9 @@ def main():
     if status != "pass" or not results:
         print(f"lwk_bench: the benchmark run did not finish cleanly ({status})", file=sys.stderr)
         return 1
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "lwk-bench.json"), "w") as f:
-        json.dump({"smp": args.smp, "cmdline": args.cmdline, "results": results}, f, indent=1)
-    md = table(results)
-    with open(os.path.join(args.out, "lwk-bench.md"), "w") as f:
-        f.write(md + "\n")
-    plot(results, os.path.join(args.out, "lwk-locks.png"))
+    md = save_results(args.out, "lwk-bench", table(results),
+                      {"smp": args.smp, "cmdline": args.cmdline, "results": results},
+                      lambda path: plot(results, path), plot_name="lwk-locks.png")
     print("\n" + md)
     return 0
 

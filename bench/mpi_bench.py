@@ -18,6 +18,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from plotting import pyplot  # noqa: E402
 from saving import save_results  # noqa: E402
+from targets import records  # noqa: E402
+from tables.render import verdicts  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
 from program_bench import boot_guest, plan_cpus, runs_stats  # noqa: E402
 
@@ -42,20 +44,6 @@ def parse(output):
             "cma_cycles": {int(c["bytes"]): c["cycles"] for c in cma},
         }
     return res
-
-
-def targets(res):
-    L, E = res["linux"], res["enclave"]
-    small = min(L["pingpong"])
-    latency = E["pingpong"][small]["half_rtt_ns"] / L["pingpong"][small]["half_rtt_ns"]
-    large = [b for b in L["pingpong"] if b >= 512 << 10]
-    bandwidth = min(E["pingpong"][b]["mb_per_s"] / L["pingpong"][b]["mb_per_s"] for b in large)
-    return [
-        {"what": f"ping-pong latency ({small} B): enclave / Linux", "value": latency, "target": "<= 1",
-         "met": latency <= 1},
-        {"what": "ping-pong bandwidth (512 KiB and up, the worst size): enclave / Linux", "value": bandwidth,
-         "target": ">= 0.9", "met": bandwidth >= 0.9},
-    ]
 
 
 def table(res, config):
@@ -83,9 +71,7 @@ def table(res, config):
     l, e = L["start"]["median"], E["start"]["median"]
     lines += ["", "| 4-rank job start-up (MPI_Init + barrier + Finalize, median) | Linux | enclave | ratio |",
               "|---|---|---|---|", f"| seconds | {l:.2f} | {e:.2f} | {e / l:.2f}x |"]
-    lines += ["", "| target | value | met |", "|---|---|---|"]
-    for t in targets(res):
-        lines.append(f"| {t['what']} {t['target']} | {t['value']:.3f} | {'yes' if t['met'] else 'no'} |")
+    lines += ["", verdicts("mpi-bench", {"config": config, "results": res})]
     return "\n".join(lines)
 
 
@@ -129,7 +115,9 @@ def main():
     res = parse(output)
     text = table(res, config)
     print("\n" + text)
-    save_results(args.out_dir, "mpi-bench", text, {"config": config, "results": res, "targets": targets(res)},
+    doc = {"config": config, "results": res}
+    doc["targets"] = records("mpi-bench", doc)  # as bench/targets.py judges this run
+    save_results(args.out_dir, "mpi-bench", text, doc,
                  lambda path: plot(res, path))
     return 0
 

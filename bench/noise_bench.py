@@ -26,6 +26,8 @@ from enclave_bench import sections  # noqa: E402
 from pinning import pin_vcpus, split_host_cpus  # noqa: E402
 from noise_plot import plot  # noqa: E402
 from saving import save_results  # noqa: E402
+from targets import records  # noqa: E402
+import tables.noise  # noqa: E402
 
 
 def tuned(cpu):
@@ -43,8 +45,7 @@ MODES = ["untuned", "tuned"]
 CONFIGS = [("untuned", "linux", "untuned Linux"), ("untuned", "partition", "isolated cgroup partition"),
            ("tuned", "linux", "tuned Linux"),
            ("untuned", "enclave", "enclave, Linux untuned"), ("tuned", "enclave", "enclave, Linux tuned")]
-LOADS = {"idle": "Linux's other CPUs idle", "busy": "Linux's other CPUs CPU-bound",
-         "io": "Linux's other CPUs doing disk I/O (interrupts)"}
+LOADS = tables.noise.LOADS
 DISK_MIB = 64
 
 
@@ -147,73 +148,10 @@ def summarise(rounds):
     return out
 
 
-ROWS = [
-    ("availability", "available", lambda v: f"{100 * v:.2f}%"),
-    ("kernel_availability", "available but for its kernel", lambda v: f"{100 * v:.2f}%"),
-    ("per_second", "detours/s", lambda v: f"{v:.0f}"),
-    ("max_us", "largest detour", lambda v: f"{v:.0f} µs"),
-    ("p99_us", "p99 detour", lambda v: f"{v:.0f} µs"),
-    ("kernel_per_second", "by its kernel, /s", lambda v: f"{v:.1f}"),
-    ("kernel_max_us", "by its kernel, largest", lambda v: f"{v:.0f} µs"),
-    ("interrupts_per_second", "interrupts on the CPU, /s", lambda v: f"{v:.1f}"),
-    ("fwq_worst_over_mean", "FWQ worst/mean", lambda v: f"{v:.3f}"),
-    ("fwq_p99_over_mean", "FWQ p99/mean", lambda v: f"{v:.3f}"),
-]
-
-
-def cell(s, fmt, host_dominated=False):
-    text = fmt(s["median"])
-    if s["min"] != s["max"]:
-        text += f" ({fmt(s['min'])}–{fmt(s['max'])})"
-    return text + (" ‡" if host_dominated else "")
-
-
-def tables(summary, args):
-    out = [f"Each cell: median of {args.rounds} rounds (min–max); selfish detour {args.seconds} s at a "
-           f"{args.threshold_ns / 1e3:.0f} µs threshold, FWQ {args.fwq_seconds} s of 1 ms quanta, on guest CPU "
-           f"{CPU}. Tuned Linux boots with `{tuned(CPU)}`. "
-           "‡: most detours were not the kernel's (the hypervisor or the host took the vCPU).", ""]
-    for load, title in LOADS.items():
-        out += [f"**{title}**", "", "| | " + " | ".join(c[2] for c in CONFIGS) + " |",
-                "|---" * (len(CONFIGS) + 1) + "|"]
-        for key, name, fmt in ROWS:
-            cells = []
-            for _, _, column in CONFIGS:
-                s = summary[column][load]
-                dominated = key == "per_second" and s["others_share"]["median"] > 0.5
-                cells.append(cell(s[key], fmt, dominated))
-            out.append(f"| {name} | " + " | ".join(cells) + " |")
-        out.append("")
-    return out
-
-
-def targets(summary):
-    tuned_linux = summary["tuned Linux"]
-    enclaves = [summary["enclave, Linux untuned"], summary["enclave, Linux tuned"]]
-    out = ["Against the targets (enclave = both enclave columns):"]
-    worst_kernel = max(e[load]["kernel_per_second"]["max"] for e in enclaves for load in LOADS)
-    tuned_kernel = ", ".join(f"{load} {tuned_linux[load]['kernel_per_second']['median']:.1f}" for load in LOADS)
-    out.append(f"- kernel-attributed detours/s on the enclave CPU: {worst_kernel:g} in every round "
-               f"({'met' if worst_kernel == 0 else 'MISSED'}); tuned Linux (median): {tuned_kernel}")
-    for load in LOADS:
-        parts = []
-        for key, what in [("availability", "all detours"), ("kernel_availability", "its kernel's only")]:
-            t = tuned_linux[load][key]["median"]
-            e = min(x[load][key]["median"] for x in enclaves)
-            parts.append(f"{what}: enclave {100 * e:.3f}% vs tuned Linux {100 * t:.3f}% "
-                         f"({'met' if e >= t else 'missed'})")
-        out.append(f"- availability, {load}: " + "; ".join(parts))
-    t = tuned_linux["io"]["kernel_max_us"]["max"]
-    e = max(x["io"]["kernel_max_us"]["max"] for x in enclaves)
-    out.append(f"- kernel-attributed largest detour under I/O, worst round: enclave {e:.0f} µs vs tuned Linux "
-               f"{t:.0f} µs (target at most 1/10: {'met' if e <= t / 10 else 'missed'})")
-    for load in LOADS:
-        e = max(x[load]["fwq_worst_over_mean"]["median"] for x in enclaves)
-        lin = ", ".join(f"{c} {summary[c][load]['fwq_worst_over_mean']['median']:.3f}"
-                        for c in ["untuned Linux", "isolated cgroup partition", "tuned Linux"])
-        out.append(f"- FWQ worst/mean, {load}: enclave {e:.3f} (target 1.05: "
-                   f"{'met' if e <= 1.05 else 'missed'}); {lin}")
-    return out
+def markdown(data):
+    """The README's tables and verdicts for this run (bench/tables/noise.py)."""
+    results = {tables.noise.STEM: data}
+    return tables.noise.render(results) + "\n\n" + tables.noise.targets(results)
 
 
 def main():
@@ -236,8 +174,6 @@ def main():
                                                                          runs[(mode, where, load)]["fwq"])])
                         for load in LOADS}
                for mode, where, column in CONFIGS}
-    text = "\n".join(tables(summary, args) + targets(summary))
-    print("\n" + text)
     listed = {column: {load: [r["listed"] for r in runs[(mode, where, load)]["selfish"]] for load in LOADS}
               for mode, where, column in CONFIGS}
     # Every probe's figures without its detour list, to compute new ones later.
@@ -245,7 +181,9 @@ def main():
                                          for probe, rs in got.items()}
               for (mode, where, load), got in runs.items()}
     data = {"args": vars(args), "tuned_cmdline": tuned(CPU), "summary": summary, "probes": probes}
-    save_results(args.out, "noise-bench", text, data, lambda path: plot(listed, args.threshold_ns, path))
+    data["targets"] = records(tables.noise.STEM, data)  # as bench/targets.py judges this run
+    text = save_results(args.out, tables.noise.STEM, markdown, data, lambda path: plot(listed, args.threshold_ns, path))
+    print("\n" + text)
     print(f"noise_bench: results in {args.out}/noise-bench.{{md,json,png}}")
     return 0
 

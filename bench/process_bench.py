@@ -20,6 +20,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, HERE)
 from plotting import pyplot  # noqa: E402
 from saving import save_results  # noqa: E402
+from targets import records  # noqa: E402
+from tables.render import verdicts  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
 from program_bench import boot_guest, plan_cpus  # noqa: E402
 
@@ -96,25 +98,6 @@ def parse(output, icount_output):
     return res
 
 
-def targets(res):
-    L, E = res["linux"], res["enclave"]
-    ratio = lambda what: E[what]["median_ns"] / L[what]["median_ns"]
-    # Real time moves with the host's load (Linux's own pairs too): the
-    # target is judged in instructions, the real-time figures are shown.
-    shares = E["share_icount"]["shares"]
-    return [
-        {"what": "pthread_create + join: enclave / Linux", "value": ratio("threads"), "target": "<= 2",
-         "met": ratio("threads") <= 2},
-        {"what": "fork + exit + wait: enclave / Linux", "value": ratio("fork"), "target": "<= 1",
-         "met": ratio("fork") <= 1},
-        {"what": "signal round trip: enclave / Linux", "value": ratio("signal"), "target": "<= 1",
-         "met": ratio("signal") <= 1},
-        {"what": "two programs on one enclave core: each one's share (-icount)", "value": min(shares),
-         "value_max": max(shares), "target": "0.5 within 5% (0.475..0.525)",
-         "met": all(0.475 <= x <= 0.525 for x in shares)},
-    ]
-
-
 def table(res, config):
     L, E = res["linux"], res["enclave"]
     lines = [f"One VM run; Linux CPU {config['ONE']} and then a one-CPU enclave on it; medians of "
@@ -134,10 +117,7 @@ def table(res, config):
                      + " .. ".join(f"{x:.3f}" for x in e["spread"]) + " |")
         lines.append(f"| the smaller copy's part of the two's work, {how} | {l['split']:.3f} | "
                      f"{e['split']:.3f} |")
-    lines += ["", "| target | value | met |", "|---|---|---|"]
-    for t in targets(res):
-        v = f"{t['value']:.3f}" + (f"..{t['value_max']:.3f}" if "value_max" in t else "")
-        lines.append(f"| {t['what']} {t['target']} | {v} | {'yes' if t['met'] else 'no'} |")
+    lines += ["", verdicts("process-bench", {"config": config, "results": res})]
     return "\n".join(lines)
 
 
@@ -186,7 +166,9 @@ def main():
     res = parse(output, run_icount_vm(args))
     text = table(res, config)
     print("\n" + text)
-    save_results(args.out_dir, "process-bench", text, {"config": config, "results": res, "targets": targets(res)},
+    doc = {"config": config, "results": res}
+    doc["targets"] = records("process-bench", doc)  # as bench/targets.py judges this run
+    save_results(args.out_dir, "process-bench", text, doc,
                  lambda path: plot(res, path))
     return 0
 

@@ -28,6 +28,8 @@ sys.path.insert(0, HERE)
 import vm  # noqa: E402
 from plotting import pyplot  # noqa: E402
 from saving import save_results  # noqa: E402
+from targets import records  # noqa: E402
+from tables.render import verdicts  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
 from pinning import pin_vcpus  # noqa: E402
 
@@ -146,26 +148,6 @@ def parse(output):
     return res, problems
 
 
-def targets(res):
-    L, E = res["linux"], res["enclave"]
-    ratio = lambda a, b: a / b if b else float("inf")
-    return [
-        {"what": "getpid: Linux / enclave (idle)", "value": ratio(L["idle"]["getpid_ns"], E["idle"]["getpid_ns"]),
-         "target": ">= 3", "met": ratio(L["idle"]["getpid_ns"], E["idle"]["getpid_ns"]) >= 3},
-        {"what": "getpid in the enclave: busy / idle", "value": ratio(E["busy"]["getpid_ns"], E["idle"]["getpid_ns"]),
-         "target": "<= 1.05", "met": ratio(E["busy"]["getpid_ns"], E["idle"]["getpid_ns"]) <= 1.05},
-        {"what": "delegated write / pipe round trip (idle)",
-         "value": ratio(E["idle"]["devnull_ns"], L["idle"]["pipe_rtt_ns"]),
-         "target": "<= 1", "met": E["idle"]["devnull_ns"] <= L["idle"]["pipe_rtt_ns"]},
-        {"what": "STREAM in the enclave, Linux busy: worst / best",
-         "value": E["busy"]["stream"]["worst_over_best"], "target": "<= 1.02",
-         "met": E["busy"]["stream"]["worst_over_best"] <= 1.02},
-        {"what": "CG in the enclave, Linux busy: worst / best",
-         "value": E["busy"]["cg"]["worst_over_best"], "target": "<= 1.02",
-         "met": E["busy"]["cg"]["worst_over_best"] <= 1.02},
-    ]
-
-
 def table(res, config):
     L, E = res["linux"], res["enclave"]
     us = lambda ns: f"{ns / 1e3:.2f} µs"
@@ -195,9 +177,7 @@ def table(res, config):
                            (f" {r['mbps']:.0f} |" if what == "stream" else ""))
         out.append(f"\nenclave / Linux, mean time: idle {E['idle'][what]['mean'] / L['idle'][what]['mean']:.3f}x, "
                    f"busy {E['busy'][what]['mean'] / L['busy'][what]['mean']:.3f}x")
-    out += ["", "| target | value | wanted | met |", "|---|---|---|---|"]
-    for t in targets(res):
-        out.append(f"| {t['what']} | {t['value']:.3f} | {t['target']} | {'yes' if t['met'] else 'NO'} |")
+    out += ["", verdicts("program-bench", {"config": config, "results": res})]
     return "\n".join(out)
 
 
@@ -250,8 +230,9 @@ def main():
     res, problems = parse(output)
     text = table(res, config)
     print("\n" + text)
-    save_results(args.out_dir, "program-bench", text, {"config": config, "results": res, "targets": targets(res), "problems": problems},
-                 lambda path: plot(res, path))
+    doc = {"config": config, "results": res, "problems": problems}
+    doc["targets"] = records("program-bench", doc)  # as bench/targets.py judges this run
+    save_results(args.out_dir, "program-bench", text, doc, lambda path: plot(res, path))
     for p in problems:
         print(f"program_bench: WRONG RESULT: {p}")
     return 1 if problems else 0
