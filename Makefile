@@ -145,6 +145,7 @@ systest-long: kernel module cli
 
 test: deps
 	$(MAKE) lint
+	$(MAKE) report-check
 	$(MAKE) kernel module cli
 	$(MAKE) unit
 	$(MAKE) systest
