@@ -2,8 +2,9 @@
 run in the LWK, which attributes every detour to itself (an interrupt was
 taken during it) or not. Smoke test: the JSON's shape, and no interrupt on
 an enclave CPU during its probe (a quiet LWK takes none: tickless, and the
-probe holds the CPU). On a Linux CPU the probe runs in the CLI and
-attributes by 100 ms windows: Linux's tick shows as its interrupts."""
+probe holds the CPU), then interrupts sent on purpose during a probe,
+each attributed. On a Linux CPU the probe runs in the CLI and attributes
+by 100 ms windows: Linux's tick shows as its interrupts."""
 import json
 import re
 
