@@ -3,18 +3,21 @@
 //! reads longer than a threshold, with the interrupts this CPU took during
 //! it, so each detour is the kernel's (an interrupt) or not (the hardware
 //! or the hypervisor took the CPU). FWQ and FTQ (as LLNL's and Sandia's
-//! benchmarks): fixed work per sample, or fixed time per sample. The host's requests arrive in the
+//! benchmarks): fixed work per sample, or fixed time per sample. The loops
+//! and their attribution are lwk_logic::noise; this file feeds them this
+//! CPU's TSC and interrupt count. The host's requests arrive in the
 //! message interrupt; the probe runs in a kernel thread on the asked CPU,
 //! which it holds for the probe's duration.
 
 use alloc::vec::Vec;
 use atoll_abi::{
     noise_units_for, noise_units_within, noise_work, NoiseDetour, NoiseResult, NoiseRun,
-    KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES, NOISE_FTQ, NOISE_FWQ, NOISE_MAX_LISTED,
-    NOISE_RESULT_BYTES, NOISE_SELFISH,
+    KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES, NOISE_FTQ, NOISE_FWQ, NOISE_RESULT_BYTES,
+    NOISE_SELFISH,
 };
 use hal::{cpu, tsc};
 use lwk_logic::errno::EINVAL;
+use lwk_logic::noise::{self, Instants};
 
 use crate::kmsg::{self, Message, Peer, SendError};
 use crate::sched::{self, hotplug};
@@ -63,103 +66,42 @@ fn serve(run: &NoiseRun) -> Result<(NoiseResult, Vec<NoiseDetour>), i32> {
     .join())
 }
 
+/// This CPU's TSC, read at instants whose interrupt count (NMIs included)
+/// is exact (lwk_logic::noise::Instants says why that takes a re-read).
+fn clock() -> Instants<impl Fn() -> u64, impl Fn() -> u64> {
+    let me = hal::cpu_index();
+    Instants::new(cpu::rdtsc, move || hal::irq::taken_on(me))
+}
+
 /// FWQ: the same work, quantum after quantum; each listed entry is one
 /// quantum and how long it took.
 pub fn fixed_work(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
     let units = noise_units_for(cpu::rdtsc, tsc::ns_to_cycles(quantum_ns));
-    sampled(duration_ns, |_| {
-        let t = cpu::rdtsc();
+    let clock = clock();
+    let sample = |start| {
         noise_work(units);
-        tsc::cycles_to_ns(cpu::rdtsc() - t)
-    })
+        tsc::cycles_to_ns(clock.tsc() - start)
+    };
+    on_this_cpu(noise::sampled(&clock, tsc::ns_to_cycles(duration_ns), tsc::cycles_to_ns, sample))
 }
 
 /// FTQ: quanta of fixed length; each listed entry is one quantum and the
 /// work units done in it.
 pub fn fixed_time(duration_ns: u64, quantum_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
     let quantum = tsc::ns_to_cycles(quantum_ns);
-    sampled(duration_ns, |start| noise_units_within(cpu::rdtsc, start, quantum))
-}
-
-/// Runs `sample(start TSC)` back to back for `duration_ns` (at most
-/// NOISE_MAX_LISTED samples), listing each with the interrupts taken.
-fn sampled(
-    duration_ns: u64,
-    mut sample: impl FnMut(u64) -> u64,
-) -> (NoiseResult, Vec<NoiseDetour>) {
-    let me = hal::cpu_index();
-    let mut r = NoiseResult { cpu: me as u32, ..Default::default() };
-    let mut listed = Vec::with_capacity(NOISE_MAX_LISTED);
-    let start = cpu::rdtsc();
-    let end = start + tsc::ns_to_cycles(duration_ns);
-    let irqs_at_start = hal::irq::taken_on(me);
-    let mut now = start;
-    while now < end && listed.len() < NOISE_MAX_LISTED {
-        let irqs = hal::irq::taken_on(me);
-        let value = sample(now);
-        let taken = hal::irq::taken_on(me) - irqs;
-        if taken > 0 {
-            r.kernel_detours += 1;
-        }
-        listed.push(NoiseDetour {
-            at_ns: tsc::cycles_to_ns(now - start),
-            len_ns: value,
-            irqs: taken,
-        });
-        now = cpu::rdtsc();
-    }
-    r.duration_ns = tsc::cycles_to_ns(now - start);
-    r.irqs = hal::irq::taken_on(me) - irqs_at_start;
-    r.loops = listed.len() as u64;
-    r.listed = listed.len() as u32;
-    (r, listed)
+    let clock = clock();
+    let sample = |start| noise_units_within(|| clock.tsc(), start, quantum);
+    on_this_cpu(noise::sampled(&clock, tsc::ns_to_cycles(duration_ns), tsc::cycles_to_ns, sample))
 }
 
 /// The selfish-detour loop on this CPU.
 pub fn selfish(duration_ns: u64, threshold_ns: u64) -> (NoiseResult, Vec<NoiseDetour>) {
-    let me = hal::cpu_index();
-    let threshold = tsc::ns_to_cycles(threshold_ns);
-    let mut listed: Vec<NoiseDetour> = Vec::with_capacity(NOISE_MAX_LISTED);
-    let mut r = NoiseResult { cpu: me as u32, ..Default::default() };
-    let (mut total, mut max, mut kernel, mut kernel_max) = (0u64, 0u64, 0u64, 0u64);
-    let irqs_at_start = hal::irq::taken_on(me);
-    let start = cpu::rdtsc();
-    let end = start + tsc::ns_to_cycles(duration_ns);
-    let (mut last, mut irqs) = (start, irqs_at_start);
-    while last < end {
-        let now = cpu::rdtsc();
-        let taken = hal::irq::taken_on(me);
-        let gap = now - last;
-        if gap > threshold {
-            r.detours += 1;
-            total += gap;
-            max = max.max(gap);
-            if taken != irqs {
-                r.kernel_detours += 1;
-                kernel += gap;
-                kernel_max = kernel_max.max(gap);
-            }
-            if listed.len() < NOISE_MAX_LISTED {
-                let ns = tsc::cycles_to_ns;
-                listed.push(NoiseDetour {
-                    at_ns: ns(last - start),
-                    len_ns: ns(gap),
-                    irqs: taken - irqs,
-                });
-            }
-        }
-        (last, irqs) = (now, taken);
-        r.loops += 1;
-    }
-    let ns = tsc::cycles_to_ns;
-    r.duration_ns = ns(last - start);
-    r.total_ns = ns(total);
-    r.max_ns = ns(max);
-    r.kernel_ns = ns(kernel);
-    r.kernel_max_ns = ns(kernel_max);
-    r.irqs = hal::irq::taken_on(me) - irqs_at_start;
-    r.listed = listed.len() as u32;
-    (r, listed)
+    let (duration, threshold) = (tsc::ns_to_cycles(duration_ns), tsc::ns_to_cycles(threshold_ns));
+    on_this_cpu(noise::selfish(&clock(), duration, threshold, tsc::cycles_to_ns))
+}
+
+fn on_this_cpu((r, listed): (NoiseResult, Vec<NoiseDetour>)) -> (NoiseResult, Vec<NoiseDetour>) {
+    (NoiseResult { cpu: hal::cpu_index() as u32, ..r }, listed)
 }
 
 /// NOISE_DONE: the result, then its listed detours.

@@ -3,9 +3,10 @@
  * Messages between programs (abi/atoll_msg.h), the same binary in an
  * enclave and on Linux:
  *   msgping serve PORT COUNT          answer COUNT messages on PORT with their bytes
- *   msgping send KERNEL PORT COUNT SIZE
+ *   msgping send KERNEL PORT COUNT SIZE [AFTER_MS]
  *                                     COUNT round trips of SIZE bytes to (KERNEL, PORT),
- *                                     answers on PORT + 1, every byte checked
+ *                                     answers on PORT + 1, every byte checked; with
+ *                                     AFTER_MS, says so and waits that long first
  *   msgping post KERNEL PORT TEXT     one message of TEXT to (KERNEL, PORT)
  *   msgping take PORT TIMEOUT_MS      one message from PORT, printed with its sender
  */
@@ -34,6 +35,9 @@ static int serve(unsigned int port, long count)
 	struct atoll_msg_from from;
 	long i, n;
 
+	/* Said at once: a caller may wait for the server before it goes on. */
+	printf("msgping: serving port %u\n", port);
+	fflush(stdout);
 	for (i = 0; i < count; i++) {
 		n = atoll_msg_recv(port, buf, sizeof(buf), &from, 30000);
 		if (n < 0 || atoll_msg_send(from.kernel, from.port, port, buf, n) < 0) {
@@ -45,14 +49,22 @@ static int serve(unsigned int port, long count)
 	return 0;
 }
 
-static int send_rounds(unsigned int kernel, unsigned int port, long count, size_t size)
+static int send_rounds(unsigned int kernel, unsigned int port, long count, size_t size,
+		       long after_ms)
 {
 	static unsigned char out[ATOLL_MSG_MAX], in[ATOLL_MSG_MAX];
+	struct timespec wait = { after_ms / 1000, after_ms % 1000 * 1000000 };
 	struct atoll_msg_from from;
 	double t0, best = 1e18, total = 0;
 	long r, n, bad = 0;
 	size_t i;
 
+	if (after_ms > 0) {
+		/* Said before the wait: a caller may start something to overlap the rounds. */
+		printf("msgping: sending in %ld ms\n", after_ms);
+		fflush(stdout);
+		nanosleep(&wait, NULL);
+	}
 	for (r = 0; r < count; r++) {
 		for (i = 0; i < size; i++)
 			out[i] = pattern(r, i);
@@ -106,8 +118,9 @@ int main(int argc, char **argv)
 {
 	if (argc == 4 && !strcmp(argv[1], "serve"))
 		return serve(atoi(argv[2]), atol(argv[3]));
-	if (argc == 6 && !strcmp(argv[1], "send"))
-		return send_rounds(atoi(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]));
+	if ((argc == 6 || argc == 7) && !strcmp(argv[1], "send"))
+		return send_rounds(atoi(argv[2]), atoi(argv[3]), atol(argv[4]), atol(argv[5]),
+				   argc == 7 ? atol(argv[6]) : 0);
 	if (argc == 5 && !strcmp(argv[1], "post"))
 		return post(atoi(argv[2]), atoi(argv[3]), argv[4]);
 	if (argc == 4 && !strcmp(argv[1], "take"))

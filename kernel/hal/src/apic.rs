@@ -30,6 +30,8 @@ const LVT_TSC_DEADLINE: u32 = 0b10 << 17;
 const ICR_DELIVERY_PENDING: u32 = 1 << 12;
 const ICR_LEVEL_ASSERT: u32 = 1 << 14;
 const ICR_ALL_BUT_SELF: u32 = 0b11 << 18;
+#[cfg(feature = "testing")]
+const ICR_NMI: u32 = 0b100 << 8;
 const ICR_INIT: u32 = 0b101 << 8;
 const ICR_STARTUP: u32 = 0b110 << 8;
 const DIVIDE_BY_1: u32 = 0b1011;
@@ -124,6 +126,12 @@ fn send_icr(dest: u32, low: u32) {
 
 pub fn send_ipi(dest_apic_id: u32, vector: u8) {
     send_icr(dest_apic_id, vector as u32);
+}
+
+/// An NMI (the vector field is ignored).
+#[cfg(feature = "testing")]
+pub(crate) fn send_nmi(dest_apic_id: u32) {
+    send_icr(dest_apic_id, ICR_NMI);
 }
 
 pub(crate) fn send_ipi_all_but_self(vector: u8) {

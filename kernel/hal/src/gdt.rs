@@ -47,6 +47,20 @@ fn this_cpu_tss() -> &'static TaskStateSegment {
     unsafe { &*slot.load(Ordering::Acquire) }
 }
 
+/// The CPU index whose NMI stack holds `addr` (each index keeps its stacks).
+pub(crate) fn cpu_of_nmi_stack(addr: u64) -> Option<usize> {
+    (0..super::percpu::MAX_CPUS).find(|&cpu| {
+        let tss = TSS[cpu].load(Ordering::Acquire);
+        if tss.is_null() {
+            return false;
+        }
+        // SAFETY: leaked in this_cpu_tss (never freed) and published with
+        // its IST entries set, which are never written again.
+        let top = unsafe { (*tss).interrupt_stack_table[(IST_NMI - 1) as usize] }.as_u64();
+        (top - IST_STACK_SIZE as u64..top).contains(&addr)
+    })
+}
+
 /// This CPU index's GDT, written afresh: a CPU added at an index used
 /// before must not load a TSS descriptor its predecessor marked busy.
 fn this_cpu_gdt() -> &'static mut GlobalDescriptorTable {

@@ -39,7 +39,7 @@ pub fn release(vector: u8) {
     TABLE.lock()[vector as usize] = None;
 }
 
-/// Interrupts each CPU has taken (for attributing OS noise).
+/// Interrupts each CPU has taken, NMIs included (for attributing OS noise).
 static TAKEN: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];
 
 pub fn taken_on(cpu: usize) -> u64 {
@@ -49,6 +49,25 @@ pub fn taken_on(cpu: usize) -> u64 {
 /// An interrupt (any vector from 32 on, spurious ones too) arrived here.
 pub(crate) fn note_taken() {
     TAKEN[percpu::cpu_index()].fetch_add(1, Ordering::Relaxed);
+}
+
+/// An NMI arrived, its frame at `frame_at`. Masking interrupts does not
+/// keep it out of SYSCALL's entry and exit, where GS holds the user's
+/// base, so the CPU is the one whose NMI stack the frame is on, not GS's.
+pub(crate) fn note_nmi(frame_at: u64) {
+    if let Some(cpu) = crate::gdt::cpu_of_nmi_stack(frame_at) {
+        TAKEN[cpu].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Sends `cpu` an NMI; nothing for a CPU that is not online.
+#[cfg(feature = "testing")]
+pub fn send_nmi(cpu: usize) {
+    let irqs = cpu::save_and_disable_interrupts();
+    if smp::is_online(cpu) {
+        apic::send_nmi(smp::apic_id_of(cpu));
+    }
+    cpu::restore_interrupts(irqs);
 }
 
 /// Runs the handler of `vector`; false if none is registered.

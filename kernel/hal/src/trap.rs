@@ -1,8 +1,9 @@
 //! Where every interrupt and exception lands (from the stubs in isr.S), and
 //! how the system stops. Interrupts go to the handler registered for their
 //! vector ([`crate::irq`]), then to the kernel's after-interrupt hook;
-//! exceptions go to the kernel's exception hook, or, before the kernel has
-//! one, are reported and stop the system.
+//! NMIs are counted as interrupts and return; exceptions go to the kernel's
+//! exception hook, or, before the kernel has one, are reported and stop
+//! the system.
 
 use spin::Once;
 
@@ -17,6 +18,8 @@ struct Handlers {
     exception: FrameHook,
     after_interrupt: FrameHook,
 }
+
+const NMI_VECTOR: u8 = 2;
 
 static HANDLERS: Once<Handlers> = Once::new();
 static CRASH_REPORTER: Once<fn(usize)> = Once::new();
@@ -37,6 +40,12 @@ pub fn set_crash_reporter(report: fn(usize)) {
 #[no_mangle]
 extern "C" fn trap_entry(frame: &mut TrapFrame) {
     let vector = frame.vector as u8;
+    if vector == NMI_VECTOR {
+        // An interrupt as far as noise goes (its detour is the kernel's);
+        // nothing else to do: no handler, no EOI, no preemption here.
+        crate::irq::note_nmi(frame as *const TrapFrame as u64);
+        return;
+    }
     if vector < 32 {
         match HANDLERS.get() {
             Some(h) => (h.exception)(frame),

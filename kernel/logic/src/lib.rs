@@ -4,7 +4,8 @@
 //! lock algorithms, the physical frame allocator, page-table planning, boot
 //! memory-map arithmetic, runs between pages, a program's list of mappings,
 //! the inter-kernel message ring, command-line parsing, Linux error
-//! numbers, benchmark statistics and ACPI table parsing. Keeping it free of
+//! numbers, benchmark statistics, ACPI table parsing and the OS noise
+//! probes' attribution. Keeping it free of
 //! hardware access lets the same code run in the kernel (`no_std`; only the
 //! list of mappings allocates, from the kernel's heap) and under
 //! `cargo test` on the host.
@@ -24,6 +25,7 @@ pub mod kmsg;
 pub mod locks;
 pub mod maps;
 pub mod memmap;
+pub mod noise;
 pub mod paging_plan;
 pub mod runs;
 pub mod stats;

@@ -8,6 +8,7 @@ pub mod kmsg;
 pub mod kmsg_bench;
 mod locks;
 mod memory;
+mod nmi;
 mod threads;
 pub mod xemem_forge;
 
@@ -45,6 +46,7 @@ const TESTS: &[Test] = &[
     ("tickless_single_thread", threads::tickless),
     ("ipi_unicast", events::ipi_unicast),
     ("ipi_broadcast", events::ipi_broadcast),
+    ("nmi_is_the_kernels_detour", nmi::nmi_is_the_kernels_detour),
     ("cross_core_wakeup", events::cross_core_wakeup),
     ("condvar_broadcast", events::condvar_broadcast),
     ("pmtlock_contention", locks::pmtlock_contention),
