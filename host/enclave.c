@@ -528,7 +528,7 @@ int atoll_enclave_create(struct atoll_create *req)
 	atoll_memory_ranges(e, req->mem);
 	memcpy(req->phase_ns, e->phase_ns, sizeof(req->phase_ns));
 	pr_notice("atoll: enclave %s (id %u) up on %u CPUs and %u MiB\n", e->name, e->id,
-		e->cpu_count, (u32)(e->block_count * e->block_size >> 20));
+		  e->cpu_count, (u32)(e->block_count * e->block_size >> 20));
 	return 0;
 
 out_registry:
