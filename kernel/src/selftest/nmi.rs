@@ -20,15 +20,17 @@ pub fn nmi_is_the_kernels_detour() -> TestResult {
     let (r, listed, sent) = sched::spawn(last_cpu(), "nmi probe", probe).join();
     ensure!(!sent.is_empty(), "no NMI sent during the probe");
     let n = sent.len() as u64;
-    ensure!(r.irqs == n, "the probe counted {} interrupts for {n} NMIs", r.irqs);
+    // At least: a host that stalls the vCPU for long may let another
+    // interrupt (a timer) land in the probe too.
+    ensure!(r.irqs >= n, "the probe counted {} interrupts for {n} NMIs", r.irqs);
     for (i, &at) in sent.iter().enumerate() {
         // The gap the NMI landed in (in TSC cycles from the probe's start).
         let Some(d) = listed.iter().find(|d| d.at_ns <= at && at < d.at_ns + d.len_ns) else {
             return Err(alloc::format!("NMI {i} made no detour (listed: {})", listed.len()));
         };
-        ensure!(d.irqs == 1, "NMI {i}'s detour is charged {} interrupts: {d:?}", d.irqs);
+        ensure!(d.irqs >= 1, "NMI {i}'s detour is charged no interrupt: {d:?}");
     }
-    ensure!(r.kernel_detours == n, "{} detours were the kernel's for {n} NMIs", r.kernel_detours);
+    ensure!(r.kernel_detours >= n, "{} detours were the kernel's for {n} NMIs", r.kernel_detours);
     Ok(())
 }
 
@@ -43,10 +45,15 @@ fn probe() -> (NoiseResult, Vec<NoiseDetour>, Vec<u64>) {
     let start = Cell::new(None);
     let next = Cell::new(cpu::rdtsc() + apart);
     let sent = RefCell::new(Vec::with_capacity(NMIS));
+    let (duration, threshold) = (tsc::ns_to_cycles(PROBE_NS), tsc::ns_to_cycles(THRESHOLD_NS));
+    // None in the probe's last APART_NS: an NMI sent after the last instant's
+    // count read would land after the probe (a host that stalls the vCPU
+    // can make any read the last); before that, another instant follows.
+    let in_time = |now: u64| start.get().is_some_and(|s| now + apart < s + duration);
     let send_if_due = |after_tsc: bool| {
         let n = sent.borrow().len();
         let now = cpu::rdtsc();
-        if n < NMIS && (n % 2 == 0) == after_tsc && now >= next.get() {
+        if n < NMIS && (n % 2 == 0) == after_tsc && now >= next.get() && in_time(now) {
             sent.borrow_mut().push(now - start.get().unwrap_or(now));
             irq::send_nmi(me);
             next.set(now + apart);
@@ -64,7 +71,6 @@ fn probe() -> (NoiseResult, Vec<NoiseDetour>, Vec<u64>) {
         taken
     };
     let clock = Instants::new(tsc_read, count_read);
-    let (duration, threshold) = (tsc::ns_to_cycles(PROBE_NS), tsc::ns_to_cycles(THRESHOLD_NS));
     let (r, listed) = noise::selfish(&clock, duration, threshold, |cycles| cycles);
     (r, listed, sent.into_inner())
 }
