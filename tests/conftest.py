@@ -31,6 +31,7 @@ def guest_kernel_quiet(request):
                     + " (the lines are in the test's output)", pytrace=False)
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     # The last words of every run: how many VM runs were repeated, and why.
     terminalreporter.section("VM runs repeated")
