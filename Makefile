@@ -161,12 +161,14 @@ test-all: test
 KDEBUG_TESTS ?= tests/test_kdebug.py tests/test_enclave.py tests/test_resize.py tests/test_run.py \
 	tests/test_xemem.py tests/test_kmsg.py
 KDEBUG_SLOW ?= 4
+# vm.py's usual checks, and every KASAN report rather than the first only.
+KDEBUG_CHECKS ?= slub_debug=FZPU page_poison=1 kasan_multi_shot
 .PHONY: test-kdebug
 test-kdebug: kernel module cli
 	scripts/kdebug-build.sh
 	scripts/kdebug-module.sh
 	ATOLL_VM_KERNEL=build/kdebug/bzImage ATOLL_VM_MODULE=build/kdebug/atoll.ko \
-	ATOLL_VM_SLOW=$(KDEBUG_SLOW) $(PYTEST) -m "not long" $(KDEBUG_TESTS)
+	ATOLL_VM_SLOW=$(KDEBUG_SLOW) ATOLL_DEBUG_CHECKS="$(KDEBUG_CHECKS)" $(PYTEST) -m "not long" $(KDEBUG_TESTS)
 
 selftest: deps kernel
 	$(RUN_LWK) --cmdline "selftest"
