@@ -2,6 +2,9 @@
 #   make demo                boot the test VM, create an enclave, show its
 #                            console, run programs, measure OS noise
 #   make test                install what is missing, check style, build, run every test
+#   make test-kdebug         (not in `make test`) the tests that exercise host/
+#                            most, on a debug build of Debian's 6.1 (KASAN,
+#                            KFENCE, lockdep, kmemleak, UBSAN) in build/kdebug/
 #   make lint                style: rustfmt and clippy -D warnings on every Rust
 #                            workspace, checkpatch.pl --strict on host/
 #   make kernel module cli   build the LWK (build/atoll-kernel, and the test image
@@ -152,6 +155,26 @@ test: deps
 
 test-all: test
 	$(MAKE) systest-long
+
+# A debug-kernel run, left out of `make test` (the kernel's first build takes
+# half an hour and more): scripts/kdebug-build.sh builds Debian's 6.1 source
+# with scripts/kdebug.config into build/kdebug/ (once), kdebug-module.sh
+# atoll.ko against it, and the quick set of the tests below boots that kernel,
+# its timeouts KDEBUG_SLOW times longer. A guest kernel's report, a leak
+# kmemleak finds at a VM run's end included, fails the test it came in.
+# On a shared machine: nice -n 19 make test-kdebug.
+KDEBUG_TESTS ?= tests/test_kdebug.py tests/test_enclave.py tests/test_resize.py tests/test_run.py \
+	tests/test_xemem.py tests/test_kmsg.py
+KDEBUG_SLOW ?= 4
+# vm.py's slab checks (its page_poison=1 needs PAGE_POISONING, which this
+# kernel leaves to KASAN) and every KASAN report, not the first only.
+KDEBUG_CHECKS ?= slub_debug=FZPU kasan_multi_shot
+.PHONY: test-kdebug
+test-kdebug: kernel module cli
+	scripts/kdebug-build.sh
+	scripts/kdebug-module.sh
+	ATOLL_VM_KERNEL=build/kdebug/bzImage ATOLL_VM_MODULE=build/kdebug/atoll.ko \
+	ATOLL_VM_SLOW=$(KDEBUG_SLOW) ATOLL_DEBUG_CHECKS="$(KDEBUG_CHECKS)" $(PYTEST) -m "not long" $(KDEBUG_TESTS)
 
 selftest: deps kernel
 	$(RUN_LWK) --cmdline "selftest"

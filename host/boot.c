@@ -187,6 +187,28 @@ static int image_check(const struct atoll_create *req, u64 block_size, char *err
 }
 
 /* Loads and starts the LWK; on any failure its CPUs are parked again. */
+/*
+ * The enclave's first block, mapped for the module outside Linux's direct
+ * map (where memremap() would point): the block is offline, and a kernel
+ * with KASAN keeps the direct map's shadow of freed pages poisoned, so every
+ * access there to the LWK's memory was reported as a use-after-free.
+ */
+static void *block_map(u64 base, u64 size)
+{
+	unsigned long i, n = size >> PAGE_SHIFT;
+	struct page **pages;
+	void *va;
+
+	pages = kvmalloc_array(n, sizeof(*pages), GFP_KERNEL);
+	if (!pages)
+		return NULL;
+	for (i = 0; i < n; i++)
+		pages[i] = pfn_to_page(PHYS_PFN(base) + i);
+	va = vmap(pages, n, VM_MAP, PAGE_KERNEL);
+	kvfree(pages);
+	return va;
+}
+
 int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err)
 {
 	u64 base = atoll_block_phys(e, 0);
@@ -202,7 +224,7 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	if (ret)
 		return ret;
 	t0 = ktime_get_ns();
-	e->shared = memremap(base, e->block_size, MEMREMAP_WB);
+	e->shared = block_map(base, e->block_size);
 	if (!e->shared) {
 		atoll_err(err, "cannot map the enclave's memory at %#llx", base);
 		return -ENOMEM;

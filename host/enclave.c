@@ -11,6 +11,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include "atoll.h"
 
 static struct atoll_enclave *registry[ATOLL_MAX_ENCLAVES];
@@ -392,7 +393,7 @@ static void unmap_shared(struct atoll_enclave *e)
 {
 	atoll_kmsg_link_exit(e);
 	if (e->shared)
-		memunmap(e->shared);
+		vunmap(e->shared);
 	e->shared = NULL;
 	e->status = NULL;
 	e->console = NULL;

@@ -15,33 +15,13 @@ TARBALL=/usr/src/$KSRC.tar.xz
 DEST=build/checkpatch
 CHECKPATCH=$DEST/checkpatch.pl
 
-# Runs apt-get as root (CI is root; sudo for a developer's machine).
-apt_get() {
-    if [ "$(id -u)" -eq 0 ]; then
-        apt-get "$@"
-    else
-        sudo DEBIAN_FRONTEND=noninteractive apt-get "$@"
-    fi
-}
-
-# Installs Debian packages; a fresh machine has no package lists yet, so update
-# them only when the first attempt fails.
-apt_install() {
-    export DEBIAN_FRONTEND=noninteractive
-    echo "checkpatch: installing $*" >&2
-    if ! apt_get install -y -qq --no-install-recommends "$@" >/dev/null 2>&1; then
-        apt_get update -qq
-        apt_get install -y -qq --no-install-recommends "$@" >/dev/null
-    fi
-}
-
 if [ ! -f "$CHECKPATCH" ]; then
     need=()
     [ -f "$TARBALL" ] || need+=("$KSRC")
     # checkpatch.pl needs Perl modules (Term::ANSIColor, Encode) that
     # perl-base, all a minimal Debian has, lacks.
     perl -MTerm::ANSIColor -MEncode -e 1 2>/dev/null || need+=(perl)
-    [ ${#need[@]} -eq 0 ] || apt_install "${need[@]}"
+    [ ${#need[@]} -eq 0 ] || scripts/apt-install.sh "${need[@]}"
 
     # Only the script and the two data files it reads from its own directory
     # (--no-tree). Extract into a temporary directory and move it into place so

@@ -2,7 +2,8 @@
 # /init of the Atoll test VM (scripts/vm.py builds it into the initramfs).
 # Sets up a minimal system with Debian's userland (the host's /usr and /etc,
 # read-only over 9p), loads /atoll.ko if present, runs /run.sh and reports
-# its exit status on the console as "ATOLL-VM-EXIT: N" for the host.
+# its exit status on the console as "ATOLL-VM-EXIT: N" for the host. On a
+# kernel with kmemleak (`make test-kdebug`'s) it reports the run's leaks.
 
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin HOME=/root TERM=dumb
@@ -15,7 +16,41 @@ mount -t tmpfs -o mode=1777 tmpfs /dev/shm
 mount -t devpts devpts /dev/pts
 chmod 1777 /tmp
 
+# kmemleak reports an object only once it is 5 s old and unreferenced in
+# two scans in a row (the first notes its contents).
+KMEMLEAK=/sys/kernel/debug/kmemleak
+kmemleak_scan() {
+    sleep 5
+    echo scan >$KMEMLEAK
+    echo scan >$KMEMLEAK
+}
+
+# Before the script: Linux's own leaks from boot are counted and set aside,
+# so that the scan after it reports only what the run leaked.
+kmemleak_baseline() {
+    [ -e $KMEMLEAK ] || return 0
+    kmemleak_scan
+    n=$(grep -c "^unreferenced object" $KMEMLEAK)
+    echo clear >$KMEMLEAK
+    [ "$n" -eq 0 ] || echo "ATOLL-VM: kmemleak: $n leaks of Linux's boot set aside"
+}
+
+# After it: the kernel's count of new leaks ("kmemleak: N new suspected
+# memory leaks", a complaint for scripts/kernel_complaints.py) and each
+# leak's report go to the console as kernel lines.
+kmemleak_report() {
+    [ -e $KMEMLEAK ] || return 0
+    echo 7 >/proc/sys/kernel/printk  # the count is printed at KERN_INFO
+    echo on >/proc/sys/kernel/printk_devkmsg  # no rate limit on the report
+    kmemleak_scan
+    head -n 400 $KMEMLEAK | while IFS= read -r line; do
+        echo "kmemleak: $line" >/dev/kmsg
+    done
+    echo 6 >/proc/sys/kernel/printk
+}
+
 finish() {
+    kmemleak_report
     echo "ATOLL-VM-EXIT: $1"
     sync
     poweroff -f
@@ -24,11 +59,15 @@ finish() {
     sleep 60
 }
 
-# Debian's userland: scripts/vm.py shares the host's /usr and /etc.
+# Debian's userland: scripts/vm.py shares the host's /usr and /etc. Debian's
+# kernel has virtio and 9p as modules (vm.py puts them in /lib/vm-modules);
+# a kernel given with vm.py --kernel has them built in.
 if [ -d /lib/vm-modules ]; then
     for m in /lib/vm-modules/*.ko; do
         insmod "$m" || echo "ATOLL-VM: insmod $m failed"
     done
+fi
+if grep -qw 9p /proc/filesystems; then
     for tag in usr etc; do
         mount -t 9p -o trans=virtio,version=9p2000.L,ro,cache=loose "$tag" "/$tag" ||
             echo "ATOLL-VM: mounting the host's /$tag failed"
@@ -41,6 +80,9 @@ hostname atoll-vm
 # on warnings show too, so a WARN() or oops from the module is seen live
 # (scripts/kernel_complaints.py fails the run on one).
 echo 5 >/proc/sys/kernel/printk
+
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+kmemleak_baseline
 
 if [ -e /atoll.ko ]; then
     if ! insmod /atoll.ko; then

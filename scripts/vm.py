@@ -10,6 +10,12 @@ The guest boots with Debian's own debug checks on (DEBUG_CHECKS) unless a
 benchmark turns them off. A run repeated (a hung boot, a stall of Linux's
 own) says why and is counted (scripts/vm_record.py).
 
+Another kernel can be booted instead (`make test-kdebug`'s debug kernel):
+--kernel / run_vm(kernel=) / ATOLL_VM_KERNEL name a bzImage that has virtio
+PCI and 9p built in (no modules are loaded into it); ATOLL_VM_MODULE names
+the atoll.ko built for it. ATOLL_VM_SLOW=N multiplies every VM's timeout
+and boot timeout by N, for a kernel that runs N times slower under TCG.
+
 The guest boots the installed Debian kernel (scripts/debian-kernel.sh) with a
 busybox initramfs built here: /init (scripts/vm-init.sh) loads /atoll.ko when
 present, runs the script as /run.sh and prints "ATOLL-VM-EXIT: N".
@@ -40,7 +46,7 @@ SCRIPTS = os.path.join(ROOT, "scripts")
 
 # guest path -> host path; run_vm(files=None) takes those that exist.
 DEFAULT_FILES = {
-    "/atoll.ko": os.path.join(ROOT, "build", "atoll.ko"),
+    "/atoll.ko": os.environ.get("ATOLL_VM_MODULE") or os.path.join(ROOT, "build", "atoll.ko"),
     "/bin/atoll": os.path.join(ROOT, "build", "atoll"),
     "/lib/atoll/atoll-kernel": os.path.join(ROOT, "build", "atoll-kernel"),
     # The same LWK with its self-tests, benchmarks and crash/hang tests.
@@ -73,6 +79,9 @@ POWEROFF_GRACE = 30  # seconds QEMU gets to exit after the marker
 # code ran (a kworker in a soft lockup for minutes); such a boot is retried.
 BOOT_TIMEOUT = 180
 BOOT_ATTEMPTS = 2
+# How many times slower than Debian's the booted kernel runs (a debug
+# kernel's KASAN, lockdep and kmemleak under TCG): scales the timeouts.
+SLOW = float(os.environ.get("ATOLL_VM_SLOW") or 1)
 # A CPU of Debian's kernel has also stalled under TCG in the middle of a
 # script, at one instruction of Linux's own code for minutes (a soft lockup
 # in free_pcp_prepare, forking a shell, before any enclave existed), and
@@ -153,7 +162,8 @@ def module_files(version):
 
 def build_initramfs(out_path, files, script_path, extra_dir=None, version=None):
     """Writes a gzip'd newc cpio to out_path. files maps guest -> host path;
-    version: the kernel whose 9p modules go in (None: no Debian userland)."""
+    version: the Debian kernel whose VM_MODULES go in (None: none, for a
+    kernel with them built in)."""
     wanted = dict(files)
     wanted["/run.sh"] = script_path
     if version is not None:
@@ -236,7 +246,8 @@ def qemu_command(kernel, initrd, smp, mem_mb, cmdline):
 
 def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
            echo=True, files=None, append_extra="", qemu_args=(), on_start=None,
-           boot_timeout=BOOT_TIMEOUT, checks=True, complaints_expected=False):
+           boot_timeout=BOOT_TIMEOUT, checks=True, complaints_expected=False,
+           kernel=None):
     """Boots the VM, runs script_path as /run.sh; returns a VMResult, which
     unpacks as (exit_status, output) and also has .console.
     files: guest -> host path; None = DEFAULT_FILES that exist, {} = none.
@@ -247,11 +258,22 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=4096, timeout=600,
     checks: boot with DEBUG_CHECKS (benchmarks pass False). The guest
     kernel's complaints make the status STATUS_COMPLAINED if it was 0, are
     shown in the output and recorded (vm_record), unless complaints_expected
-    (a test that provokes one); they are in .complaints either way."""
+    (a test that provokes one); they are in .complaints either way.
+    kernel: a bzImage to boot instead of Debian's (default ATOLL_VM_KERNEL),
+    with virtio PCI and 9p built in. Both timeouts are multiplied by SLOW."""
     if files is None:
         files = default_files()
-    version = kernel_version()
-    kernel = f"/boot/vmlinuz-{version}"
+    kernel = kernel or os.environ.get("ATOLL_VM_KERNEL")
+    if kernel:
+        if not os.path.isfile(kernel):
+            raise FileNotFoundError(f"vm: kernel {kernel} is missing")
+        version = None
+    else:
+        version = kernel_version()
+        kernel = f"/boot/vmlinuz-{version}"
+    timeout = round(timeout * SLOW)
+    if boot_timeout:
+        boot_timeout = round(boot_timeout * SLOW)
     cmdline = " ".join(filter(None, [CMDLINE, DEBUG_CHECKS if checks else "",
                                      append_extra]))
     if shutil.which("qemu-system-x86_64") is None:
@@ -458,6 +480,8 @@ def main():
     ap.add_argument("--mem", type=int, default=4096, help="MiB")
     ap.add_argument("--timeout", type=int, default=600, help="seconds")
     ap.add_argument("--append", default="", help="extra kernel parameters")
+    ap.add_argument("--kernel", help="a bzImage to boot instead of Debian's kernel, "
+                    "with virtio PCI and 9p built in (default: $ATOLL_VM_KERNEL)")
     ap.add_argument("--no-debug-checks", action="store_true",
                     help=f"boot without {DEBUG_CHECKS} (as the benchmarks do)")
     args = ap.parse_args()
@@ -466,7 +490,7 @@ def main():
     try:
         res = run_vm(args.script, args.extra, args.smp, args.mem, args.timeout,
                      echo=True, append_extra=args.append,
-                     checks=not args.no_debug_checks)
+                     checks=not args.no_debug_checks, kernel=args.kernel)
     except (OSError, RuntimeError) as e:
         print(e, file=sys.stderr)
         return 2

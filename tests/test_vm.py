@@ -166,6 +166,25 @@ def test_complaints_found_in_a_console():
         kernel_complaints._ALLOWED = saved
 
 
+def test_kmemleak_report_is_a_complaint():
+    # As the debug kernel's /init writes it (scripts/vm-init.sh): the
+    # kernel's count, then the report copied to /dev/kmsg.
+    console = ("[  90.1] kmemleak: 1 new suspected memory leaks (see /sys/kernel/debug/kmemleak)\n"
+               "[  90.2] kmemleak: unreferenced object 0xffff888012345600 (size 96):\n"
+               "[  90.2] kmemleak:   comm \"insmod\", pid 91, jiffies 4294900000 (age 9.1s)\n"
+               "[  90.2] kmemleak:     [<ffffffffa0000010>] leak_some+0x10/0x40 [leak_once]\n")
+    found = kernel_complaints.scan(console)
+    assert [w for w, _ in found] == ["a memory leak (kmemleak)"], found
+    assert found[0][1] == console.splitlines(), found
+
+
+def test_another_kernel_must_exist(tmp_path, monkeypatch):
+    # run_vm(kernel=) or ATOLL_VM_KERNEL: a missing one is a clear error.
+    monkeypatch.setenv("ATOLL_VM_KERNEL", str(tmp_path / "bzImage"))
+    with pytest.raises(FileNotFoundError, match="bzImage is missing"):
+        vm_tool.run_vm(str(tmp_path / "script.sh"), files={}, echo=False)
+
+
 def test_a_kernel_warning_fails_vm_run_after_the_script(tmp_path):
     # A module that warns once at load, built against the guest's kernel:
     # `make vm-run`'s script runs to its end, then the run fails (123) and
