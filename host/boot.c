@@ -186,7 +186,6 @@ static int image_check(const struct atoll_create *req, u64 block_size, char *err
 	return 0;
 }
 
-/* Loads and starts the LWK; on any failure its CPUs are parked again. */
 /*
  * The enclave's first block, mapped for the module outside Linux's direct
  * map (where memremap() would point): the block is offline, and a kernel
@@ -209,6 +208,7 @@ static void *block_map(u64 base, u64 size)
 	return va;
 }
 
+/* Loads and starts the LWK; on any failure its CPUs are parked again. */
 int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *err)
 {
 	u64 base = atoll_block_phys(e, 0);
