@@ -31,6 +31,10 @@
 #                            (a job losing a CPU mid-run vs the ideal), with a plot
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
+#   make bench-smoke         (in `make test`) the regression guard: the key
+#                            enclave / Linux ratios under -icount in a minute
+#                            or two, failing if one is over 3x its recorded value
+#                            (RECORD=1 records them)
 #   make report              the README's benchmark tables and target verdicts,
 #                            written from bench/results/*.json (no VM)
 #   make report-check        fails, showing the diff, if a committed table
@@ -82,7 +86,7 @@ INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname 
 install: kernel cli xemem
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize report report-check demo clean
+.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
 
 all: kernel module cli xemem
 
@@ -151,6 +155,7 @@ test: deps
 	$(MAKE) report-check
 	$(MAKE) kernel module cli
 	$(MAKE) unit
+	$(MAKE) bench-smoke
 	$(MAKE) systest
 
 test-all: test
@@ -210,6 +215,9 @@ bench-insitu: deps kernel module cli
 
 bench-resize: deps kernel module cli
 	$(PYTHON) bench/resize_bench.py
+
+bench-smoke: kernel module cli
+	$(PYTHON) bench/smoke_bench.py $(if $(RECORD),--record)
 
 # The README's tables between its <!-- report:NAME --> markers, from the
 # results files alone.
