@@ -28,6 +28,9 @@ command -v slurmd >/dev/null || need_apt+=(slurmd slurmctld slurm-client munge)
 # into it: Debian marks it externally managed): pytest, and matplotlib for
 # the benchmarks' plots.
 /usr/bin/python3 -c "import pytest" 2>/dev/null || need_apt+=(python3-pytest)
+# make systest runs two test files at once (a VM leaves the host's CPUs
+# idle about 40% of its time): pytest-xdist.
+/usr/bin/python3 -c "import xdist" 2>/dev/null || need_apt+=(python3-pytest-xdist)
 /usr/bin/python3 -c "import matplotlib" 2>/dev/null || need_apt+=(python3-matplotlib)
 # test_fork.py checks with strace that short-lived children make no process on Linux.
 command -v strace >/dev/null || need_apt+=(strace)

@@ -35,9 +35,9 @@ def complaints_in(test):
     return [c for t, found in COMPLAINTS if t == test for c in found]
 
 
-def summary():
+def summary(repeats):
     """Lines for the end of a session: the count of repeated runs, then each
-    with its test and reason."""
-    lines = [f"{len(REPEATS)} VM runs repeated"]
-    lines += [f"  {test}: {reason}" for test, reason in REPEATS]
+    with its test and reason (repeats: (test, reason) pairs)."""
+    lines = [f"{len(repeats)} VM runs repeated"]
+    lines += [f"  {test}: {reason}" for test, reason in repeats]
     return lines

@@ -31,11 +31,27 @@ def guest_kernel_quiet(request):
                     + " (the lines are in the test's output)", pytrace=False)
 
 
+# (test, reason) of every VM run repeated in pytest-xdist's workers, which
+# hand them over as they end (make systest runs two at once).
+WORKERS_REPEATED = []
+
+
+def pytest_sessionfinish(session):
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:  # in an xdist worker
+        output["vm_repeats"] = list(vm_record.REPEATS)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    WORKERS_REPEATED.extend(tuple(r) for r in getattr(node, "workeroutput", {}).get("vm_repeats", []))
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
     # The last words of every run: how many VM runs were repeated, and why.
     terminalreporter.section("VM runs repeated")
-    for line in vm_record.summary():
+    for line in vm_record.summary(WORKERS_REPEATED + vm_record.REPEATS):
         terminalreporter.write_line(line)
 
 

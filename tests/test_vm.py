@@ -314,10 +314,10 @@ def test_missing_host_file_is_a_clear_error(tmp_path):
     script = tmp_path / "s.sh"
     script.write_text("true\n")
     with pytest.raises(FileNotFoundError, match="for /atoll.ko in the guest"):
-        vm_tool.build_initramfs(str(tmp_path / "i.cpio.gz"),
+        vm_tool.build_initramfs(str(tmp_path / "i.cpio"),
                                 {"/atoll.ko": str(tmp_path / "nope.ko")},
                                 str(script))
-    assert not os.path.exists(tmp_path / "i.cpio.gz")
+    assert not os.path.exists(tmp_path / "i.cpio")
 
 
 def test_debian_userland(vm):
