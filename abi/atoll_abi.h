@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	19
+#define ATOLL_ABI_VERSION	20
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -762,7 +762,9 @@ struct atoll_slot {
 	__u64 fault_va;		/* host: PAGE_WANTED's page */
 	__u32 fault_state;	/* enum atoll_fault_state | question number << 8 */
 	__u32 fault_write;	/* host: 1 if the worker writes there */
-	__u64 pad0[4];
+	__u32 spinning;		/* LWK: 1 while the caller polls state: no DONE interrupt needed */
+	__u32 pad1;
+	__u64 pad0[3];
 };
 
 struct atoll_proc {
@@ -779,6 +781,10 @@ struct atoll_proc {
 	__u32 host_pid;		/* host: the Linux process serving it (`atoll run`) */
 	__u32 map_generation;	/* LWK: +1 after unmapping or reducing protection */
 	__u32 threads;		/* LWK: threads alive */
+	__u32 polling;		/* host: 1 while a worker polls the slots: no CALL_POSTED needed */
+	__u32 poll_window_us;	/* host: how long a worker polls before it sleeps, now */
+	__u32 calls_per_s;	/* host: delegated calls taken in the last whole second */
+	__u32 pad0;
 	__u64 realtime_ns;	/* START: Linux's CLOCK_REALTIME when it sent START */
 	__u64 cpus;		/* host: the CPUs asked for (0: cpu_count); LWK: those it uses */
 	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */
@@ -1169,6 +1175,8 @@ struct atoll_program_info {
 	__u32 threads;
 	__u64 cpus;		/* bit per LWK CPU */
 	__u64 mem_bytes;
+	__u32 poll_window_us;	/* its server's polling window now */
+	__u32 calls_per_s;	/* delegated calls in the last whole second */
 	char comm[ATOLL_COMM_LEN];
 };
 

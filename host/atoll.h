@@ -21,7 +21,6 @@
 #define ATOLL_PROC_FREE_WAIT_MS	2000	/* RUN: an abandoned create being freed */
 #define ATOLL_PROC_CREATE_MS	10000	/* RUN: the LWK building the address space */
 #define ATOLL_KILL_WAIT_MS	3000	/* destroy --force: programs ending */
-#define ATOLL_CALL_SPIN_NS	30000	/* CALL: spin this long before sleeping */
 #define ATOLL_PAGE_WAIT		(10 * HZ)	/* mirror: longest wait for PAGE_WANTED's answer */
 
 struct atoll_program;
@@ -145,6 +144,10 @@ struct atoll_program {
 	DECLARE_BITMAP(claimed, ATOLL_MAX_SLOTS);	/* slots handed to a worker */
 	spinlock_t call_lock;		/* callers */
 	struct task_struct *callers[ATOLL_MAX_SLOTS];	/* the worker on each claimed slot */
+	atomic_t pollers;		/* 1 while a worker polls the slots (call_poll.c) */
+	u64 call_gap_ns;		/* recent wait for a call: the polling window follows it */
+	u64 rate_start_ns;		/* the second calls are counted in */
+	atomic_t rate_calls;		/* calls taken in it */
 
 	/* The mirror of the program's address space (mirror.c). */
 	unsigned long mirror_mapped;	/* bit 0: the one mmap was made */
@@ -300,6 +303,12 @@ int atoll_program_init(void);
 struct atoll_program *atoll_program_alloc(void);
 void atoll_program_release(struct atoll_program *p);
 long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned long arg);
+/* Claims p's next posted call, or its end, into c (program.c). */
+bool atoll_call_event(struct atoll_program *p, struct atoll_call *c);
+/* Waiting for calls (call_poll.c). */
+bool atoll_call_poll(struct atoll_program *p, struct atoll_call *c);
+void atoll_call_rate_tick(struct atoll_program *p, u64 now);
+void atoll_call_taken(struct atoll_program *p, u64 waited_since);
 
 /* mirror.c: the program's address space mapped into the `atoll run` process */
 int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);

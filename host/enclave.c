@@ -353,6 +353,8 @@ int atoll_enclave_programs(struct atoll_programs *req)
 		out->threads = READ_ONCE(proc->threads);
 		out->cpus = READ_ONCE(proc->cpus);
 		out->mem_bytes = READ_ONCE(proc->mem_bytes);
+		out->poll_window_us = READ_ONCE(proc->poll_window_us);
+		out->calls_per_s = READ_ONCE(proc->calls_per_s);
 		memcpy(out->comm, proc->comm, ATOLL_COMM_LEN);
 		out->comm[ATOLL_COMM_LEN - 1] = 0;
 	}

@@ -148,7 +148,7 @@ static void on_execed(struct atoll_enclave *e, const struct atoll_kmsg *m)
 /*
  * A thread posted a delegated call in its slot (CALL_POSTED), or the LWK
  * answered a worker's PAGE_WANTED in its slot (PAGE_READY, mirror.c). The
- * slots themselves say which (call_event() claims calls); the message's
+ * slots themselves say which (atoll_call_event() claims calls); the message's
  * job is done by the wake-up of e->wq that follows every batch of messages.
  */
 static void on_call_posted(struct atoll_enclave *e, const struct atoll_kmsg *m)
@@ -694,6 +694,12 @@ static int call_done(struct atoll_program *p, s32 i, s64 result)
 	 */
 	if (cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_DONE) != ATOLL_SLOT_CLAIMED)
 		return 0;
+	/*
+	 * The caller still polls and sees DONE: no interrupt. Read after DONE
+	 * (the cmpxchg orders it), as the LWK clears it before its last look.
+	 */
+	if (READ_ONCE(s->spinning))
+		return 0;
 	if (cpu >= ATOLL_MAX_CPUS) {
 		pr_warn_ratelimited("atoll: enclave %s: delegated call in slot %d names CPU %u\n",
 				    e->name, i, cpu);
@@ -715,7 +721,7 @@ static int call_done(struct atoll_program *p, s32 i, s64 result)
  * condition (task not running): no sleeping here. The cmpxchg gives each
  * request to exactly one of the concurrent workers.
  */
-static bool call_event(struct atoll_program *p, struct atoll_call *c)
+bool atoll_call_event(struct atoll_program *p, struct atoll_call *c)
 {
 	struct atoll_enclave *e = p->e;
 	struct atoll_slot *s;
@@ -767,29 +773,33 @@ static void call_unclaim(struct atoll_program *p, u32 i)
 	wake_up_all(&p->e->wq);
 }
 
-static int call_wait(struct atoll_program *p, struct atoll_call *c)
+static int call_sleep(struct atoll_program *p, struct atoll_call *c)
 {
 	struct atoll_enclave *e = p->e;
-	u64 spin_until = ktime_get_ns() + ATOLL_CALL_SPIN_NS;
 	long left;
-
-	/* The next request usually follows a result within microseconds. */
-	do {
-		if (call_event(p, c))
-			return 0;
-		cpu_relax();
-	} while (ktime_get_ns() < spin_until && !need_resched() && !signal_pending(current));
 
 	for (;;) {
 		/* Short slices: without the platform IPI hook, polling finds it. */
 		atoll_lwk_poll(e);
-		left = wait_event_interruptible_timeout(e->wq, call_event(p, c),
+		left = wait_event_interruptible_timeout(e->wq, atoll_call_event(p, c),
 							msecs_to_jiffies(10));
 		if (left > 0)
 			return 0;
 		if (left < 0)
 			return -EINTR;
+		atoll_call_rate_tick(p, ktime_get_ns());
 	}
+}
+
+/* The next event: polled for first (call_poll.c), then slept for. */
+static int call_wait(struct atoll_program *p, struct atoll_call *c)
+{
+	u64 start = ktime_get_ns();
+	int ret = atoll_call_poll(p, c) ? 0 : call_sleep(p, c);
+
+	if (!ret && c->event == ATOLL_EVENT_CALL)
+		atoll_call_taken(p, start);
+	return ret;
 }
 
 static long program_call(struct atoll_program *p, unsigned long arg)

@@ -3,7 +3,7 @@
 # x86-64 Linux executables, static unless named dyn-* (they also run on
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
-# tests (tests/programs): hello, hello-pie (static-pie), args, pthreads,
+# tests (tests/programs): hello, hello-pie (static-pie), args, pthreads, callrate,
 #   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
@@ -38,6 +38,7 @@ case $what in tests|all)
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"
+    cc callrate -pthread "$T/callrate.c"
     cc signals -pthread "$T/signals.c" -lm
     cc cputime -pthread "$T/cputime.c"
     cc mmap_churn -pthread "$T/mmap_churn.c"

@@ -399,6 +399,16 @@ run inflight atoll run e1 -- /extra/unmap_inflight 4
 section status_after_inflight
 settle "$before"
 
+# Calls at a changing rate (the server polls, sleeps, wakes), the status
+# sampled meanwhile for its call rate and polling window.
+( for i in 1 2 3 4 5 6; do sleep 0.5; atoll --json status e1; done ) > /tmp/rate.json &
+run callrate atoll run e1 -- /extra/callrate /tmp/callrate.out $ENCLAVE_CPUS 3
+wait
+section callrate_file
+echo "lines=$(wc -l < /tmp/callrate.out) distinct=$(sort -u /tmp/callrate.out | wc -l)"
+section callrate_status
+cat /tmp/rate.json
+
 run unsupported atoll run e1 -- /extra/unsupported 100
 run strict atoll run e1 --strict -- /extra/unsupported 100
 run after_strict atoll run e1 -- /extra/hello
@@ -415,6 +425,9 @@ rm -f /tmp/sigint.done
     done
     sleep 1
     atoll --json status e1 > /tmp/during.json
+    # An idle server costs Linux no CPU: atoll run's ticks over 2 s.
+    ticks() { awk '{ print $14 + $15 }' /proc/$(pidof atoll)/stat; }
+    t0=$(ticks); sleep 2; echo "idle ticks $(( $(ticks) - t0 ))" > /tmp/idle_ticks
     kill -INT $(pidof atoll)
 ) &
 run sigint atoll run e1 -- /extra/sleep
@@ -422,6 +435,8 @@ touch /tmp/sigint.done
 wait
 section status_during_sleep
 cat /tmp/during.json
+section idle_server
+cat /tmp/idle_ticks
 section status_after_sigint
 settle "$before"
 run after_sigint atoll run e1 -- /extra/hello
@@ -471,6 +486,32 @@ def test_unmapped_buffer_of_a_call_in_flight(lifecycle_run):
     before = status_json(lifecycle_run["status_before"])
     after = status_json(lifecycle_run["status_after_inflight"])
     assert after["lwk_free_bytes"] == before["lwk_free_bytes"], f"{before}\n{after}"
+
+
+def test_calls_at_a_changing_rate_neither_lost_nor_repeated(lifecycle_run):
+    """Bursts and pauses make atoll run's workers poll, sleep and wake; every
+    line the program wrote through them is in the file exactly once, and the
+    status showed the call rate and the polling window meanwhile."""
+    sec = lifecycle_run["callrate"]
+    assert_ran(sec)
+    m = re.search(r"^callrate: threads=(\d+) lines=(\d+)$", sec.stdout, re.M)
+    assert m and int(m.group(1)) == ENCLAVE_CPUS, str(sec)
+    lines = int(m.group(2))
+    assert lines > 0, str(sec)
+    assert f"lines={lines} distinct={lines}" in lifecycle_run["callrate_file"].lines(), (
+        lines, str(lifecycle_run["callrate_file"]))
+    samples = [p for line in lifecycle_run["callrate_status"].lines() if line.startswith("{")
+               for p in json.loads(line)["programs"]]
+    assert samples, str(lifecycle_run["callrate_status"])
+    assert max(p["calls_per_s"] for p in samples) > 0, samples
+    assert all(20 <= p["poll_window_us"] <= 1000 for p in samples), samples
+
+
+def test_an_idle_server_costs_linux_no_cpu(lifecycle_run):
+    """While the program sleeps in the enclave, atoll run's workers sleep too."""
+    m = re.search(r"^idle ticks (\d+)$", lifecycle_run["idle_server"].stdout, re.M)
+    assert m, str(lifecycle_run["idle_server"])
+    assert int(m.group(1)) <= 10, "atoll run used CPU while its program made no calls: " + m.group(0)
 
 
 def test_unsupported_call_reported_once_per_number(lifecycle_run):

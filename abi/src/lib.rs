@@ -15,7 +15,7 @@ pub use xemem_bytes::{
     XEMEM_EVENT_BYTES, XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES,
 };
 
-pub const ABI_VERSION: u32 = 19;
+pub const ABI_VERSION: u32 = 20;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -709,7 +709,10 @@ pub struct Slot {
     pub fault_va: u64,
     pub fault_state: u32,
     pub fault_write: u32,
-    pub pad0: [u64; 4],
+    /// LWK: 1 while the caller polls `state`, so the host sends no DONE interrupt.
+    pub spinning: u32,
+    pub pad1: u32,
+    pub pad0: [u64; 3],
 }
 
 #[repr(C)]
@@ -728,6 +731,13 @@ pub struct Proc {
     pub host_pid: u32,
     pub map_generation: u32,
     pub threads: u32,
+    /// Host: 1 while a worker polls the slots, so the LWK posts without CALL_POSTED.
+    pub polling: u32,
+    /// Host: how long a worker polls before it sleeps, now (`atoll status`).
+    pub poll_window_us: u32,
+    /// Host: delegated calls taken in the last whole second.
+    pub calls_per_s: u32,
+    pub pad0: u32,
     pub realtime_ns: u64,
     pub cpus: u64,
     pub mem_bytes: u64,
@@ -1024,6 +1034,8 @@ pub struct ProgramInfo {
     pub threads: u32,
     pub cpus: u64,
     pub mem_bytes: u64,
+    pub poll_window_us: u32,
+    pub calls_per_s: u32,
     pub comm: [u8; COMM_LEN],
 }
 

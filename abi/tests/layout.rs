@@ -8,6 +8,12 @@ use std::fmt::Write as _;
 use std::mem::{offset_of, size_of};
 use std::process::Command;
 
+/// The size of the field `field` picks out, with no value of T made (one
+/// zeroed copy per field overflowed the test thread's stack).
+fn field_size<T, F>(_field: impl Fn(&T) -> &F) -> usize {
+    size_of::<F>()
+}
+
 /// (C expression to print, Rust value) pairs.
 fn expectations() -> Vec<(String, u64)> {
     let mut v: Vec<(String, u64)> = Vec::new();
@@ -16,9 +22,7 @@ fn expectations() -> Vec<(String, u64)> {
             v.push((format!("sizeof(struct {})", $c), size_of::<$rs>() as u64));
             $(
                 v.push((format!("offsetof(struct {}, {})", $c, $cf), offset_of!($rs, $rf) as u64));
-                // SAFETY: all-zero is a valid value of these plain structs (test only).
-                let z: $rs = unsafe { std::mem::zeroed() };
-                v.push((format!("sizeof(((struct {} *)0)->{})", $c, $cf), std::mem::size_of_val(&z.$rf) as u64));
+                v.push((format!("sizeof(((struct {} *)0)->{})", $c, $cf), field_size(|s: &$rs| &s.$rf) as u64));
             )*
         }};
     }
@@ -168,14 +172,15 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_slot", Slot {
         "state": state, "cpu": cpu, "kind": kind, "tid": tid, "nr": nr, "args": args,
         "ret": ret, "fault_va": fault_va, "fault_state": fault_state, "fault_write": fault_write,
-        "pad0": pad0,
+        "spinning": spinning, "pad1": pad1, "pad0": pad0,
     });
     layout!("atoll_proc", Proc {
         "hdr": hdr, "state": state, "pid": pid, "region_count": region_count,
         "cpu_count": cpu_count, "brk_start": brk_start, "entry": entry,
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
-        "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
+        "polling": polling, "poll_window_us": poll_window_us,
+        "calls_per_s": calls_per_s, "pad0": pad0, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
         "file": file, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
@@ -191,7 +196,7 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_kill", Kill { "hdr": hdr, "signal": signal, "pad0": pad0 });
     layout!("atoll_program_info", ProgramInfo {
         "pid": pid, "host_pid": host_pid, "state": state, "threads": threads, "cpus": cpus,
-        "mem_bytes": mem_bytes, "comm": comm,
+        "mem_bytes": mem_bytes, "poll_window_us": poll_window_us, "calls_per_s": calls_per_s, "comm": comm,
     });
     layout!("atoll_programs", Programs { "hdr": hdr, "id": id, "count": count, "program": program });
     layout!("atoll_adopt", Adopt {

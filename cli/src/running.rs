@@ -18,6 +18,10 @@ pub struct Program {
     /// LWK CPU indices its threads may use.
     pub cpus: Vec<u32>,
     pub mem_bytes: u64,
+    /// How long its server's worker polls for a call before it sleeps, now.
+    pub poll_window_us: u32,
+    /// Delegated calls in the last whole second.
+    pub calls_per_s: u32,
     pub command: String,
 }
 
@@ -30,6 +34,8 @@ impl Program {
             threads: info.threads,
             cpus: (0..64).filter(|c| info.cpus & (1 << c) != 0).collect(),
             mem_bytes: info.mem_bytes,
+            poll_window_us: info.poll_window_us,
+            calls_per_s: info.calls_per_s,
             command: c_str(&info.comm).to_string(),
         }
     }
@@ -53,6 +59,8 @@ impl Program {
             "threads": self.threads,
             "cpus": self.cpus,
             "mem_bytes": self.mem_bytes,
+            "poll_window_us": self.poll_window_us,
+            "calls_per_s": self.calls_per_s,
         })
     }
 }
@@ -69,7 +77,7 @@ pub fn table(programs: &[Program]) -> String {
     if programs.is_empty() {
         return "none\n".into();
     }
-    let header = ["PID", "HOST PID", "COMMAND", "STATE", "THREADS", "LWK CPUS", "MEMORY"];
+    let header = ["PID", "HOST PID", "COMMAND", "STATE", "THREADS", "LWK CPUS", "MEMORY", "CALLS/S", "POLL"];
     let mut rows = vec![header.iter().map(|s| s.to_string()).collect()];
     for p in programs {
         rows.push(vec![
@@ -80,6 +88,8 @@ pub fn table(programs: &[Program]) -> String {
             p.threads.to_string(),
             format::cpu_list(&p.cpus),
             format!("{} MiB", format::mib(p.mem_bytes)),
+            p.calls_per_s.to_string(),
+            format!("{} us", p.poll_window_us),
         ]);
     }
     format::table(&rows)
@@ -94,16 +104,19 @@ mod tests {
         let mut info = ProgramInfo { pid: 101, host_pid: 4242, state: PROC_RUNNING, threads: 3, ..Default::default() };
         info.cpus = 0b1011;
         info.mem_bytes = 12 << 20;
+        info.calls_per_s = 9000;
+        info.poll_window_us = 240;
         atoll_abi::set_c_str(&mut info.comm, "spin");
         let p = Program::from_info(&info);
         assert_eq!(p.cpus, vec![0, 1, 3]);
         assert_eq!(p.command, "spin");
         assert_eq!(
             table(std::slice::from_ref(&p)),
-            "PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY\n\
-             101  4242      spin     running  3        0-1,3     12 MiB\n"
+            "PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY  CALLS/S  POLL\n\
+             101  4242      spin     running  3        0-1,3     12 MiB  9000     240 us\n"
         );
         assert_eq!(p.to_json()["host_pid"], 4242);
+        assert_eq!(p.to_json()["calls_per_s"], 9000);
         assert_eq!(table(&[]), "none\n");
     }
 }

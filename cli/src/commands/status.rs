@@ -93,6 +93,8 @@ mod tests {
                 threads: 2,
                 cpus: vec![0, 1],
                 mem_bytes: 10 << 20,
+                poll_window_us: 30,
+                calls_per_s: 0,
                 command: "spin".into(),
             }],
             lwk_cpus: vec![0],
@@ -132,8 +134,8 @@ mod tests {
              +256 MiB memory at 1.5 s: done (Linux 95.1 ms, LWK 3.2 ms)\n  \
              -128 MiB memory at 2.0 s: refused (Device or resource busy) (Linux 0.0 ms, LWK 0.4 ms)\n\
              programs: 1\n  \
-             PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY\n  \
-             101  900       spin     running  2        0-1       10 MiB\n"
+             PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY  CALLS/S  POLL\n  \
+             101  900       spin     running  2        0-1       10 MiB  0        30 us\n"
         );
     }
 }

@@ -172,6 +172,18 @@ impl Area {
         self.region().atomic_u32(Self::slot_offset(i) + offset_of!(Slot, state))
     }
 
+    /// Whether slot `i`'s caller polls its state (the host then sends no
+    /// DONE interrupt): set while it spins, cleared before it sleeps.
+    pub fn slot_spinning(self, i: usize) -> &'static AtomicU32 {
+        self.region().atomic_u32(Self::slot_offset(i) + offset_of!(Slot, spinning))
+    }
+
+    /// Whether a worker of the program's `atoll run` polls the slots now
+    /// (a posted call then needs no CALL_POSTED message).
+    pub fn server_polling(self) -> bool {
+        self.region().atomic_u32(offset_of!(Proc, polling)).load(Ordering::SeqCst) != 0
+    }
+
     /// Fills slot `i` with a request (its state is set by the caller).
     pub fn fill_slot(self, i: usize, slot: Slot) {
         self.region().write(Self::slot_offset(i), slot);

@@ -1,9 +1,11 @@
 //! Delegated system calls (the HobbesIO/McKernel proxy model): the calling
 //! thread puts the call in its slot of the program area, tells the host
-//! which slot (a CALL_POSTED message), spins briefly, then sleeps; the
-//! `atoll run` process on Linux performs it with the program's memory
-//! mirrored at the same addresses, writes the result and interrupts this
-//! core. Only the calling thread waits.
+//! which slot (a CALL_POSTED message, left out while a worker of the
+//! program's server polls the slots), polls for the answer for a window
+//! that follows how long answers take, then sleeps; the `atoll run`
+//! process on Linux performs it with the program's memory mirrored at the
+//! same addresses, writes the result and interrupts this core unless the
+//! caller still polls. Only the calling thread waits.
 
 use alloc::vec::Vec;
 use atoll_abi::{
@@ -38,9 +40,38 @@ fn area_and_slot(g: usize) -> (Area, usize) {
     (area, g % MAX_SLOTS)
 }
 
-/// Answers usually come within tens of microseconds; spinning that long
-/// saves the sleep and the wake-up on this core.
-const SPIN_NS: u64 = 50_000;
+/// How long a caller polls for its answer before it sleeps: twice the
+/// slot's recent answer time, within these bounds; only the shortest when
+/// answers take longer than the longest window (a blocking read) or other
+/// threads wait for this core. Polling saves the sleep and the wake-up on
+/// this core, and the host's interrupt.
+const SPIN_MIN_NS: u64 = 20_000;
+const SPIN_MAX_NS: u64 = 1_000_000;
+/// A slot's first caller polls this long.
+const SPIN_FIRST_NS: u64 = 50_000;
+/// Each slot's recent answer time in TSC cycles (a moving average, 0 before
+/// its first call).
+static ANSWER_CYCLES: [AtomicU64; ALL_SLOTS] = [const { AtomicU64::new(0) }; ALL_SLOTS];
+
+/// The cycles slot `g`'s caller polls for now.
+fn spin_cycles(g: usize) -> u64 {
+    let (min, max) = (tsc::ns_to_cycles(SPIN_MIN_NS), tsc::ns_to_cycles(SPIN_MAX_NS));
+    let recent = ANSWER_CYCLES[g].load(Ordering::Relaxed);
+    if crate::sched::this_cpu().ready_len() > 0 || recent > max / 2 {
+        return min;
+    }
+    if recent == 0 {
+        return tsc::ns_to_cycles(SPIN_FIRST_NS);
+    }
+    (2 * recent).clamp(min, max)
+}
+
+/// Slot `g`'s answer took `cycles`: weighs it in (1/4 new, 3/4 old).
+fn note_answer(g: usize, cycles: u64) {
+    let old = ANSWER_CYCLES[g].load(Ordering::Relaxed);
+    let new = if old == 0 { cycles } else { (3 * old + cycles) / 4 };
+    ANSWER_CYCLES[g].store(new, Ordering::Relaxed);
+}
 
 fn mark_waiting(cpu: usize, g: usize) {
     WAITING[cpu][g / 64].fetch_or(1u64 << (g % 64), Ordering::AcqRel);
@@ -192,7 +223,7 @@ pub fn call_in_area_of(parent: &Process, kind: u32, args: [u64; 6]) -> Result<i6
     }
     let i = parent.take_slot().ok_or(EAGAIN)?;
     let area = parent.area;
-    let (g, me) = post_in_slot(area, i, parent.pid, kind, 0, args);
+    let (g, me) = post_in_slot(area, i, parent.pid, kind, 0, args, false);
     let state = area.slot_state(i);
     let done = || state.load(Ordering::Acquire) == SLOT_DONE;
     let ended = || parent.is_exiting();
@@ -263,6 +294,7 @@ pub struct Posted<'a> {
     g: usize,
     me: usize,
     ticket: u64,
+    posted_at: u64,
 }
 
 /// Posts `nr(args)` (kind `kind`) to the host without waiting for it.
@@ -272,12 +304,14 @@ pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
         super::deferred_server::before_delegating(u);
     }
     let ticket = u.process.calls.begin();
-    let (g, me) = post_in_slot(u.process.area, u.slot, u.tid, kind, nr, args);
-    Posted { u, g, me, ticket }
+    let posted_at = cpu::rdtsc();
+    let (g, me) = post_in_slot(u.process.area, u.slot, u.tid, kind, nr, args, true);
+    Posted { u, g, me, ticket, posted_at }
 }
 
 /// Fills slot `i` of `area` with the call, marks it posted and tells the
-/// host; the slot's global number and the CPU that hears the answer.
+/// host unless a worker polls; the slot's global number and the CPU that
+/// hears the answer. `spins`: the caller polls for the answer first.
 fn post_in_slot(
     area: Area,
     i: usize,
@@ -285,6 +319,7 @@ fn post_in_slot(
     kind: u32,
     nr: u64,
     args: [u64; 6],
+    spins: bool,
 ) -> (usize, usize) {
     let g = area.index() * MAX_SLOTS + i;
     // The host interrupts the CPU the slot names; its bits say who waits
@@ -306,12 +341,17 @@ fn post_in_slot(
             nr,
             args,
             fault_state: area.fault_number(i),
+            spinning: spins as u32,
             ..Slot::default()
         },
     );
-    area.slot_state(i).store(SLOT_REQUEST, Ordering::Release);
+    // SeqCst, then the poller's flag: a poller clears its flag, then looks
+    // at the slots once more, so one of the two sees the other.
+    area.slot_state(i).store(SLOT_REQUEST, Ordering::SeqCst);
     cpu::restore_interrupts(irqs);
-    kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
+    if !area.server_polling() {
+        kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
+    }
     (g, me)
 }
 
@@ -321,10 +361,14 @@ impl Posted<'_> {
         let (u, g, ticket) = (self.u, self.g, self.ticket);
         let (area, i) = (u.process.area, u.slot);
         let state = area.slot_state(i);
-        let spin_until = cpu::rdtsc() + tsc::ns_to_cycles(SPIN_NS);
+        let spin_until = cpu::rdtsc() + spin_cycles(g);
         while state.load(Ordering::Acquire) != SLOT_DONE && cpu::rdtsc() < spin_until {
             cpu::relax();
         }
+        // From now on the answer needs the host's interrupt. SeqCst, then
+        // the state (in wait_until_deadline): the host sets DONE, then
+        // reads this flag, so one of the two sees the other.
+        area.slot_spinning(i).store(0, Ordering::SeqCst);
         let done = || state.load(Ordering::Acquire) == SLOT_DONE;
         let mut cancelled = false;
         let mut again = None;
@@ -352,6 +396,7 @@ impl Posted<'_> {
             // program's memory goes.
             return Err(EINTR);
         }
+        note_answer(g, cpu::rdtsc().saturating_sub(self.posted_at));
         let ret = area.slot_ret(i);
         state.store(SLOT_IDLE, Ordering::Release);
         u.process.calls.end(ticket);
