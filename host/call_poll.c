@@ -37,7 +37,10 @@ bool atoll_call_poll(struct atoll_program *p, struct atoll_call *c)
 	if (atomic_cmpxchg(&p->pollers, 0, 1))
 		return atoll_call_event(p, c);	/* another worker polls */
 	WRITE_ONCE(p->proc->poll_window_us, div_u64(window, NSEC_PER_USEC));
-	/* Up before the first look: pairs with the LWK's SeqCst store of REQUEST, then its load of polling. */
+	/*
+	 * Up before the first look: pairs with the LWK's SeqCst store of
+	 * REQUEST, then its load of polling.
+	 */
 	smp_store_mb(p->proc->polling, 1);
 	do {
 		found = atoll_call_event(p, c);
