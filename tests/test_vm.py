@@ -156,6 +156,10 @@ def test_complaints_found_in_a_console():
         "a slab report (red zone, poison, free pointer)"]
     warn = "[    8.0] WARNING: CPU: 1 PID: 77 at drivers/x.c:9 f+0x1/0x2 [atoll]\n"
     assert [w for w, _ in kernel_complaints.scan(warn)] == ["a WARN()"]
+    # Once Linux has stopped its other CPUs to power down, no longer.
+    halt = "[    9.0] reboot: Power down\n"
+    assert kernel_complaints.scan(halt + warn) == []
+    assert len(kernel_complaints.scan(warn + halt + warn)) == 1
     # An entry of the allowed list excuses a line, and only that line.
     monkey = [(re.compile("BUG kmalloc-64"), "an example")]
     saved, kernel_complaints._ALLOWED = kernel_complaints._ALLOWED, monkey
