@@ -178,6 +178,9 @@ impl<M: Module, P: Perform> Server<M, P> {
                         // for a worker to come back.
                         let _ = self.add_worker();
                     }
+                    if self.strict && call.kind == CALL_UNSUPPORTED && self.ends_strictly(call.nr) {
+                        return;
+                    }
                     call.done_ret = self.handle(&call);
                     call.done_slot = call.slot as i32;
                 }
@@ -228,6 +231,14 @@ impl<M: Module, P: Perform> Server<M, P> {
             },
             _ => -(libc::ENOSYS as i64),
         }
+    }
+
+    /// --strict: the program ends at this unsupported call, which is not
+    /// answered meanwhile (a fast answer let it run on before the kill
+    /// landed); true once it has ended. Answered after 5 s if it has not.
+    fn ends_strictly(&self, nr: u64) -> bool {
+        self.unsupported(nr);
+        self.strict_kill_sent.load(Ordering::SeqCst) && self.wait(Duration::from_secs(5)).is_some()
     }
 
     /// Says once per number that the program made a system call the LWK
