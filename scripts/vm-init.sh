@@ -82,6 +82,7 @@ echo 5 >/proc/sys/kernel/printk
 
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 kmemleak_baseline
+echo "ATOLL-VM: Linux booted"
 
 if [ -e /atoll.ko ]; then
     if ! insmod /atoll.ko; then

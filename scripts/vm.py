@@ -72,6 +72,9 @@ CMDLINE = (f"console=ttyS0 quiet loglevel=4 movablecore={MOVABLECORE} "
 DEBUG_CHECKS = os.environ.get("ATOLL_DEBUG_CHECKS", "slub_debug=FZPU page_poison=1")
 
 START_MARKER = "ATOLL-VM: script starts"
+# /init prints this once Linux's own boot (virtio, 9p) is done, before it
+# loads Atoll's module: QEMU dying before it is QEMU's or Linux's failure.
+BOOTED_MARKER = "ATOLL-VM: Linux booted"
 EXIT_RE = re.compile(r"ATOLL-VM-EXIT: (\d+)\n")
 KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")
 POWER_OFF_LINE = re.compile(r"^\[\s*\d+\.\d+\] reboot: Power down")
@@ -289,9 +292,10 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=MEM_MB, timeout=600,
                + list(qemu_args))
         earlier = ""
         for attempt in range(1, BOOT_ATTEMPTS + 1):
-            console, timed_out, boot_hung, stalled = _run_qemu(
+            console, timed_out, boot_hung, stalled, died_in_boot = _run_qemu(
                 cmd, timeout, echo, on_start, boot_timeout)
-            retry = _repeat_reason(attempt, boot_hung, stalled, boot_timeout)
+            retry = _repeat_reason(attempt, boot_hung, stalled, boot_timeout,
+                                   console if died_in_boot else None)
             if retry is None:
                 break
             vm_record.repeated(retry)
@@ -338,14 +342,18 @@ def run_vm(script_path, extra_dir=None, smp=4, mem_mb=MEM_MB, timeout=600,
     return res
 
 
-def _repeat_reason(attempt, boot_hung, stalled, boot_timeout):
+def _repeat_reason(attempt, boot_hung, stalled, boot_timeout, died_in_boot=None):
     """Why the run just ended should run once more, or None: a hung boot
-    (before the script, so before any enclave), or Linux's own stall in a
-    run where no enclave was up, once per test."""
+    (before the script, so before any enclave), QEMU or Linux dying before
+    Atoll's module was loaded (died_in_boot: the console then), or Linux's
+    own stall in a run where no enclave was up, once per test."""
     if attempt == BOOT_ATTEMPTS:
         return None
     if boot_hung:
         return f"Linux did not reach the script in {boot_timeout} s (boot attempt {attempt} hung)"
+    if died_in_boot is not None:
+        last = (died_in_boot.strip().splitlines() or ["no output"])[-1]
+        return f"QEMU stopped before Atoll's module was loaded ({last.strip()[:200]})"
     if stalled and not any("stalled" in r for r in vm_record.repeats_in(vm_record.current_test())):
         return ("a CPU of Linux stalled in a soft lockup outside Atoll's module, "
                 "no enclave up")
@@ -354,7 +362,9 @@ def _repeat_reason(attempt, boot_hung, stalled, boot_timeout):
 
 def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     """Runs QEMU, streaming its console; returns (console_text, timed_out,
-    boot_hung, stalled). Stops QEMU at the timeout, POWEROFF_GRACE s after
+    boot_hung, stalled, died_in_boot). died_in_boot: QEMU ended by itself
+    before /init's BOOTED_MARKER (a QEMU assertion while Linux's virtio
+    drivers probed ended one CI run). Stops QEMU at the timeout, POWEROFF_GRACE s after
     the exit marker, at boot_timeout if the script has not started by then
     (boot_hung; timed_out too), or at a soft lockup whose call trace has none
     of Atoll's module while no enclave has been up (stalled)."""
@@ -365,6 +375,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     chunks = []
     marker_at = []  # time the exit marker arrived, once it has
     started = []  # set once the script's start marker has arrived
+    booted = []  # set once /init's BOOTED_MARKER has arrived
     lockups = []  # set once a soft lockup report has begun
     recent = [""]  # the console's last LOCKUP_WINDOW characters from the first report on
     stalled = []  # set at a lasting soft lockup outside Atoll's module
@@ -385,6 +396,8 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
                     sys.stdout.flush()
                 # Keep a short tail: the marker may span two reads.
                 tail = (tail + text)[-4096:]
+                if not booted and BOOTED_MARKER in tail:
+                    booted.append(True)
                 if not started and START_MARKER in tail:
                     started.append(True)
                 if not enclave_up and ENCLAVE_UP.search(tail):
@@ -408,7 +421,7 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
     reader.start()
     begun = time.monotonic()
     deadline = begun + timeout
-    timed_out = boot_hung = False
+    timed_out = boot_hung = killed = False
     try:
         while proc.poll() is None:
             now = time.monotonic()
@@ -425,11 +438,13 @@ def _run_qemu(cmd, timeout, echo, on_start=None, boot_timeout=None):
             time.sleep(0.1)
     finally:
         if proc.poll() is None:
+            killed = True
             proc.kill()
         proc.wait()
         reader.join(5)
         proc.stdout.close()
-    return "".join(chunks), timed_out, boot_hung, bool(stalled)
+    died_in_boot = not (killed or booted or started or marker_at)
+    return "".join(chunks), timed_out, boot_hung, bool(stalled), died_in_boot
 
 
 def lockup_outside_atoll(text):
@@ -467,6 +482,8 @@ def split_console(console):
             # from the kernel or from /init's tools (e.g. insmod's message).
             if line.startswith(START_MARKER):
                 phase = "script"
+            elif line.startswith(BOOTED_MARKER):
+                pass
             elif line.strip():
                 out.append(line)
         elif phase == "script":

@@ -1,6 +1,7 @@
 """The regression guard's verdict (bench/smoke_bench.py), without a VM: a
 ratio more than 3x worse than the recorded one fails, one just within passes,
-and a ratio with nothing recorded fails rather than passing unchecked."""
+and a ratio with nothing recorded fails rather than passing unchecked; the
+one-slot message's path, an exact instruction count, fails at 1.5x."""
 import copy
 import json
 import os
@@ -42,3 +43,24 @@ def test_a_ratio_with_nothing_recorded_fails():
     del rec["ratios"]["message"]
     _, bad = smoke_bench.check(now, rec)
     assert len(bad) == 1 and "no recorded ratio" in bad[0]
+
+
+def test_the_message_path_is_read_from_both_sides_and_guarded():
+    console = ("[   50.1] atoll: kmsg-path: linux send=1600 receive=2400 ticks (the TSC's own read, 16, taken off)\n"
+               "kmsg-path: lwk send=1280 receive=960 ticks (the TSC's own read, 16, taken off)\n")
+    path = smoke_bench.path_counts(console, 4)
+    assert path["linux"] == (100, 150) and path["lwk"] == (80, 60)
+    assert path["linux_to_lwk"] == 160 and path["lwk_to_linux"] == 230
+    assert smoke_bench.path_counts(console.splitlines()[0], 4) is None  # one side missing
+
+    rec = recorded()
+    now = copy.deepcopy(rec["ratios"])
+    rec["path"] = {"linux_to_lwk": 160, "lwk_to_linux": 230}
+    _, bad = smoke_bench.check(now, rec, path)
+    assert bad == []
+    longer = dict(path, lwk_to_linux=346)  # just over 1.5x
+    _, bad = smoke_bench.check(now, rec, longer)
+    assert len(bad) == 1 and "lwk_to_linux" in bad[0]
+    del rec["path"]
+    _, bad = smoke_bench.check(now, rec, path)
+    assert len(bad) == 2 and all("nothing recorded" in b for b in bad)

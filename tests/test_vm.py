@@ -86,6 +86,32 @@ def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
                                "2 boots in a row; QEMU killed\n")
 
 
+def test_qemu_dying_before_the_module_is_run_again_once(tmp_path, monkeypatch):
+    # QEMU 7.2 aborted once on an MSI-X table write while Linux's virtio
+    # drivers probed, before /init loaded Atoll's module: run again, counted.
+    died = tmp_path / "died-once"
+    fake, script = stand_in_qemu(tmp_path, monkeypatch,
+        "#!/bin/sh\n"
+        f"if [ ! -e {died} ]; then touch {died}\n"
+        "  echo 'qemu-system-x86_64: msix.c:218: msix_table_mmio_write: Assertion failed.'\n"
+        "  exit 134\n"
+        "fi\n"
+        "echo 'ATOLL-VM: Linux booted'; echo 'ATOLL-VM: script starts'\n"
+        "echo hi; echo 'ATOLL-VM-EXIT: 0'\n")
+    res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30)
+    assert res.status == 0, res.console
+    assert res.output == ("vm: QEMU stopped before Atoll's module was loaded "
+                          "(qemu-system-x86_64: msix.c:218: msix_table_mmio_write: "
+                          "Assertion failed.); running the VM once more\nhi\n"), res.output
+    assert len(vm_record.repeats_in(vm_record.current_test())) == 1
+
+    # Dying once Linux has booted (the module may be at fault): never again.
+    fake.write_text("#!/bin/sh\necho 'ATOLL-VM: Linux booted'; echo 'boom'; exit 134\n")
+    res = vm_tool.run_vm(str(script), files={}, echo=False, timeout=30)
+    assert res.status == vm_tool.STATUS_NO_MARKER and "once more" not in res.output, res.output
+    assert len(vm_record.repeats_in(vm_record.current_test())) == 1
+
+
 def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
     # A stand-in for QEMU whose Linux CPU is reported stuck twice in the
     # script, in Linux's own code (as Debian's kernel once was under TCG),

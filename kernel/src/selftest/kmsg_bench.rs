@@ -18,6 +18,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use lwk_logic::errno::{Errno, EINVAL, ETIMEDOUT};
 use lwk_logic::stats::summarize;
 
+use super::kmsg_path;
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::{SpinLock, WaitQueue};
 use crate::{println, sched};
@@ -73,6 +74,7 @@ fn post(kind: u16, peer: Peer, a: u64, b: u64) {
 }
 
 fn on_echo(msg: &Message) {
+    kmsg_path::handler_entered();
     let round = msg.word(0);
     if round & REPLY != 0 {
         LAST_ECHO.store(round & !REPLY, Ordering::Release);
@@ -81,7 +83,7 @@ fn on_echo(msg: &Message) {
         let mut answer = [0u8; 64];
         answer[..8].copy_from_slice(&(round | REPLY).to_le_bytes());
         let len = msg.data.len().clamp(8, answer.len());
-        let _ = msg.reply(KMSG_BENCH_ECHO, &answer[..len]);
+        let _ = kmsg_path::timed_send(|| msg.reply(KMSG_BENCH_ECHO, &answer[..len]));
     }
 }
 
@@ -119,10 +121,16 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
         }
         BENCH_KMSG_POLL | BENCH_SLOT_POLL => {
             let Some(link) = kmsg::Poller::new(from) else { return };
+            kmsg_path::reset();
             while !DONE.load(Ordering::Acquire) && cpu::rdtsc() < deadline {
+                let t0 = cpu::rdtsc();
                 link.poll();
+                kmsg_path::polled(t0);
             }
             kmsg::set_polling(from, false);
+            if mode == BENCH_SLOT_POLL {
+                kmsg_path::report();
+            }
         }
         _ => {}
     }

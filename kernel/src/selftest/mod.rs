@@ -6,6 +6,7 @@ pub mod crash;
 mod events;
 pub mod kmsg;
 pub mod kmsg_bench;
+mod kmsg_path;
 mod locks;
 mod memory;
 mod nmi;
