@@ -194,8 +194,8 @@ def main():
     ap.add_argument("--record", action="store_true", help="write the results instead of checking them")
     ap.add_argument("--out-dir", default=RESULTS)
     a = ap.parse_args()
-    now, path = measure(os.path.abspath(a.tree), a.shift)
-    data = {"shift": a.shift, "ratios": now, "path": path}
+    now, counts = measure(os.path.abspath(a.tree), a.shift)
+    data = {"shift": a.shift, "ratios": now, "path": counts}
     if a.record:
         print(save_results(a.out_dir, STEM, table, data))
         return
@@ -205,7 +205,7 @@ def main():
     if recorded.get("shift") != a.shift:
         sys.exit(f"smoke_bench: {path} was measured at shift {recorded.get('shift')}, not {a.shift}")
     print(table({**data, "measured": {"commit": "this tree"}}))
-    lines, bad = check(now, recorded, path)
+    lines, bad = check(now, recorded, counts)
     print("\n".join(["", f"against {path}:"] + lines))
     if bad:
         sys.exit("smoke_bench: FAILED:\n  " + "\n  ".join(bad))
