@@ -2,7 +2,7 @@
 """Processes in an enclave vs on Linux, in one test-VM run, on the same vCPU
 (alone on a host CPU when the host has two): pthread_create + join,
 fork + exit + wait, posix_spawn + wait from a program holding 64 MiB
-(a vfork child: the enclave copies only what it touches), a signal round trip (kill self, handler, sigreturn),
+(a vfork child: it runs on the parent's memory until it execs), a signal round trip (kill self, handler, sigreturn),
 and two CPU-bound programs sharing the one core (each should get half;
 pairs between runs alone, medians of the rounds; again in a second VM
 under -icount, whose figures the host's load cannot move).

@@ -40,6 +40,9 @@ resources
                  "read-only: FUTEX_WAKE_OP on one: EFAULT",
                  "read-only: FUTEX_WAKE_OP once writable: woke 0, set 7",
                  "SIGCHLD: handler ran: yes", "vfork: code 5",
+                 "vfork: the child's writes seen by the parent: global 2, stack 3, heap 4, "
+                 "large block 5 6, its mapping 7",
+                 "vfork: child a process of its own: yes", "vfork: child killed: 1, by signal 15",
                  "rusage: children's time counted: yes", "times: children's ticks counted: yes",
                  "groups: the child leads its own group: yes, same session: yes",
                  "groups: kill of the group ended it with signal 15",
@@ -94,13 +97,13 @@ atoll destroy e > /dev/null || exit 10
 
 def test_a_large_program_spawns_without_a_second_copy_of_its_memory(vm, programs):
     """posix_spawn and vfork + execve from a program holding 160 MiB of a
-    256 MiB enclave: the children run on what they touch of the parent's
-    memory, as on Linux, so they start although the enclave could not hold
-    a second copy (a full copy failed with ENOMEM); posix_spawn reports a
-    missing file, and a vfork child's write to its caller's variable
-    reaches the parent, as on Linux; memory a vfork child maps itself is
-    its own, and its fork copies the parent's bytes; the
-    parent's memory is untouched and the enclave's memory comes back."""
+    256 MiB enclave: the children run on the parent's memory, as on Linux,
+    so they start although the enclave could not hold a second copy (a
+    full copy failed with ENOMEM); posix_spawn reports a missing file, and
+    a vfork child's write to its caller's variable reaches the parent, as
+    on Linux; memory a vfork child maps over the parent's reads as zeros,
+    and its fork copies the parent's bytes; the parent's memory is as it
+    wrote it and the enclave's memory comes back."""
     res = vm(r'''
 { /extra/spawn_big 160 /extra/hello && /extra/spawn_big 16 /extra/hello fork; } > /tmp/linux.out 2>&1
 echo "LINUX_STATUS $?"

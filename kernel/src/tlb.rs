@@ -28,14 +28,15 @@ pub fn init() {
     });
 }
 
-/// Flushes this core and every other core that ran a program (`ran_on`, a
-/// bit per core, which a core sets with a locked instruction before it
-/// runs the program), and waits.
-pub fn shootdown(ran_on: &AtomicU64) {
+/// Flushes this core and every other core that ran a program on the
+/// address space (`ran_on` of each process on it, a bit per core, which a
+/// core sets with a locked instruction before it runs the program), and
+/// waits.
+pub fn shootdown(ran_on: &[&AtomicU64]) {
     // The page-table changes before the read of ran_on (a store may
     // otherwise pass the load): a core not in it yet walks the new tables.
     core::sync::atomic::fence(Ordering::SeqCst);
-    flush_cores(ran_on.load(Ordering::Acquire));
+    flush_cores(ran_on.iter().fold(0, |cores, r| cores | r.load(Ordering::Acquire)));
 }
 
 fn flush_cores(cores: u64) {

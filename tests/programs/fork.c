@@ -2,7 +2,9 @@
 /*
  * Processes as a program sees them; prints the same lines on Linux and in
  * an enclave: fork and wait statuses, getppid, copied memory, a pipe
- * between parent and child, SIGCHLD, WNOHANG, vfork, rusage of children,
+ * between parent and child, SIGCHLD, WNOHANG, vfork (the child runs on
+ * the parent's memory: its writes and mappings are the parent's, its pid
+ * and its end its own), rusage of children,
  * process groups, read-only pages shared by a fork until one side writes
  * or drops its copy.
  * `fork bomb N` forks until fork fails (at most N children), then ends
@@ -152,6 +154,65 @@ static void vfork_and_usage(void)
 	       ru.ru_utime.tv_sec || ru.ru_utime.tv_usec ? "yes" : "no");
 	times(&t);
 	printf("times: children's ticks counted: %s\n", t.tms_cutime + t.tms_cstime > 0 ? "yes" : "no");
+}
+
+/*
+ * A vfork child runs on its parent's memory until it execs or ends: what
+ * it writes to a global, the caller's stack variable and the heap (a small
+ * block and one mmap'ed by malloc), and a mapping it makes itself, are the
+ * parent's when it goes on. Yet the child is a process of its own: its
+ * pid, and its end by a signal, which the parent's wait reports.
+ */
+static int vfork_global = 1;
+static int *vfork_mapped;
+
+static void vfork_shares_memory(void)
+{
+	volatile int on_stack = 1;
+	volatile int *small = malloc(sizeof(int));
+	size_t big_len = 8 << 20;
+	volatile char *big = malloc(big_len);
+	pid_t parent = getpid(), pid;
+	int st;
+
+	if (!small || !big)
+		abort();
+	*small = 1;
+	memset((char *)big, 1, big_len);
+	vfork_mapped = NULL;
+	pid = vfork();
+	if (pid == 0) {
+		int *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
+
+		vfork_global = 2;
+		on_stack = 3;
+		*small = 4;
+		big[0] = 5;
+		big[big_len - 1] = 6;
+		if (page != MAP_FAILED) {
+			*page = 7;
+			vfork_mapped = page;
+		}
+		_exit(getpid() != parent && getppid() == parent ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	printf("vfork: the child's writes seen by the parent: global %d, stack %d, heap %d, "
+	       "large block %d %d, its mapping %d\n", vfork_global, on_stack, *small, big[0],
+	       big[big_len - 1], vfork_mapped ? *vfork_mapped : -1);
+	printf("vfork: child a process of its own: %s\n",
+	       WIFEXITED(st) && WEXITSTATUS(st) == 0 ? "yes" : "no");
+	if (vfork_mapped)
+		munmap(vfork_mapped, 4096);
+	free((void *)small);
+	free((void *)big);
+	pid = vfork();
+	if (pid == 0) {
+		kill(getpid(), SIGTERM);
+		_exit(0);
+	}
+	waitpid(pid, &st, 0);
+	printf("vfork: child killed: %d, by signal %d\n", WIFSIGNALED(st), WTERMSIG(st));
 }
 
 /* Process groups: inherited, a child leading its own, kill of a group. */
@@ -424,6 +485,7 @@ int main(int argc, char **argv)
 	family();
 	sigchld_and_nohang();
 	vfork_and_usage();
+	vfork_shares_memory();
 	groups();
 	printf("fork: done\n");
 	return 0;

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * A program holding much memory starts others: posix_spawn and vfork +
- * execve of PROGRAM, three times each, after writing MIB MiB. Linux runs
- * such children on the parent's memory; an enclave copies only what they
- * touch, so this works even when the enclave could not hold a second copy
- * of the parent. Then posix_spawn of a missing file (the error comes
- * back through posix_spawn, which learns it from the child's write to
- * its caller's frame), a vfork child that sets its caller's variable,
- * vfork children that map memory of their own (it reads as zeros, not as
- * the parent's) and that fork (the grandchild sees the parent's bytes;
- * only with "fork": that copies all of the parent's memory first).
+ * execve of PROGRAM, three times each, after writing MIB MiB. Linux and
+ * an enclave run such children on the parent's memory, no copy, so this
+ * works even when the enclave could not hold a second copy of the parent.
+ * Then posix_spawn of a missing file (the error comes back through
+ * posix_spawn, which learns it from the child's write to its caller's
+ * frame), a vfork child that sets its caller's variable, vfork children
+ * that map memory over the parent's (it reads as zeros) and that fork
+ * (the grandchild sees the parent's bytes; only with "fork": that copies
+ * all of the parent's memory).
  * Prints the same lines on Linux.
  *   spawn_big MIB PROGRAM [fork]
  */
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 		exit_code(pid);
 		printf("variable set by a vfork child: %d\n", set_by_child);
 	}
-	/* A page of the child's own where the parent had one: zeros. */
+	/* A fresh mapping by the child where the parent had a page: zeros. */
 	unsigned char *scratch = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pid_t pid;

@@ -30,7 +30,7 @@ pub const NEVER: u8 = 3;
 /// server: the parent must have one, and no delegated call in flight,
 /// whose end could change what the child inherits.
 pub fn may_defer(parent: &Process) -> bool {
-    parent.family.server.load(Ordering::Acquire) == HELD && parent.calls.idle()
+    parent.family.server.load(Ordering::Acquire) == HELD && parent.mem().calls.idle_of(parent.pid)
 }
 
 /// A forked child starts without a server.

@@ -14,6 +14,7 @@ use atoll_abi::{
 };
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use super::vfork::Mem;
 use super::{signal, vm, Area, Process, UserThread};
 use crate::kmsg::{self, Peer};
 use crate::sync::{SpinLock, WaitQueue};
@@ -132,12 +133,14 @@ fn wake_answered(me: usize) {
 /// mirror of the program's memory, which may still map those frames until
 /// the call ends (the next call's pickup zaps the mirror first). So they
 /// go back to the LWK only once every call that started before they were
-/// unmapped has ended, never while a worker may still write them.
+/// unmapped has ended, never while a worker may still write them. The
+/// calls of vfork children running on the memory count too.
 pub struct InFlight {
     next: AtomicU64,
-    /// Tickets of the calls in flight (a few: one per waiting thread; the
-    /// vector keeps its room, so a call allocates nothing once warm).
-    live: SpinLock<Vec<u64>>,
+    /// Tickets of the calls in flight and their callers' pids (a few: one
+    /// per waiting thread; the vector keeps its room, so a call allocates
+    /// nothing once warm).
+    live: SpinLock<Vec<(u64, u32)>>,
     /// Frames unmapped, and the ticket no call before which may still run.
     parked: SpinLock<Vec<(vm::Freed, u64)>>,
 }
@@ -156,21 +159,34 @@ impl InFlight {
         self.live.lock().is_empty()
     }
 
-    fn begin(&self) -> u64 {
+    /// No delegated call of process `pid` is in flight.
+    pub fn idle_of(&self, pid: u32) -> bool {
+        !self.live.lock().iter().any(|&(_, caller)| caller == pid)
+    }
+
+    fn begin(&self, pid: u32) -> u64 {
         let mut live = self.live.lock();
         let ticket = self.next.fetch_add(1, Ordering::AcqRel);
-        live.push(ticket);
+        live.push((ticket, pid));
         ticket
     }
 
     /// The call ended: frames no earlier call may write go back.
     fn end(&self, ticket: u64) {
+        self.end_where(|(t, _)| t == ticket);
+    }
+
+    /// A vfork child that ran on this memory was freed (its mirror is
+    /// gone): the calls it left unfinished hold nothing back any more.
+    pub fn forget_caller(&self, pid: u32) {
+        self.end_where(|(_, caller)| caller == pid);
+    }
+
+    fn end_where(&self, ended: impl Fn((u64, u32)) -> bool) {
         let oldest = {
             let mut live = self.live.lock();
-            if let Some(i) = live.iter().position(|&t| t == ticket) {
-                live.swap_remove(i);
-            }
-            live.iter().copied().min().unwrap_or(u64::MAX)
+            live.retain(|&call| !ended(call));
+            live.iter().map(|&(t, _)| t).min().unwrap_or(u64::MAX)
         };
         let ready: Vec<vm::Freed> = {
             let mut parked = self.parked.lock();
@@ -186,7 +202,7 @@ impl InFlight {
     pub fn free_after_calls(&self, freed: vm::Freed) {
         let live = self.live.lock();
         let upto = self.next.load(Ordering::Acquire);
-        if live.iter().any(|&t| t < upto) {
+        if live.iter().any(|&(t, _)| t < upto) {
             self.parked.lock().push((freed, upto));
             return;
         }
@@ -291,6 +307,8 @@ pub fn call_interruptible(
 #[must_use = "a posted call must be waited for: its slot stays taken until then"]
 pub struct Posted<'a> {
     u: &'a UserThread,
+    /// Whose memory the worker reaches (its calls in flight hold it).
+    mem: Mem<'a>,
     g: usize,
     me: usize,
     ticket: u64,
@@ -303,10 +321,11 @@ pub fn post(u: &UserThread, kind: u32, nr: u64, args: [u64; 6]) -> Posted<'_> {
     if kind != atoll_abi::CALL_FORK {
         super::deferred_server::before_delegating(u);
     }
-    let ticket = u.process.calls.begin();
+    let mem = u.process.mem();
+    let ticket = mem.calls.begin(u.process.pid);
     let posted_at = cpu::rdtsc();
     let (g, me) = post_in_slot(u.process.area, u.slot, u.tid, kind, nr, args, true);
-    Posted { u, g, me, ticket, posted_at }
+    Posted { u, mem, g, me, ticket, posted_at }
 }
 
 /// Fills slot `i` of `area` with the call, marks it posted and tells the
@@ -399,7 +418,7 @@ impl Posted<'_> {
         note_answer(g, cpu::rdtsc().saturating_sub(self.posted_at));
         let ret = area.slot_ret(i);
         state.store(SLOT_IDLE, Ordering::Release);
-        u.process.calls.end(ticket);
+        self.mem.calls.end(ticket);
         Ok(Answer { ret, cancelled })
     }
 }

@@ -52,13 +52,14 @@ pub fn swap_in(p: &Process, new: AddressSpace) {
     let root = new.root();
     let old = {
         let mut vm = p.vm.lock();
-        // The new image is its own: nothing more comes from a vfork parent.
-        p.lazy_memory.store(false, Ordering::Release);
         let old = core::mem::replace(&mut *vm, new);
         p.note_stack(&vm);
         old
     };
     p.root.store(root, Ordering::Release);
+    // A vfork child runs on its own memory from now on (its lender goes on
+    // once the exec'ing thread has left the lender's page tables: `execed`).
+    super::vfork::end(p);
     *p.exec.old.lock() = Some(old);
     p.calls.forget_live();
     p.exec.swapped.store(true, Ordering::Release);

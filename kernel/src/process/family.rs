@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 
 use super::cputime::Times;
 use super::signal::{self, SigInfo, SIGCHLD};
-use super::{deferred_server, delegate, launch, lazy_copy, uaccess, with_both_vms};
+use super::{deferred_server, delegate, launch, uaccess, vfork, vm, with_both_vms};
 use super::{Area, Process, UserThread};
 use crate::sync::{SpinLock, WaitQueue};
 use hal::TrapFrame;
@@ -112,9 +112,9 @@ const CLONE_CHILD_SETTID: u64 = 0x1000000;
 const CSIGNAL: u64 = 0xff;
 
 /// fork, vfork and process-making clones: the child gets a copy of the
-/// memory (CLONE_VM and CLONE_VFORK included: the child runs on a copy,
-/// made as it touches each page; only what it changes in its waiting
-/// parent thread's frames reaches the parent, `lazy_copy`). Returns the
+/// memory, except with CLONE_VM and CLONE_VFORK (vfork, posix_spawn): the
+/// child then runs on the parent's memory itself (`vfork`) while the
+/// calling thread waits, until the child execs or ends. Returns the
 /// child's pid.
 pub fn fork(
     parent: &Arc<Process>,
@@ -128,18 +128,27 @@ pub fn fork(
         return Err(EINVAL);
     }
     // A child without a server yet gets one first: the new child's is a
-    // fork of it. A vfork child that forks copies what it has not yet.
+    // fork of it.
     deferred_server::serve_self(parent)?;
-    lazy_copy::fill_all(parent)?;
+    let shares = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
     let area = Area::claim().ok_or(EAGAIN)?;
-    let shell = match parent.vm.lock().fork_shell() {
+    // A vfork child's own space stays empty until it execs.
+    let space = if shares {
+        vm::AddressSpace::new(atoll_abi::USER_START)
+    } else {
+        parent.mem().vm.lock().fork_shell()
+    };
+    let space = match space {
         Ok(vm) => vm,
         Err(e) => {
             area.set_state(atoll_abi::PROC_FREE);
             return Err(e);
         }
     };
-    let child = Process::new(area, shell, parent.cpus.inherit(), Some(parent));
+    let child = Process::new(area, space, parent.cpus.inherit(), Some(parent));
+    if shares {
+        vfork::lend(parent, &child);
+    }
     // Its `atoll run` sets it again when it adopts the child.
     area.set_nodename(parent.area.nodename());
     child
@@ -163,15 +172,16 @@ pub fn fork(
     // A vfork child (posix_spawn, system()) execs at once, which needs a
     // server anyway.
     if flags & (CLONE_VM | CLONE_VFORK) == 0 && deferred_server::may_defer(parent) {
-        return start_without_server(parent, &child, flags, child_tid, frame.rsp);
+        return start_without_server(parent, &child, flags, child_tid);
     }
 
     // The parent's `atoll run` forks a server for the child, which adopts
-    // it, while this CPU copies the memory: the two take about as long.
-    // The child starts once both are done, and the parent goes on.
+    // it, while this CPU copies the memory (if the child has a copy): the
+    // two take about as long. The child starts once both are done, and the
+    // parent goes on.
     let args = [area.index() as u64, child.pid.into(), 0, 0, 0, 0];
     let posted = delegate::post(u, atoll_abi::CALL_FORK, 0, args);
-    let copied = copy_memory(parent, &child, flags, child_tid, frame.rsp);
+    let copied = copy_memory(parent, &child, flags, child_tid);
     let served = posted.wait().map(|a| a.ret);
     match (served, copied) {
         (Ok(host_pid), Ok(())) if host_pid > 0 => {
@@ -199,8 +209,9 @@ pub fn fork(
         }
     }
     if flags & CLONE_VFORK != 0 {
-        // The parent waits while the child runs on (a copy of) its memory,
-        // until the child ends or execs.
+        // The parent waits while the child runs on its memory (or a copy),
+        // until the child ends or execs. Not for signals, nor its own end:
+        // the memory stays while the child may run on it.
         let done = || {
             child.family.ended.load(Ordering::Acquire)
                 || child.family.execed.load(Ordering::Acquire)
@@ -217,9 +228,8 @@ fn start_without_server(
     child: &Arc<Process>,
     flags: u64,
     child_tid: u64,
-    stack_pointer: u64,
 ) -> Result<u32, Errno> {
-    if let Err(e) = copy_memory(parent, child, flags, child_tid, stack_pointer) {
+    if let Err(e) = copy_memory(parent, child, flags, child_tid) {
         parent.family.children.lock().retain(|c| !Arc::ptr_eq(c, child));
         launch::drop_unserved(child);
         return Err(e);
@@ -272,8 +282,8 @@ pub fn execed(p: &Process) {
 
 /// The process's last thread ended: its parent, if alive, may reap it.
 pub fn ended(p: &Arc<Process>) {
-    // Before its vfork parent goes on.
-    lazy_copy::give_back(p);
+    // Before its vfork parent goes on (its last thread left the memory).
+    vfork::end(p);
     p.family.ended.store(true, Ordering::Release);
     p.family.child_ended.wake_all(true);
     let Some(parent) = p.family.parent() else { return };
@@ -361,35 +371,16 @@ pub fn wait(
 
 /// The parent's pages into the forked child's (not yet started) address
 /// space; CLONE_CHILD_SETTID's write then goes to the child's copy, so the
-/// parent's memory stays as it was. A vfork child gets only the shared
-/// file pages now, and the others as it touches them (`lazy_copy`).
+/// parent's memory stays as it was. A vfork child gets no copy: it runs
+/// on the parent's memory, where that write then goes, as on Linux.
 fn copy_memory(
     parent: &Process,
     child: &Arc<Process>,
     flags: u64,
     child_tid: u64,
-    stack_pointer: u64,
 ) -> Result<(), Errno> {
-    let vfork = flags & CLONE_VM != 0 && flags & CLONE_VFORK != 0;
-    // Read-only pages are shared with the child only if no core and no
-    // delegated call can still write them through an older translation
-    // (another thread made them read-only a moment ago).
-    if !vfork && parent.shootdown_pending(&parent.vm.lock()) {
-        parent.shoot_down();
-    }
-    let copied = with_both_vms(parent, child, |from, to| {
-        if vfork {
-            to.inherit_lazily(stack_pointer, lazy_copy::GIVE_BACK);
-            from.share_file_pages_with(to)
-        } else {
-            let share = !parent.shootdown_pending(from) && parent.calls.idle();
-            from.copy_pages_to(to, share)
-        }
-    });
-    child.lazy_memory.store(vfork && copied.is_ok(), Ordering::Release);
-    if let Err(e) = copied {
-        child.vm.lock().drop_pages();
-        return Err(e);
+    if flags & CLONE_VM == 0 || flags & CLONE_VFORK == 0 {
+        copy_pages(&parent.mem(), child)?;
     }
     // Its server may have let go of it meanwhile, which freed it (and its
     // area may hold another program now).
@@ -402,4 +393,22 @@ fn copy_memory(
         uaccess::write_u32(child, child_tid, child.pid)?;
     }
     Ok(())
+}
+
+/// The copy itself, from `from` (the memory the parent runs on).
+fn copy_pages(from: &Process, child: &Arc<Process>) -> Result<(), Errno> {
+    // Read-only pages are shared with the child only if no core and no
+    // delegated call can still write them through an older translation
+    // (another thread made them read-only a moment ago).
+    if from.shootdown_pending(&from.vm.lock()) {
+        from.shoot_down();
+    }
+    let copied = with_both_vms(from, child, |mine, to| {
+        let share = !from.shootdown_pending(mine) && from.calls.idle();
+        mine.copy_pages_to(to, share)
+    });
+    if copied.is_err() {
+        child.vm.lock().drop_pages();
+    }
+    copied
 }

@@ -275,6 +275,7 @@ pub fn drop_unserved(child: &Arc<Process>) {
         }
         *slot = None;
     }
+    super::vfork::end(child);
     child.vm.lock().release();
     child.area.set_usage(0, 0);
     child.area.set_state(PROC_FREE);
@@ -433,6 +434,7 @@ fn free(p: &Arc<Process>) {
     hal::paging::switch_root(hal::paging::kernel_root());
     p.vm.lock().release();
     p.calls.free_parked();
+    super::vfork::freed(p);
     p.area.set_usage(0, 0);
     p.area.set_state(PROC_FREE);
     status::report_memory();

@@ -14,7 +14,6 @@ mod frame_holders;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
-pub mod lazy_copy;
 pub mod pins;
 pub mod shared_file;
 pub mod signal;
@@ -22,6 +21,7 @@ pub mod sysv_shm;
 mod thread;
 pub mod uaccess;
 mod vdso;
+pub mod vfork;
 pub mod vm;
 pub mod xemem;
 
@@ -102,9 +102,9 @@ pub struct Process {
     pub family: family::Family,
     /// An execve in progress (`exec`).
     pub exec: exec::ExecState,
-    /// A vfork child's memory, copied from its parent's page by page when
-    /// first touched (`lazy_copy`), until it execs.
-    pub lazy_memory: AtomicBool,
+    /// A vfork child runs on its parent's memory until it execs or ends
+    /// (`vfork`).
+    pub lending: vfork::Lending,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -168,7 +168,7 @@ impl Process {
             ended_threads_time: SpinLock::new(cputime::Times::default()),
             family: family::Family::new(parent),
             exec: exec::ExecState::new(),
-            lazy_memory: AtomicBool::new(false),
+            lending: vfork::Lending::new(),
         });
         // A program `atoll run` starts leads its own group and session;
         // a forked one inherits its parent's.
@@ -183,21 +183,23 @@ impl Process {
 
     /// Gives the main stack memory at `va` (and up to what it has) if it
     /// has none there yet; false if `va` is not in that part, or memory
-    /// ran out (a fault there is then a SIGSEGV, as on Linux).
+    /// ran out (a fault there is then a SIGSEGV, as on Linux). A vfork
+    /// child's is its lender's stack.
     pub fn grow_stack(&self, va: u64) -> bool {
-        let [bottom, low] = [0, 1].map(|i| self.stack_to_grow[i].load(Ordering::Acquire));
+        let m = self.mem();
+        let [bottom, low] = [0, 1].map(|i| m.stack_to_grow[i].load(Ordering::Acquire));
         if !(bottom..low).contains(&va) {
             return false;
         }
         let grown = {
-            let mut vm = self.vm.lock();
+            let mut vm = m.vm.lock();
             let grown = vm.grow_to(va).unwrap_or(false);
-            self.note_stack(&vm);
+            m.note_stack(&vm);
             grown
         };
         if grown {
             // `atoll status` shows what the program and the enclave hold.
-            self.report_usage();
+            m.report_usage();
             crate::status::report_memory();
         }
         grown
@@ -206,22 +208,21 @@ impl Process {
     /// `grow_stack` for the lowest page of [va, va + len) in the main
     /// stack's part without memory, if any.
     pub fn grow_stack_over(&self, va: u64, len: u64) {
-        let [bottom, low] = [0, 1].map(|i| self.stack_to_grow[i].load(Ordering::Acquire));
+        let m = self.mem();
+        let [bottom, low] = [0, 1].map(|i| m.stack_to_grow[i].load(Ordering::Acquire));
         if va < low && va.saturating_add(len) > bottom {
-            self.grow_stack(va.max(bottom));
+            m.grow_stack(va.max(bottom));
         }
     }
 
     /// A fault at `va` (a write if `write`, an instruction fetch if
-    /// `fetch`) that needs no signal: a vfork child copied its parent's
-    /// page, the main stack got memory there now, or the page allows the
-    /// access by the time this looks (another thread grew the stack or
-    /// widened its access meanwhile).
+    /// `fetch`) that needs no signal: the main stack got memory there now,
+    /// or the page allows the access by the time this looks (another
+    /// thread grew the stack or widened its access meanwhile).
     pub fn resolve_fault(&self, va: u64, write: bool, fetch: bool) -> bool {
-        let _ = lazy_copy::fill(self, va);
-        self.grow_stack(va)
-            || self
-                .vm
+        let m = self.mem();
+        m.grow_stack(va)
+            || m.vm
                 .lock()
                 .translate(va)
                 .is_some_and(|t| (t.writable || !write) && (t.executable || !fetch))
@@ -299,14 +300,24 @@ impl Process {
     }
 
     /// Every core drops the translations taken away so far, and the
-    /// host's mirror drops its mappings before its next call.
+    /// host's mirror drops its mappings before its next call (called on
+    /// the memory's owner: `mem()`).
     pub fn shoot_down(&self) {
         let upto = self.vm.lock().removals();
-        crate::tlb::shootdown(&self.ran_on);
         // The mirror first: a fork that sees the count caught up shares
         // read-only pages, which no stale mapping may write.
-        self.note_unmapped();
+        self.flush_translations();
         self.flushed_removals.fetch_max(upto, Ordering::AcqRel);
+    }
+
+    /// Every core that ran a thread on its memory (its own, and vfork
+    /// children's on it) drops its translations, and so do their mirrors.
+    pub fn flush_translations(&self) {
+        vfork::cores(self, crate::tlb::shootdown);
+        self.note_unmapped();
+        for b in vfork::borrowers(self) {
+            b.note_unmapped();
+        }
     }
 
     /// True if `vm` (its address space, locked) took translations away

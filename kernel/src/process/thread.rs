@@ -83,7 +83,7 @@ pub fn exit_current_thread() -> ! {
     // CLONE_CHILD_CLEARTID: tell a joiner (pthread_join waits on this word).
     let ctid = u.clear_child_tid.load(Ordering::Relaxed);
     if ctid != 0 && !p.is_exiting() && super::uaccess::write_u32(&p, ctid, 0).is_ok() {
-        let _ = p.futexes.wake(&p, ctid, 1, u32::MAX); // fails only for an empty bitset
+        let _ = p.mem().futexes.wake(&p, ctid, 1, u32::MAX); // fails only for an empty bitset
     }
     p.put_slot(u.slot);
     let my_time = u.cpu_time.times(true);

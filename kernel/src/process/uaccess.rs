@@ -1,18 +1,18 @@
 //! Reading and writing a program's memory from system calls. Every access
 //! goes through the program's page tables (under its address-space lock)
 //! to the physical page, so a bad pointer is an EFAULT, never a kernel
-//! fault.
+//! fault. A vfork child's memory is its lender's (`Process::mem`).
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use super::{lazy_copy, vm::AddressSpace, Process};
+use super::{vm::AddressSpace, Process};
 use hal::physmem;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};
 use lwk_logic::user_pages::{Translation, PAGE_SIZE};
 
 /// Where `va` leads; the main stack's part without memory yet gets it
-/// first (a system call may be the first to touch it). A vfork child's
-/// pages are copied in before its lock is taken (`lazy_copy::fill_range`).
+/// first (a system call may be the first to touch it). `p` owns `vm`
+/// (`Process::mem`).
 pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translation, Errno> {
     if let Some(t) = vm.translate(va) {
         return Ok(t);
@@ -25,7 +25,8 @@ pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translatio
 
 /// Copies `buf.len()` bytes from the program's `va`.
 pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
-    let _ = lazy_copy::fill_range(p, va, buf.len() as u64);
+    let m = p.mem();
+    let p = &*m;
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
@@ -39,7 +40,8 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
 
 /// Copies `buf` to the program's `va`; the pages must be writable.
 pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
-    let _ = lazy_copy::fill_range(p, va, buf.len() as u64);
+    let m = p.mem();
+    let p = &*m;
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
@@ -111,7 +113,8 @@ pub fn with_writable<R>(
     if len > PAGE_SIZE {
         return Err(EFAULT);
     }
-    let _ = lazy_copy::fill_range(p, va, len);
+    let m = p.mem();
+    let p = &*m;
     let mut vm = p.vm.lock();
     let mut span = UserSpan { va, pieces: [(0, 0); 2] };
     let mut at = va;
@@ -172,7 +175,8 @@ fn with_futex_word<R>(
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
-    let _ = lazy_copy::fill(p, va);
+    let m = p.mem();
+    let p = &*m;
     let mut vm = p.vm.lock();
     let t = page_of(p, &mut vm, va)?;
     f(&mut vm, t)

@@ -55,16 +55,6 @@ pub struct AddressSpace {
     pages: UserPageTable,
     /// Reserved ranges, start -> end.
     ranges: BTreeMap<u64, u64>,
-    /// A vfork child's ranges whose pages are still its parent's, copied
-    /// when first touched (lazy_copy.rs); what it maps or unmaps itself
-    /// leaves this set.
-    inherited: BTreeMap<u64, u64>,
-    /// A vfork child's part of the stack of the parent's thread that
-    /// waits for it: what it changes there goes back to the parent if it
-    /// ends without exec. Each page copied from there keeps the parent's
-    /// frame and bytes as they were (`give_back_to` compares).
-    give_back: Option<(u64, u64)>,
-    originals: BTreeMap<u64, (u64, Vec<u8>)>,
     brk_start: u64,
     brk: u64,
     /// The heap is mapped up to here (a 2 MiB boundary past `brk`).
@@ -176,9 +166,6 @@ impl AddressSpace {
         Ok(AddressSpace {
             pages,
             ranges: BTreeMap::new(),
-            inherited: BTreeMap::new(),
-            give_back: None,
-            originals: BTreeMap::new(),
             brk_start,
             brk: brk_start,
             heap_end: brk_start,
@@ -287,7 +274,6 @@ impl AddressSpace {
 
     fn reserve(&mut self, start: u64, end: u64) {
         self.ranges.insert(start, end);
-        cut(&mut self.inherited, start, end);
     }
 
     /// Removes [start, end) from the reserved ranges (and the small-page
@@ -295,7 +281,6 @@ impl AddressSpace {
     fn unreserve(&mut self, start: u64, end: u64) {
         cut(&mut self.ranges, start, end);
         cut(&mut self.small_only, start, end);
-        cut(&mut self.inherited, start, end);
     }
 
     fn small_pages_only(&self, va: u64) -> bool {
@@ -884,90 +869,6 @@ impl AddressSpace {
         Ok(child)
     }
 
-    /// A vfork child's space (a `fork_shell`): every range's pages are
-    /// still its parent's (`fill_from`); what it changes in [stack_pointer,
-    /// stack_pointer + window), within the range that holds it, goes back
-    /// to the parent if it ends without exec (`give_back_to`).
-    pub fn inherit_lazily(&mut self, stack_pointer: u64, window: u64) {
-        self.inherited = self.ranges.clone();
-        let range_end = self.ranges.range(..=stack_pointer).next_back().map(|(_, &e)| e);
-        self.give_back = range_end
-            .filter(|&e| e > stack_pointer)
-            .map(|e| (stack_pointer, e.min(stack_pointer.saturating_add(window))));
-    }
-
-    /// A vfork child that ended without exec: the bytes it changed in the
-    /// window `inherit_lazily` named (the waiting thread's stack frames)
-    /// are written over the parent's, as if they had been shared, as on
-    /// Linux; the parent's other bytes stay as they are. Only where the
-    /// parent still has the frame the child copied, as private memory.
-    pub fn give_back_to(&self, parent: &mut AddressSpace) {
-        for (&page, (frame, before)) in &self.originals {
-            let (Some(mine), Some(theirs)) = (self.translate(page), parent.translate(page)) else {
-                continue;
-            };
-            let shared = parent.shared_end(page).or_else(|| parent.attached_end(page)).is_some();
-            if shared || !theirs.writable || theirs.phys != *frame {
-                continue;
-            }
-            let mut now = alloc::vec![0u8; PAGE_SIZE as usize];
-            physmem::copy_from(mine.phys, &mut now);
-            let mut changed = false;
-            for (i, (&b, &was)) in now.iter().zip(before.iter()).enumerate() {
-                if b != was {
-                    physmem::copy_to(theirs.phys + i as u64, &[b]);
-                    changed = true;
-                }
-            }
-            if changed {
-                parent.mark_written(page, page + PAGE_SIZE);
-            }
-        }
-    }
-
-    /// What `inherit_lazily` left to copy, [start, end) each; nothing
-    /// more comes from the parent once `stop_inheriting`.
-    pub fn inherited_ranges(&self) -> Vec<(u64, u64)> {
-        self.inherited.iter().map(|(&s, &e)| (s, e)).collect()
-    }
-
-    pub fn stop_inheriting(&mut self) {
-        self.inherited.clear();
-    }
-
-    /// A vfork child's first touch of `page` (lazy_copy.rs): a copy of
-    /// `parent`'s page there, as it is now, with its protection. Ok(true)
-    /// if it has a page there now; Ok(false) if that page is not its
-    /// parent's to give (it mapped or unmapped the range itself, its main
-    /// stack grows its own page there, the parent has none of its own
-    /// there: none, a shared file's, an attachment's); ENOMEM.
-    pub fn fill_from(&mut self, parent: &AddressSpace, page: u64) -> Result<bool, Errno> {
-        if self.translate(page).is_some() {
-            return Ok(true);
-        }
-        let inherited = self.inherited.range(..=page).next_back().is_some_and(|(_, &e)| e > page);
-        let still_to_grow = self.grows.is_some_and(|g| (g.bottom..g.low).contains(&page));
-        if !inherited || still_to_grow {
-            return Ok(false);
-        }
-        if parent.shared_end(page).or_else(|| parent.attached_end(page)).is_some() {
-            return Ok(false);
-        }
-        let Some(t) = parent.translate(page) else { return Ok(false) };
-        let frame = mem::alloc_frames(1, 1).ok_or(ENOMEM)?;
-        let access = Access { read: true, write: t.writable, exec: t.executable };
-        self.map_or_free(page, frame, false, access)?;
-        physmem::copy_within(t.phys, frame, PAGE_SIZE as usize);
-        self.pages.mark_dirty(&mut Tables, page, page + PAGE_SIZE);
-        let window = self.give_back.is_some_and(|(s, e)| page + PAGE_SIZE > s && page < e);
-        if window {
-            let mut before = alloc::vec![0u8; PAGE_SIZE as usize];
-            physmem::copy_from(frame, &mut before);
-            self.originals.insert(page, (t.phys, before));
-        }
-        Ok(true)
-    }
-
     /// A forked child that will never run gives back the memory its copy
     /// got so far, at once (the copy ran out of memory, and the parent goes
     /// on); its page tables go when it is freed. No thread or call of its
@@ -1013,7 +914,7 @@ impl AddressSpace {
     }
 
     /// The shared file pages, the same frames in `child` (a `fork_shell`).
-    pub fn share_file_pages_with(&self, child: &mut AddressSpace) -> Result<(), Errno> {
+    fn share_file_pages_with(&self, child: &mut AddressSpace) -> Result<(), Errno> {
         for (&start, r) in &self.shared {
             let pages = (start..r.end).step_by(PAGE_SIZE as usize);
             let indices = pages.clone().map(|va| r.first_page + (va - start) / PAGE_SIZE);

@@ -41,7 +41,7 @@ pub fn mmap_file(
     // Shared pages are 4 KiB each, one by one from the file's copy.
     placement.small_pages |= shared;
     let mut freed = vm::Freed::new();
-    let at = c.process.vm.lock().mmap(addr, len, filling, placement, &mut freed);
+    let at = c.mem().vm.lock().mmap(addr, len, filling, placement, &mut freed);
     settle(c, freed);
     let at = at?;
     let len = vm::page_up(len);
@@ -58,12 +58,12 @@ pub fn mmap_file(
     };
     if let Err(e) = filled {
         let mut freed = vm::Freed::new();
-        c.process.vm.lock().unmap(at, len, &mut freed);
+        c.mem().vm.lock().unmap(at, len, &mut freed);
         retire(c, freed);
         return Err(e);
     }
     if let Some((name, _)) = named {
-        c.process.vm.lock().label(at, at + len, shared, &Backing::File { name, offset });
+        c.mem().vm.lock().label(at, at + len, shared, &Backing::File { name, offset });
     }
     if shared {
         return Ok(at);
@@ -71,7 +71,7 @@ pub fn mmap_file(
     if access(prot) != filling {
         // Freshly filled: no frame of it is shared, nothing is freed.
         let mut freed = vm::Freed::new();
-        let r = c.process.vm.lock().protect(at, len, access(prot), &mut freed);
+        let r = c.mem().vm.lock().protect(at, len, access(prot), &mut freed);
         // Write access went: no core and no mirror mapping may keep it.
         retire(c, freed);
         r?;
@@ -113,7 +113,7 @@ fn share(
     let write_back = if access.write { write_back::keep(c, fd, word(48))? } else { None };
     let from = vm::FilePages { key: (word(0), word(8)), first_page: offset / 4096, write_back };
     let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().share(at, len, from, access, &mut freed);
+    let r = c.mem().vm.lock().share(at, len, from, access, &mut freed);
     if r.is_err() {
         write_back::forget(c, write_back);
     }

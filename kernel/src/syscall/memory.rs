@@ -1,12 +1,13 @@
 //! brk, mmap (anonymous here, of files in file_map.rs), munmap, mprotect,
-//! mremap, madvise, and the NUMA policy calls.
+//! mremap, madvise, and the NUMA policy calls. Each acts on the memory the
+//! caller runs on (`Call::mem`: a vfork child's lender's).
 
 use lwk_logic::user_pages::Access;
 
 use lwk_logic::errno::*;
 
 use super::{write_back, Call};
-use crate::process::{lazy_copy, uaccess, vm};
+use crate::process::{uaccess, vm};
 
 const PROT_READ: u64 = 1;
 pub const PROT_WRITE: u64 = 2;
@@ -27,7 +28,8 @@ const MAX_MAP_COUNT: usize = 65530;
 /// would add some (at most two each), as Linux refuses it: mmap and mremap,
 /// and munmap and mprotect of `range` if it cuts a mapping in two.
 fn room_for_mappings(c: &Call, range: Option<(u64, u64)>) -> Result<(), Errno> {
-    let vm = c.process.vm.lock();
+    let m = c.mem();
+    let vm = m.vm.lock();
     let maps = vm.maps();
     if maps.len() >= MAX_MAP_COUNT && range.is_none_or(|(s, e)| maps.cuts(s, e)) {
         return Err(ENOMEM);
@@ -47,11 +49,12 @@ pub fn access(prot: u64) -> Access {
 /// mirror drops them, then the frames are free (once no delegated call
 /// that began before may still write them through the mirror).
 pub fn retire(c: &Call, mut freed: vm::Freed) {
-    freed.append(&mut c.process.vm.lock().take_unlinked());
-    c.process.shoot_down();
-    c.process.calls.free_after_calls(freed);
+    let m = c.mem();
+    freed.append(&mut m.vm.lock().take_unlinked());
+    m.shoot_down();
+    m.calls.free_after_calls(freed);
     crate::status::report_memory();
-    c.process.report_usage();
+    m.report_usage();
 }
 
 /// After a mapping was made: if it replaced pages (or page tables), they go as `retire`
@@ -60,24 +63,25 @@ pub fn retire(c: &Call, mut freed: vm::Freed) {
 /// the old frames, so that shootdown is done here before the program sees
 /// the new mapping.
 pub fn settle(c: &Call, mut freed: vm::Freed) {
+    let m = c.mem();
     let behind = {
-        let mut vm = c.process.vm.lock();
+        let mut vm = m.vm.lock();
         freed.append(&mut vm.take_unlinked());
-        c.process.shootdown_pending(&vm)
+        m.shootdown_pending(&vm)
     };
     if !freed.is_empty() {
         return retire(c, freed);
     }
     if behind {
-        c.process.shoot_down();
+        m.shoot_down();
     }
     crate::status::report_memory();
-    c.process.report_usage();
+    m.report_usage();
 }
 
 pub fn brk(c: &mut Call) -> SysResult {
     let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().brk(c.args[0], &mut freed);
+    let r = c.mem().vm.lock().brk(c.args[0], &mut freed);
     settle(c, freed);
     Ok(r)
 }
@@ -106,7 +110,7 @@ pub fn mmap(c: &mut Call) -> SysResult {
         super::file_map::mmap_file(c, addr, len, prot, flags, fd, offset)
     } else {
         let mut freed = vm::Freed::new();
-        let r = c.process.vm.lock().mmap(addr, len, access(prot), how(flags), &mut freed);
+        let r = c.mem().vm.lock().mmap(addr, len, access(prot), how(flags), &mut freed);
         settle(c, freed);
         r
     };
@@ -124,7 +128,7 @@ pub fn munmap(c: &mut Call) -> SysResult {
     room_for_mappings(c, Some((addr, addr.saturating_add(vm::page_up(len)))))?;
     let kept = write_back::before_unmap(c, addr, addr.saturating_add(vm::page_up(len)));
     let mut freed = vm::Freed::new();
-    c.process.vm.lock().unmap(addr, len, &mut freed);
+    c.mem().vm.lock().unmap(addr, len, &mut freed);
     retire(c, freed);
     write_back::close_unkept(c, kept);
     Ok(0)
@@ -136,10 +140,8 @@ pub fn mprotect(c: &mut Call) -> SysResult {
         return Ok(0);
     }
     room_for_mappings(c, Some((addr, addr.saturating_add(vm::page_up(len)))))?;
-    // A vfork child's pages not copied yet would come with the parent's.
-    lazy_copy::fill_range(c.process, addr, len)?;
     let mut freed = vm::Freed::new();
-    let r = c.process.vm.lock().protect(addr, len, access(prot), &mut freed);
+    let r = c.mem().vm.lock().protect(addr, len, access(prot), &mut freed);
     // Taking access away must reach every core and the host's mirror;
     // giving it may have replaced a page table or a frame shared with
     // another process (settle frees them).
@@ -160,10 +162,9 @@ pub fn mremap(c: &mut Call) -> SysResult {
     // A shared file range that moves or shrinks is no longer written back
     // (README): descriptors it alone kept are closed.
     let kept = write_back::kept_in(c, old, old.saturating_add(vm::page_up(old_len)));
-    lazy_copy::fill_range(c.process, old, old_len)?;
     let mut freed = vm::Freed::new();
     let r =
-        c.process.vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
+        c.mem().vm.lock().mremap(old, old_len, new_len, flags & MREMAP_MAYMOVE != 0, &mut freed);
     retire(c, freed);
     write_back::close_unkept(c, kept);
     r
@@ -177,9 +178,8 @@ pub fn madvise(c: &mut Call) -> SysResult {
     // DONTNEED'ed anonymous memory reads as zero afterwards (glibc's
     // malloc relies on it); other advice changes nothing here.
     if advice == MADV_DONTNEED {
-        lazy_copy::fill_range(c.process, addr, len)?;
         let mut freed = vm::Freed::new();
-        let r = c.process.vm.lock().zero(addr, len, &mut freed);
+        let r = c.mem().vm.lock().zero(addr, len, &mut freed);
         // Dirty marks were cleared: no core and no mirror mapping may skip
         // setting them again.
         retire(c, freed);

@@ -27,6 +27,7 @@ use hal::TrapFrame;
 use lwk_logic::errno::{self, SysResult, ENOSYS};
 
 use crate::process::signal::{Finished, RED_ZONE};
+use crate::process::vfork::Mem;
 use crate::process::{delegate, Process, UserThread};
 use crate::sched::Thread;
 
@@ -39,6 +40,14 @@ pub struct Call<'a> {
     pub args: [u64; 6],
     /// The handler replaced every register (rt_sigreturn).
     pub replaced_registers: bool,
+}
+
+impl Call<'_> {
+    /// The process whose memory the caller runs on (a vfork child's
+    /// lender's, until it execs or ends).
+    pub fn mem(&self) -> Mem<'_> {
+        self.process.mem()
+    }
 }
 
 type Handler = fn(&mut Call) -> SysResult;

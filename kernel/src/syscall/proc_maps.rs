@@ -106,7 +106,7 @@ fn maps_file(c: &Call, whose: &Process, check: u32, flags: u64) -> SysResult {
         let args = [check.into(), 0, 0, 0, 0, 0];
         Errno::from_return(delegate::call(c.user, CALL_TEXT_FILE, TEXT_MAY_READ, args)?)?;
     }
-    let text = whose.vm.lock().maps().text(atoll_abi::MAX_TEXT_FILE as usize);
+    let text = whose.mem().vm.lock().maps().text(atoll_abi::MAX_TEXT_FILE as usize);
     let len = text.len() as u64;
     with_scratch(c, len.max(1), |c, at| {
         uaccess::write_bytes(c.process, at, text.as_bytes())?;
@@ -148,12 +148,12 @@ fn with_scratch<R>(
 ) -> Result<R, Errno> {
     let rw = Access { read: true, write: true, exec: false };
     let mut freed = vm::Freed::new();
-    let at = c.process.vm.lock().mmap(0, len, rw, vm::MapHow::default(), &mut freed);
+    let at = c.mem().vm.lock().mmap(0, len, rw, vm::MapHow::default(), &mut freed);
     settle(c, freed);
     let at = at?;
     let r = f(c, at);
     let mut freed = vm::Freed::new();
-    c.process.vm.lock().unmap(at, len, &mut freed);
+    c.mem().vm.lock().unmap(at, len, &mut freed);
     retire(c, freed);
     r
 }

@@ -11,7 +11,7 @@ use lwk_logic::errno::*;
 
 use super::Call;
 use crate::process::vm::AddressSpace;
-use crate::process::{launch, lazy_copy, uaccess, with_both_vms, Process};
+use crate::process::{launch, uaccess, with_both_vms, Process};
 
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;
@@ -68,16 +68,16 @@ fn transfer(c: &mut Call, write: bool) -> SysResult {
 /// Copies up to `len` bytes from `src`'s `from` to `dst`'s `to`; the bytes
 /// copied (fewer at an unmapped or, in `dst`, read-only page).
 fn copy(src: &Process, from: u64, dst: &Process, to: u64, len: u64) -> u64 {
+    // The memory each runs on (a vfork child's is its lender's).
+    let (src, dst) = (src.mem(), dst.mem());
+    let (src, dst) = (&*src, &*dst);
     if core::ptr::eq(src, dst) {
-        // Within one process the ranges may overlap: go through a buffer.
+        // Within one address space the ranges may overlap: go through a buffer.
         let mut buf = vec![0u8; len as usize];
         let ok = uaccess::read_bytes(src, from, &mut buf)
             .and_then(|()| uaccess::write_bytes(dst, to, &buf));
         return if ok.is_ok() { len } else { 0 };
     }
-    // A vfork child's pages come from its parent, under both their locks.
-    let _ = lazy_copy::fill_range(src, from, len);
-    let _ = lazy_copy::fill_range(dst, to, len);
     with_both_vms(src, dst, |s, d| copy_locked(src, s, from, dst, d, to, len))
 }
 

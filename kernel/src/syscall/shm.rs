@@ -50,7 +50,8 @@ pub fn shmat(c: &mut Call) -> SysResult {
     let mut placement = how(if addr != 0 { MAP_FIXED_NOREPLACE } else { 0 });
     placement.small_pages = true;
     let mut freed = vm::Freed::new();
-    let mut space = c.process.vm.lock();
+    let m = c.mem();
+    let mut space = m.vm.lock();
     let at = space.mmap(addr, size, Access::NONE, placement, &mut freed).map_err(|e| {
         if e == EEXIST {
             EINVAL
@@ -74,7 +75,8 @@ pub fn shmat(c: &mut Call) -> SysResult {
 
 pub fn shmdt(c: &mut Call) -> SysResult {
     let addr = c.args[0];
-    let mut space = c.process.vm.lock();
+    let m = c.mem();
+    let mut space = m.vm.lock();
     let (key, end) = space.shared_at(addr).ok_or(EINVAL)?;
     sysv_shm::segment_of(key).ok_or(EINVAL)?;
     let mut freed = vm::Freed::new();

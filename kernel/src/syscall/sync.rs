@@ -19,7 +19,10 @@ pub fn futex(c: &mut Call) -> SysResult {
     let [uaddr, op, val, timeout, uaddr2, val3] = c.args;
     let cmd = op & !(FUTEX_PRIVATE | FUTEX_CLOCK_REALTIME);
     let p = c.process;
-    let t = &p.futexes;
+    // Keyed by address in the memory the caller runs on (a vfork child's
+    // lender's), as Linux keys private futexes by address space.
+    let m = c.mem();
+    let t = &m.futexes;
     match cmd {
         FUTEX_WAIT | FUTEX_WAIT_BITSET => {
             let deadline = if timeout == 0 {

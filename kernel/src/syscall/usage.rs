@@ -22,8 +22,8 @@ fn timeval(ns: u64) -> [u64; 2] {
 pub fn getrusage(c: &mut Call) -> SysResult {
     let [who, at, ..] = c.args;
     let (times, maxrss) = match who {
-        RUSAGE_SELF => (c.process.cpu_times(), c.process.vm.lock().mapped_bytes() / 1024),
-        RUSAGE_THREAD => (c.user.cpu_time.times(true), c.process.vm.lock().mapped_bytes() / 1024),
+        RUSAGE_SELF => (c.process.cpu_times(), c.mem().vm.lock().mapped_bytes() / 1024),
+        RUSAGE_THREAD => (c.user.cpu_time.times(true), c.mem().vm.lock().mapped_bytes() / 1024),
         RUSAGE_CHILDREN => (*c.process.family.children_time.lock(), 0),
         _ => return Err(EINVAL),
     };

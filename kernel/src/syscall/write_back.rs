@@ -5,7 +5,8 @@
 //! the program's `atoll run` keeps from mmap on (CALL_KEPT_FILE: the file
 //! reopened, which the program cannot use, close or replace, so it may
 //! close its own). A forked child leaves its parent's mappings to the
-//! parent, whose write-back covers the frames they share. Not written back:
+//! parent, whose write-back covers the frames they share, and so does a
+//! vfork child, which runs on them. Not written back:
 //! a mapping moved by mremap, and a program killed by a signal.
 
 use alloc::collections::BTreeSet;
@@ -56,7 +57,7 @@ fn close(c: &Call, fd: u64) {
 /// Writes the shared file pages in [start, end) back to their files; EIO
 /// if Linux could not take them all.
 pub fn write_back(c: &Call, start: u64, end: u64) -> Result<(), Errno> {
-    let pieces = c.process.vm.lock().write_backs(start, end);
+    let pieces = c.mem().vm.lock().write_backs(start, end);
     let mut failed = false;
     for p in pieces {
         let mut done = 0;
@@ -89,12 +90,12 @@ pub fn before_unmap(c: &Call, start: u64, end: u64) -> BTreeSet<u64> {
 
 /// The kept descriptors of shared ranges in [start, end), before they go.
 pub fn kept_in(c: &Call, start: u64, end: u64) -> BTreeSet<u64> {
-    c.process.vm.lock().write_back_fds(start, end)
+    c.mem().vm.lock().write_back_fds(start, end)
 }
 
 /// Closes those of `fds` that no shared range keeps any more.
 pub fn close_unkept(c: &Call, fds: BTreeSet<u64>) {
-    let still = c.process.vm.lock().write_back_fds(0, u64::MAX);
+    let still = c.mem().vm.lock().write_back_fds(0, u64::MAX);
     for &fd in fds.difference(&still) {
         close(c, fd);
     }
@@ -114,13 +115,16 @@ pub fn msync(c: &mut Call) -> SysResult {
     }
     let end = len.div_ceil(PAGE_SIZE).checked_mul(PAGE_SIZE).and_then(|n| addr.checked_add(n));
     let end = end.ok_or(ENOMEM)?;
-    if !c.process.vm.lock().is_covered(addr, end) {
+    if !c.mem().vm.lock().is_covered(addr, end) {
         return Err(ENOMEM);
     }
     write_back(c, addr, end).map(|()| 0)
 }
 
-/// The program ends or execs: everything shared goes back to its file.
+/// The program ends or execs: everything shared goes back to its file
+/// (not a vfork child's: the mappings stay its lender's).
 pub fn all(c: &Call) {
-    let _ = write_back(c, 0, u64::MAX);
+    if !c.mem().is_lent() {
+        let _ = write_back(c, 0, u64::MAX);
+    }
 }

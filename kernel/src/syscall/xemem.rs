@@ -12,6 +12,11 @@ use hal::{cpu, tsc};
 
 /// xemem(struct atoll_xemem_io *io): 0, or -errno.
 pub fn xemem(c: &mut Call) -> SysResult {
+    // A vfork child runs on its parent's memory, whose segments and
+    // attachments are the parent's: it may exec or _exit, not export it.
+    if c.mem().is_lent() {
+        return Err(EINVAL);
+    }
     // Linux tells who holds a segment by its area's server: it needs one.
     deferred_server::serve_self(c.process)?;
     let at = c.args[0];

@@ -17,10 +17,9 @@ use lwk_logic::errno::*;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
 use super::vm::Freed;
-use super::{launch, lazy_copy, pins, Process};
+use super::{launch, pins, Process};
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::{Queue, SpinLock};
-use crate::tlb;
 use request::Home;
 
 /// Host commands for the xemem thread: (type, first word, second word).
@@ -78,8 +77,7 @@ fn revoke(area: u64, id: u64) {
         }
     };
     if let Some(p) = unmapped {
-        tlb::shootdown(&p.ran_on);
-        p.note_unmapped();
+        p.flush_translations();
     }
     kmsg::send_words_waiting(Peer::Host, KMSG_XEMEM_REVOKED, &[id]);
 }
@@ -105,9 +103,8 @@ pub fn prepare(p: &Process, io: &XememIo, freed: &mut Freed) -> Result<(), Errno
     if io.size == 0 || !aligned || io.vaddr.checked_add(io.size).is_none() {
         return Err(EINVAL);
     }
-    // Pages that get memory only when touched (the main stack's, a vfork
-    // child's) get it now: the segment's frames are fixed from here on.
-    lazy_copy::fill_range(p, io.vaddr, io.size)?;
+    // Pages that get memory only when touched (the main stack's) get it
+    // now: the segment's frames are fixed from here on.
     p.grow_stack_over(io.vaddr, io.size);
     p.vm.lock().own_pages(io.vaddr, io.vaddr + io.size, false, freed)
 }
