@@ -6,6 +6,9 @@ CPUs under `atoll run`, each with Linux idle and with Linux busy:
   - getpid latency (a local system call in the enclave);
   - 1-byte writes to /dev/null (a delegated call's round trip) next to a
     pipe round trip between two Linux CPUs (bench/pipe_rtt.c);
+  - 1-byte pwrite()s to a file and 4 KiB pread()s from a file in Linux's
+    page cache (file_rw), and a pipe round trip between two threads of one
+    program (pipe_threads);
   - pthread_create + pthread_join;
   - STREAM triad and a conjugate-gradient solve (OpenMP) on K CPUs, RUNS
     runs each: mean, spread, worst vs best.
@@ -69,7 +72,7 @@ def run_vm(args, measured, alone, shared):
         "RUNS": args.runs, "REPS": args.reps, "GETPID_CALLS": args.getpid_calls,
         "DEVNULL_CALLS": args.devnull_calls, "THREADS": args.threads, "STREAM_N": args.stream_n,
         "STREAM_SWEEPS": args.stream_sweeps, "CG_N": args.cg_n, "CG_ITERS": args.cg_iters,
-        "PIPE_ROUNDS": args.pipe_rounds,
+        "PIPE_ROUNDS": args.pipe_rounds, "FILE_CALLS": args.file_calls,
     }
     output = boot_guest("program_bench", "program_guest.sh", guest_vars, (measured, alone, shared),
                         args.timeout, args.quiet)
@@ -126,6 +129,13 @@ def parse(output):
                 r[f"{what}_ns"] = summary["median_ns"]
                 if summary["wrong"] != 0:
                     problems.append(f"{case} {prog}: {summary['wrong']} wrong results")
+            file_rw = lines_of(s[f"{side}_file_{load}"], "file_rw: pwrite_median_ns=")[0]
+            r["pwrite_ns"], r["pread_ns"] = file_rw["pwrite_median_ns"], file_rw["pread_median_ns"]
+            pipes = lines_of(s[f"{side}_pipethreads_{load}"], "pipe_threads: median_ns=")[0]
+            r["pipe_threads_ns"] = pipes["median_ns"]
+            for prog, summary in (("file_rw", file_rw), ("pipe_threads", pipes)):
+                if summary["wrong"] != 0:
+                    problems.append(f"{case} {prog}: {summary['wrong']} wrong results")
             if side == "linux":
                 r["pipe_rtt_ns"] = lines_of(s[f"linux_pipe_{load}"], "pipe_rtt:")[0]["median_ns"]
             st = s[f"{side}_stream_{load}"]
@@ -157,6 +167,9 @@ def table(res, config):
            "|---|---|---|---|---|---|"]
     for key, label in [("getpid_ns", "getpid (local in the enclave)"),
                        ("devnull_ns", "1-byte write to /dev/null (delegated)"),
+                       ("pwrite_ns", "1-byte pwrite to a file (delegated)"),
+                       ("pread_ns", "4 KiB pread from a file in the page cache (delegated)"),
+                       ("pipe_threads_ns", "pipe round trip between two threads of one program"),
                        ("threads_ns", "pthread_create + join")]:
         out.append(f"| {label} | {us(L['idle'][key])} | {us(L['busy'][key])} | {us(E['idle'][key])} | "
                    f"{us(E['busy'][key])} | {E['idle'][key] / L['idle'][key]:.3f}x |")
@@ -217,6 +230,7 @@ def main():
     ap.add_argument("--devnull-calls", type=int, default=20_000)
     ap.add_argument("--threads", type=int, default=1000, help="threads created per repetition")
     ap.add_argument("--pipe-rounds", type=int, default=2000)
+    ap.add_argument("--file-calls", type=int, default=5000, help="pwrite and pread calls per repetition")
     ap.add_argument("--stream-n", type=int, default=4 << 20, help="doubles per STREAM array")
     ap.add_argument("--stream-sweeps", type=int, default=5, help="triads per timed run")
     ap.add_argument("--cg-n", type=int, default=256, help="CG grid side (n*n unknowns)")

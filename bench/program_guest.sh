@@ -6,7 +6,7 @@
 # From the driver: K (CPUs measured), MEASURED (them, as a range: 1-3, 3-3),
 # ONE (one of them, for single-threaded programs), LINUX_ONLY (the other
 # CPUs, space separated), RUNS, REPS, GETPID_CALLS, DEVNULL_CALLS, THREADS,
-# STREAM_N, STREAM_SWEEPS, CG_N, CG_ITERS, PIPE_ROUNDS.
+# STREAM_N, STREAM_SWEEPS, CG_N, CG_ITERS, PIPE_ROUNDS, FILE_CALLS.
 export OMP_NUM_THREADS=$K
 section() { echo "=== $1"; }
 fail() { echo "program_guest: $*"; exit 1; }
@@ -28,6 +28,8 @@ for load in idle busy; do
     measure linux_getpid_$load taskset -c "$ONE" /extra/getpid "$GETPID_CALLS" "$REPS"
     measure linux_devnull_$load taskset -c "$ONE" /extra/devnull "$DEVNULL_CALLS" "$REPS"
     measure linux_pipe_$load /extra/pipe_rtt "$pipe_a" "$ONE" "$PIPE_ROUNDS"
+    measure linux_file_$load taskset -c "$ONE" /extra/file_rw /tmp "$FILE_CALLS" "$REPS"
+    measure linux_pipethreads_$load taskset -c "$MEASURED" /extra/pipe_threads "$PIPE_ROUNDS" "$REPS"
     measure linux_threads_$load taskset -c "$MEASURED" /extra/thread_create "$THREADS" "$REPS"
     measure linux_stream_$load taskset -c "$MEASURED" /extra/stream "$STREAM_N" "$RUNS" "$STREAM_SWEEPS"
     measure linux_cg_$load taskset -c "$MEASURED" /extra/cg "$CG_N" "$CG_ITERS" "$RUNS"
@@ -40,6 +42,8 @@ for load in idle busy; do
     [ $load = busy ] && noise_on
     measure enclave_getpid_$load atoll run bench -- /extra/getpid "$GETPID_CALLS" "$REPS"
     measure enclave_devnull_$load atoll run bench -- /extra/devnull "$DEVNULL_CALLS" "$REPS"
+    measure enclave_file_$load atoll run bench -- /extra/file_rw /tmp "$FILE_CALLS" "$REPS"
+    measure enclave_pipethreads_$load atoll run bench -- /extra/pipe_threads "$PIPE_ROUNDS" "$REPS"
     measure enclave_threads_$load atoll run bench -- /extra/thread_create "$THREADS" "$REPS"
     measure enclave_stream_$load atoll run bench -- /extra/stream "$STREAM_N" "$RUNS" "$STREAM_SWEEPS"
     measure enclave_cg_$load atoll run bench -- /extra/cg "$CG_N" "$CG_ITERS" "$RUNS"

@@ -299,4 +299,33 @@ TARGETS = [
            "column, median of rounds)", "<=", 1.05, _noise_fwq, spec="{:.3f}"),
     Target("noise-bench", 16, "FWQ on all CPUs", "FWQ on all of an enclave's CPUs at once: worst / mean within 1.05",
            "<=", 1.05, None, spec="{:.3f}", note="the benchmark runs FWQ on one enclave CPU only"),
+    # Issue 39: the fast paths. Delegated calls and pipes against the same
+    # call on Linux on the same vCPU in the same run; the message path in
+    # guest instructions, exact under -icount (bench/smoke_bench.py).
+    Target("program-bench", 39, "delegated write", "delegated 1-byte write to /dev/null, Linux idle: enclave / "
+           "the same call on Linux", "<=", 10,
+           lambda d: ratio(_prog(d, "enclave", "idle", "devnull_ns"), _prog(d, "linux", "idle", "devnull_ns"))),
+    Target("program-bench", 39, "delegated write, Linux busy", "delegated 1-byte write to /dev/null, Linux busy: "
+           "enclave / the same call on Linux", "<=", 15,
+           lambda d: ratio(_prog(d, "enclave", "busy", "devnull_ns"), _prog(d, "linux", "busy", "devnull_ns"))),
+    Target("program-bench", 39, "pwrite", "delegated 1-byte pwrite to a file: enclave / Linux", "<=", 10,
+           lambda d: ratio(_prog(d, "enclave", "idle", "pwrite_ns"), _prog(d, "linux", "idle", "pwrite_ns"))),
+    Target("program-bench", 39, "pread", "delegated 4 KiB pread from a file in Linux's page cache: enclave / Linux",
+           "<=", 10, lambda d: ratio(_prog(d, "enclave", "idle", "pread_ns"), _prog(d, "linux", "idle", "pread_ns"))),
+    Target("program-bench", 39, "pipe between threads", "pipe round trip between two threads of one program: "
+           "enclave / Linux", "<=", 3,
+           lambda d: ratio(_prog(d, "enclave", "idle", "pipe_threads_ns"), _prog(d, "linux", "idle", "pipe_threads_ns"))),
+    Target("program-bench", 39, "local calls", "getpid: enclave / Linux", "<=", 1,
+           lambda d: ratio(_prog(d, "enclave", "idle", "getpid_ns"), _prog(d, "linux", "idle", "getpid_ns"))),
+    Target("process-bench", 39, "spawn from 64 MiB", "posix_spawn + wait from a 64 MiB program: enclave / Linux",
+           "<=", 2, _proc_ratio("spawn")),
+    Target("resize-bench", 39, "block back to Linux", "giving a 128 MiB block back to Linux (atoll remove --mem) / "
+           "Linux onlining it", "<=", 1.2, _resize("remove_block", "online"),
+           beside=_resize_beside("remove_block", "online")),
+    Target("resize-bench", 39, "taking a block", "taking a 128 MiB block (atoll add --mem) / Linux offlining it",
+           "<=", 1.1, _resize("add_block", "offline"), beside=_resize_beside("add_block", "offline")),
+    *[Target("smoke-bench", 39, f"message path {way}", f"one-slot message, polling, {way}: guest instructions from "
+             "the sender's call into its send function to the entry of the receiver's handler", "<=", 150,
+             (lambda key: lambda d: d["path"][key])(key), spec="{:g} instructions")
+      for way, key in [("Linux -> LWK", "linux_to_lwk"), ("LWK -> Linux", "lwk_to_linux")]],
 ]

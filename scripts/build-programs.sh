@@ -9,7 +9,7 @@
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
 #   libmpich-finalize-fix.so (preloaded: MPICH 4.0.2's finalize hang over TCP);
-# bench (bench/programs and bench/pipe_rtt.c): getpid, devnull,
+# bench (bench/programs and bench/pipe_rtt.c): getpid, devnull, file_rw, pipe_threads,
 #   thread_create, fork_wait, spawn_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
 #   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM),
 #   and with Debian's Open MPI (dynamic) mpi_pingpong, mpi_cg, mpi_init.
@@ -82,7 +82,7 @@ case $what in tests|all)
 esac
 
 case $what in bench|all)
-    for p in getpid devnull thread_create fork_wait spawn_wait signal_rtt spin_rate cma_copy; do
+    for p in getpid devnull file_rw pipe_threads thread_create fork_wait spawn_wait signal_rtt spin_rate cma_copy; do
         cc "$p" -pthread "$B/$p.c"
     done
     cc stream $OMP "$B/stream.c"
