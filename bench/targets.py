@@ -86,6 +86,11 @@ def _prog(d, side, load, key):
     return d["results"][side][load][key]
 
 
+def _prog_ratio(key, load="idle"):
+    """Enclave / Linux for one per-call figure of program-bench."""
+    return lambda d: ratio(_prog(d, "enclave", load, key), _prog(d, "linux", load, key))
+
+
 def _proc_ratio(what):
     return lambda d: ratio(d["results"]["enclave"][what]["median_ns"], d["results"]["linux"][what]["median_ns"])
 
@@ -304,19 +309,19 @@ TARGETS = [
     # guest instructions, exact under -icount (bench/smoke_bench.py).
     Target("program-bench", 39, "delegated write", "delegated 1-byte write to /dev/null, Linux idle: enclave / "
            "the same call on Linux", "<=", 10,
-           lambda d: ratio(_prog(d, "enclave", "idle", "devnull_ns"), _prog(d, "linux", "idle", "devnull_ns"))),
+           _prog_ratio("devnull_ns")),
     Target("program-bench", 39, "delegated write, Linux busy", "delegated 1-byte write to /dev/null, Linux busy: "
            "enclave / the same call on Linux", "<=", 15,
-           lambda d: ratio(_prog(d, "enclave", "busy", "devnull_ns"), _prog(d, "linux", "busy", "devnull_ns"))),
+           _prog_ratio("devnull_ns", "busy")),
     Target("program-bench", 39, "pwrite", "delegated 1-byte pwrite to a file: enclave / Linux", "<=", 10,
-           lambda d: ratio(_prog(d, "enclave", "idle", "pwrite_ns"), _prog(d, "linux", "idle", "pwrite_ns"))),
+           _prog_ratio("pwrite_ns")),
     Target("program-bench", 39, "pread", "delegated 4 KiB pread from a file in Linux's page cache: enclave / Linux",
-           "<=", 10, lambda d: ratio(_prog(d, "enclave", "idle", "pread_ns"), _prog(d, "linux", "idle", "pread_ns"))),
+           "<=", 10, _prog_ratio("pread_ns")),
     Target("program-bench", 39, "pipe between threads", "pipe round trip between two threads of one program: "
            "enclave / Linux", "<=", 3,
-           lambda d: ratio(_prog(d, "enclave", "idle", "pipe_threads_ns"), _prog(d, "linux", "idle", "pipe_threads_ns"))),
+           _prog_ratio("pipe_threads_ns")),
     Target("program-bench", 39, "local calls", "getpid: enclave / Linux", "<=", 1,
-           lambda d: ratio(_prog(d, "enclave", "idle", "getpid_ns"), _prog(d, "linux", "idle", "getpid_ns"))),
+           _prog_ratio("getpid_ns")),
     Target("process-bench", 39, "spawn from 64 MiB", "posix_spawn + wait from a 64 MiB program: enclave / Linux",
            "<=", 2, _proc_ratio("spawn")),
     Target("resize-bench", 39, "block back to Linux", "giving a 128 MiB block back to Linux (atoll remove --mem) / "

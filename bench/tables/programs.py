@@ -1,4 +1,4 @@
-"""Programs in an enclave against the same programs on Linux (issue 4),
+"""Programs in an enclave against the same programs on Linux (issues 4 and 39),
 from program-bench.json."""
 from figures import Doc, fmt, ratio, text
 from tables.render import block, table, verdicts
@@ -17,6 +17,9 @@ def per_call(results):
     rows = []
     for key, label in [("getpid_ns", "getpid (local in the enclave)"),
                        ("devnull_ns", "1-byte write to /dev/null (delegated from the enclave)"),
+                       ("pwrite_ns", "1-byte pwrite to a file (delegated)"),
+                       ("pread_ns", "4 KiB pread from a file in the page cache (delegated)"),
+                       ("pipe_threads_ns", "pipe round trip between two threads of one program"),
                        ("threads_ns", "pthread_create + join")]:
         rows.append([label, *[us(r[side][load][key]) for side, load in SIDES],
                      fmt(ratio(r["enclave"]["idle"][key], r["linux"]["idle"][key]), "{:.2f}x")])
