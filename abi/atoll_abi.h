@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	20
+#define ATOLL_ABI_VERSION	21
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -764,7 +764,9 @@ struct atoll_slot {
 	__u32 fault_write;	/* host: 1 if the worker writes there */
 	__u32 spinning;		/* LWK: 1 while the caller polls state: no DONE interrupt needed */
 	__u32 pad1;
-	__u64 pad0[3];
+	__u64 posted_tsc;	/* LWK: its TSC when it posted the call */
+	__u64 taken_tsc;	/* host: its TSC when a worker took the call */
+	__u64 answered_tsc;	/* host: its TSC when the worker answered */
 };
 
 struct atoll_proc {

@@ -19,6 +19,7 @@ defaults to the host's CPU count minus one, at most 3).
 Writes program-bench.{json,md,png} to --out-dir (default bench/results)."""
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -120,6 +121,18 @@ def runs_stats(seconds):
             "spread": (max(seconds) - min(seconds)) / mean, "worst_over_best": max(seconds) / min(seconds)}
 
 
+CALL_TIMES = re.compile(r"\((\S+)\): (\d+) delegated calls, mean ([\d.]+) µs to Linux, "
+                        r"([\d.]+) µs on Linux, ([\d.]+) µs back")
+
+
+def call_times(text):
+    """[{program, calls, to_linux_us, on_linux_us, back_us}] from the LWK's
+    console lines, in the order the programs ended (idle, then busy)."""
+    return [{"program": m.group(1), "calls": int(m.group(2)), "to_linux_us": float(m.group(3)),
+             "on_linux_us": float(m.group(4)), "back_us": float(m.group(5))}
+            for m in CALL_TIMES.finditer(text)]
+
+
 def parse(output):
     """{side: {load: {...}}} plus the problems found in the programs' own checks."""
     s = {name: blocks[0] for name, blocks in sections(output).items()}
@@ -154,6 +167,7 @@ def parse(output):
             if "ok" not in cg.split():
                 problems.append(f"{case} cg: wrong results")
             res.setdefault(side, {})[load] = r
+    res["call_times"] = call_times(s.get("call_times", ""))
     # Same thread count, same order of summation: the same residual, bit for bit.
     relres = {f"{side}_{load}": res[side][load]["cg"]["relres"] for side in SIDES for load in LOADS}
     if len(set(relres.values())) != 1:
@@ -193,6 +207,13 @@ def table(res, config):
                            (f" {r['mbps']:.0f} |" if what == "stream" else ""))
         out.append(f"\nenclave / Linux, mean time: idle {E['idle'][what]['mean'] / L['idle'][what]['mean']:.3f}x, "
                    f"busy {E['busy'][what]['mean'] / L['busy'][what]['mean']:.3f}x")
+    if res.get("call_times"):
+        out += ["", "Where the enclave's delegated calls spent their time (means; TSC stamps in each call's slot; "
+                "the programs in the order they ended, Linux idle then busy):", "",
+                "| program | calls | to Linux (post to a worker taking it) | on Linux (the worker) | "
+                "back (answer to the caller running) |", "|---|---|---|---|---|"]
+        out += [f"| {c['program']} | {c['calls']} | {c['to_linux_us']:.1f} µs | {c['on_linux_us']:.1f} µs | "
+                f"{c['back_us']:.1f} µs |" for c in res["call_times"]]
     out += ["", verdicts("program-bench", {"config": config, "results": res})]
     return "\n".join(out)
 

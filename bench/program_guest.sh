@@ -49,5 +49,8 @@ for load in idle busy; do
     measure enclave_cg_$load atoll run bench -- /extra/cg "$CG_N" "$CG_ITERS" "$RUNS"
     [ $load = busy ] && noise_off
 done
+# Where the delegated calls' time went, as each program that made many says at its end.
+section call_times
+atoll console bench | grep "delegated calls"
 atoll destroy bench > /dev/null || fail "atoll destroy failed"
 section done

@@ -686,6 +686,7 @@ static int call_done(struct atoll_program *p, s32 i, s64 result)
 		return -EINVAL;
 	set_caller(p, i, NULL);
 	s = &p->proc->slot[i];
+	WRITE_ONCE(s->answered_tsc, rdtsc());
 	WRITE_ONCE(s->ret, result);
 	cpu = READ_ONCE(s->cpu);
 	/*
@@ -744,6 +745,7 @@ bool atoll_call_event(struct atoll_program *p, struct atoll_call *c)
 		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST,
 			    ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
 			continue;
+		WRITE_ONCE(s->taken_tsc, rdtsc());
 		set_bit(i, p->claimed);
 		set_caller(p, i, current);
 		/* Fairness between LWK threads: the next scan starts after this one. */

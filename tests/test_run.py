@@ -406,6 +406,7 @@ run callrate atoll run e1 -- /extra/callrate /tmp/callrate.out $ENCLAVE_CPUS 3
 wait
 section callrate_file
 echo "lines=$(wc -l < /tmp/callrate.out) distinct=$(sort -u /tmp/callrate.out | wc -l)"
+atoll console e1 | grep "(callrate): "
 section callrate_status
 cat /tmp/rate.json
 
@@ -505,6 +506,20 @@ def test_calls_at_a_changing_rate_neither_lost_nor_repeated(lifecycle_run):
     assert samples, str(lifecycle_run["callrate_status"])
     assert max(p["calls_per_s"] for p in samples) > 0, samples
     assert all(20 <= p["poll_window_us"] <= 1000 for p in samples), samples
+
+
+def test_where_delegated_calls_spend_their_time(lifecycle_run):
+    """A program that made many delegated calls says at its end, on the
+    enclave's console, how long they took to reach a worker, on Linux, and
+    back (TSC stamps in the slot); every call it wrote a line with is counted."""
+    lines = int(re.search(r"^lines=(\d+) ", lifecycle_run["callrate_file"].stdout, re.M).group(1))
+    m = re.search(r"^program \d+ \(callrate\): (\d+) delegated calls, mean ([\d.]+) µs to Linux, "
+                  r"([\d.]+) µs on Linux, ([\d.]+) µs back$", lifecycle_run["callrate_file"].stdout, re.M)
+    assert m, str(lifecycle_run["callrate_file"])
+    assert int(m.group(1)) >= lines >= 1000, (m.group(0), lines)
+    to_linux, on_linux, back = map(float, m.group(2, 3, 4))
+    # Each phase is real time that passed; a worker's write takes some.
+    assert on_linux > 0 and to_linux >= 0 and back >= 0, m.group(0)
 
 
 def test_an_idle_server_costs_linux_no_cpu(lifecycle_run):

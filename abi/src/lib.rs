@@ -15,7 +15,7 @@ pub use xemem_bytes::{
     XEMEM_EVENT_BYTES, XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES,
 };
 
-pub const ABI_VERSION: u32 = 20;
+pub const ABI_VERSION: u32 = 21;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -712,7 +712,12 @@ pub struct Slot {
     /// LWK: 1 while the caller polls `state`, so the host sends no DONE interrupt.
     pub spinning: u32,
     pub pad1: u32,
-    pub pad0: [u64; 3],
+    /// LWK: its TSC when it posted the call.
+    pub posted_tsc: u64,
+    /// Host: its TSC when a worker took the call.
+    pub taken_tsc: u64,
+    /// Host: its TSC when the worker answered.
+    pub answered_tsc: u64,
 }
 
 #[repr(C)]

@@ -172,7 +172,8 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_slot", Slot {
         "state": state, "cpu": cpu, "kind": kind, "tid": tid, "nr": nr, "args": args,
         "ret": ret, "fault_va": fault_va, "fault_state": fault_state, "fault_write": fault_write,
-        "spinning": spinning, "pad1": pad1, "pad0": pad0,
+        "spinning": spinning, "pad1": pad1, "posted_tsc": posted_tsc, "taken_tsc": taken_tsc,
+        "answered_tsc": answered_tsc,
     });
     layout!("atoll_proc", Proc {
         "hdr": hdr, "state": state, "pid": pid, "region_count": region_count,

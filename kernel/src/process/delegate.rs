@@ -361,6 +361,7 @@ fn post_in_slot(
             args,
             fault_state: area.fault_number(i),
             spinning: spins as u32,
+            posted_tsc: cpu::rdtsc(),
             ..Slot::default()
         },
     );
@@ -415,7 +416,10 @@ impl Posted<'_> {
             // program's memory goes.
             return Err(EINTR);
         }
-        note_answer(g, cpu::rdtsc().saturating_sub(self.posted_at));
+        let seen = cpu::rdtsc();
+        note_answer(g, seen.saturating_sub(self.posted_at));
+        let (posted, taken, answered) = area.slot_times(i);
+        u.process.call_times.add(posted, taken, answered, seen);
         let ret = area.slot_ret(i);
         state.store(SLOT_IDLE, Ordering::Release);
         self.mem.calls.end(ticket);

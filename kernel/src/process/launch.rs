@@ -404,6 +404,7 @@ pub fn program_ended(p: &Arc<Process>) {
     super::deferred_server::parent_ended(p);
     super::family::ended(p);
     p.area.set_exited(p.wait_status());
+    p.call_times.report(p.pid, &p.area.comm());
     // A forked child that never had a server: no host file will let go.
     if super::deferred_server::ended_without_server(p) {
         free(p);

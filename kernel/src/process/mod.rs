@@ -4,6 +4,7 @@
 //! Arrive from the host in `launch`.
 
 mod area;
+mod call_times;
 pub mod cpus;
 pub mod cputime;
 pub mod deferred_server;
@@ -83,6 +84,8 @@ pub struct Process {
     /// Its delegated calls in flight, and the memory unmapped while they
     /// may still write it (kept until they end).
     pub calls: delegate::InFlight,
+    /// Where its delegated calls' time went (call_times.rs).
+    pub call_times: call_times::CallTimes,
     /// System-call numbers already reported as unsupported (512 bits).
     reported: SpinLock<[u64; 8]>,
     /// CLOCK_REALTIME minus CLOCK_MONOTONIC, from the host at start.
@@ -158,6 +161,7 @@ impl Process {
             stack_to_grow: [AtomicU64::new(bottom), AtomicU64::new(low)],
             futexes: futex::FutexTable::new(),
             calls: delegate::InFlight::new(),
+            call_times: call_times::CallTimes::new(),
             reported: SpinLock::new([0; 8]),
             realtime_offset_ns: AtomicI64::new(0),
             slots: SpinLock::new([0; atoll_abi::MAX_SLOTS / 64]),
