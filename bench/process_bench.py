@@ -23,7 +23,7 @@ from saving import save_results  # noqa: E402
 from targets import records  # noqa: E402
 from tables.render import verdicts  # noqa: E402
 from enclave_bench import kv, sections  # noqa: E402
-from program_bench import boot_guest, plan_cpus  # noqa: E402
+from program_bench import boot_guest, host_sized_guest, plan_cpus  # noqa: E402
 
 RESULTS = os.path.join(HERE, "results")
 SIDES = ["linux", "enclave"]
@@ -162,7 +162,7 @@ def main():
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args()
 
-    config, output = run_vm(args, plan_cpus(1))
+    config, output = run_vm(args, plan_cpus(1, host_sized_guest()))
     res = parse(output, run_icount_vm(args))
     text = table(res, config)
     print("\n" + text)

@@ -48,6 +48,14 @@ def build_programs(out_dir):
     subprocess.run([os.path.join(ROOT, "scripts", "build-programs.sh"), out_dir, "bench"], check=True)
 
 
+def host_sized_guest():
+    """No more vCPUs than host CPUs (2 to GUEST_CPUS): with 4 on a 2-CPU host,
+    Linux's 3 shared one host CPU, and every step of a delegated call that
+    crossed between them waited for a host time slice (931 µs a call
+    against 41-73 µs unpinned, 2026-11-28)."""
+    return max(2, min(GUEST_CPUS, len(os.sched_getaffinity(0))))
+
+
 def plan_cpus(cores, guest_cpus=GUEST_CPUS):
     """(measured guest CPUs, host CPUs for them, host CPUs for the rest);
     the guest has guest_cpus vCPUs, the measured ones last."""
@@ -264,12 +272,7 @@ def main():
     ap.add_argument("--quiet", action="store_true", help="do not stream the VM's console")
     args = ap.parse_args()
 
-    # No more vCPUs than host CPUs (at least 2): with 4 on this 2-CPU host,
-    # Linux's 3 shared one host CPU, and every step of a delegated call that
-    # crossed between them waited for a host time slice (931 µs a call
-    # against 41-73 µs unpinned, 2026-11-28).
-    guest = args.guest_cpus or max(2, min(GUEST_CPUS, len(os.sched_getaffinity(0))))
-    measured, alone, shared = plan_cpus(args.cores, guest)
+    measured, alone, shared = plan_cpus(args.cores, args.guest_cpus or host_sized_guest())
     config, output = run_vm(args, measured, alone, shared)
     res, problems = parse(output)
     text = table(res, config)
