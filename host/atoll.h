@@ -234,6 +234,9 @@ int atoll_resize_init(void);
 int atoll_resize_ask(struct atoll_enclave *e, u16 kind, const u64 *words, u32 n, u64 *lwk_ns);
 
 /* memory.c: 128 MB blocks through Linux's memory-hotplug sysfs path */
+/* Linux's, exported by kernel/rcu/update.c but declared only in its own kernel/rcu/rcu.h. */
+void rcu_expedite_gp(void);
+void rcu_unexpedite_gp(void);
 int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err);
 void atoll_memory_give_back(struct atoll_enclave *e);
 void atoll_memory_give_back_to(struct atoll_enclave *e, u32 keep);
