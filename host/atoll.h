@@ -115,6 +115,7 @@ struct atoll_enclave {
 	struct atoll_resize_event resize[ATOLL_RESIZE_HISTORY];	/* ring, by resizes */
 	struct atoll_noise_wait *noise_wait;	/* a probe's waiter (noise.c), under msg_lock */
 	bool xemem_deaf;		/* it let a revocation time out (cleared by the next) */
+	struct list_head mirrors;	/* its programs' mirrors (mirror.c, under its lock) */
 
 	/*
 	 * Its programs, one per area of the shared memory (program.c), and
@@ -154,6 +155,9 @@ struct atoll_program {
 	struct mm_struct *mm;		/* the mirror's address space, mmgrab'ed */
 	struct rw_semaphore map_sem;	/* faults read, zaps write */
 	u32 zapped_gen;			/* map_generation at the last zap */
+	struct list_head mirror_node;	/* in e->mirrors from RUN or ADOPT to the file's release */
+	/* e's blocks (by index) it mapped since its last zap: set by faults */
+	DECLARE_BITMAP(mapped_blocks, ATOLL_MAX_MEM_RANGES);
 };
 
 static inline struct atoll_proc *atoll_proc_area(struct atoll_enclave *e, u32 i)
@@ -178,7 +182,7 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
  * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
  * lifecycle.c -> kmsg.c -> kmsg_ring.c; enclave.c -> resize.c -> resize_mem.c
- * and resize_cpus.c -> resize_ask.c (-> kmsg.c), memory.c, cpus.c and boot.c;
+ * and resize_cpus.c -> resize_ask.c (-> kmsg.c), mirror.c, memory.c, cpus.c and boot.c;
  * enclave.c -> noise.c -> kmsg.c;
  * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
  * xemem.c -> xemem_map.c, mirror.c and mirror_grant.c; mirror.c -> kmsg.c
@@ -234,6 +238,9 @@ int atoll_resize_init(void);
 int atoll_resize_ask(struct atoll_enclave *e, u16 kind, const u64 *words, u32 n, u64 *lwk_ns);
 
 /* memory.c: 128 MB blocks through Linux's memory-hotplug sysfs path */
+/* Linux's, exported by kernel/rcu/update.c but declared only in its own kernel/rcu/rcu.h. */
+void rcu_expedite_gp(void);
+void rcu_unexpedite_gp(void);
 int atoll_memory_take(struct atoll_enclave *e, u64 bytes, char *err);
 void atoll_memory_give_back(struct atoll_enclave *e);
 void atoll_memory_give_back_to(struct atoll_enclave *e, u32 keep);
@@ -315,7 +322,9 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);
 void atoll_mirror_zap(struct atoll_program *p, bool start);
 void atoll_mirror_reload(struct atoll_program *p, u64 cr3);
 void atoll_mirror_put(struct atoll_program *p);
-void atoll_mirror_zap_all(void);
+void atoll_mirror_track(struct atoll_program *p);
+void atoll_mirror_untrack(struct atoll_program *p);
+void atoll_mirror_zap_blocks(struct atoll_enclave *e, u32 first, u32 count);
 struct atoll_mirror_grant;
 void atoll_mirror_ungrant(struct atoll_mirror_grant *g);
 int atoll_vma_no_split(struct vm_area_struct *vma, unsigned long addr);

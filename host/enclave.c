@@ -476,6 +476,7 @@ int atoll_enclave_create(struct atoll_create *req)
 		return -ENOMEM;
 	spin_lock_init(&e->msg_lock);
 	init_waitqueue_head(&e->wq);
+	INIT_LIST_HEAD(&e->mirrors);
 	e->id = next_id;
 	ret = atoll_owner_set(e, req->owner_uid, req->owner_gid, err);
 	if (!ret)

@@ -10,7 +10,8 @@
  * (EFAULT for a system call), except the frames of the program's XEMEM
  * attachments (granted by xemem.c while the attachment lives). Mappings go
  * when the LWK says it unmapped or reduced protection (map_generation), at
- * START, and when a grant that was used ends.
+ * START, when a grant that was used ends, and when a block the mirror
+ * mapped a page of leaves the enclave (each mirror notes which it did).
  *
  * The enclave's blocks are offline but stay in Linux's direct map, so the
  * LWK's tables are read through __va() once they are known to lie in them.
@@ -31,8 +32,8 @@
 #define LWK_PTE_LARGE	BIT_ULL(7)	/* in a PDPTE: 1 GiB; in a PDE: 2 MiB */
 #define LWK_PTE_ADDR	GENMASK_ULL(51, 12)
 
-/* Is [phys, phys + len) enclave memory, outside the shared area? */
-static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
+/* The index of e's block that holds phys, or -1. */
+static int block_index(const struct atoll_enclave *e, u64 phys)
 {
 	/* Blocks come and go while it runs (resize.c): entries before the count. */
 	u32 i, n = smp_load_acquire(&e->block_count);
@@ -40,11 +41,24 @@ static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
 
 	for (i = 0; i < n; i++) {
 		base = atoll_block_phys(e, i);
-		if (phys < base || phys + len > base + e->block_size)
-			continue;
-		return i != 0 || phys >= base + ATOLL_SHARED_SIZE;
+		if (phys >= base && phys - base < e->block_size)
+			return i;
 	}
-	return false;
+	return -1;
+}
+
+/* Is [phys, phys + len) enclave memory, outside the shared area? */
+static bool lwk_phys_ok(const struct atoll_enclave *e, u64 phys, u64 len)
+{
+	int i = block_index(e, phys);
+	u64 base;
+
+	if (i < 0)
+		return false;
+	base = atoll_block_phys(e, i);
+	if (phys + len > base + e->block_size)
+		return false;
+	return i != 0 || phys >= base + ATOLL_SHARED_SIZE;
 }
 
 /*
@@ -241,6 +255,7 @@ static vm_fault_t mirror_fault(struct vm_fault *vmf)
 	pgprot_t prot;
 	bool writable;
 	u64 phys;
+	int block;
 
 again:
 	/* Held across walk and insert, so a zap cannot slip in between. */
@@ -277,6 +292,10 @@ again:
 	} else {
 		prot = __pgprot(pgprot_val(prot) & ~_PAGE_RW);
 	}
+	/* Before the page is mapped: atoll_mirror_zap_blocks() reads it under map_sem. */
+	block = block_index(p->e, phys);
+	if (block >= 0)
+		set_bit(block, p->mapped_blocks);
 	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
 out:
 	atoll_mirror_grants_unlock();
@@ -327,20 +346,6 @@ static const struct vm_operations_struct mirror_ops = {
 	.mremap = atoll_vma_no_mremap,
 };
 
-/*
- * Drops every mirror mapping of every program, for memory that leaves the
- * enclaves (resize.c): mappings of pages the LWK still maps fault back in,
- * the others (the LWK unmapped them; mirrors drop those only lazily) are
- * gone before Linux reuses the memory.
- */
-void atoll_mirror_zap_all(void)
-{
-	struct address_space *m = READ_ONCE(mirrors);
-
-	if (m)
-		unmap_mapping_range(m, 0, 0, 1);
-}
-
 int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
 {
 	struct address_space *m = vma->vm_file->f_mapping, *old;
@@ -369,39 +374,62 @@ int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma)
 }
 
 /*
- * Drops every mirror mapping: at START (start: later faults honour the
- * LWK's protections) or when map_generation moved since the last zap.
- * Lock order as in a fault: the mmap lock, then map_sem.
+ * p's mirror's address space, read-locked, or NULL: none yet, or exiting
+ * (its mappings go anyway). Lock order as in a fault: the mmap lock, then
+ * map_sem.
  */
-void atoll_mirror_zap(struct atoll_program *p, bool start)
+static struct mm_struct *mirror_mm_lock(struct atoll_program *p)
 {
 	/* Pairs with the release in atoll_mirror_mmap(). */
 	struct mm_struct *mm = smp_load_acquire(&p->mm);
-	struct vm_area_struct *vma;
-	u32 gen;
 
-	if (!start && READ_ONCE(p->proc->map_generation) == READ_ONCE(p->zapped_gen))
-		return;
 	if (mm && !mmget_not_zero(mm))
-		mm = NULL;	/* exiting: its mappings are going anyway */
+		mm = NULL;
 	if (mm)
 		mmap_read_lock(mm);
-	down_write(&p->map_sem);
-	if (start)
-		p->started = true;
-	gen = READ_ONCE(p->proc->map_generation);
-	if (mm && (start || gen != p->zapped_gen)) {
-		vma = find_vma(mm, ATOLL_USER_START);
-		if (vma && vma->vm_start == ATOLL_USER_START && vma->vm_ops == &mirror_ops &&
-		    vma->vm_private_data == p)
-			zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
-	}
-	p->zapped_gen = gen;
-	up_write(&p->map_sem);
+	return mm;
+}
+
+static void mirror_mm_unlock(struct mm_struct *mm)
+{
 	if (mm) {
 		mmap_read_unlock(mm);
 		mmput(mm);
 	}
+}
+
+/* Under mm's lock (mm may be NULL) and map_sem written: drops every mapping of p's mirror. */
+static void zap_mirror(struct atoll_program *p, struct mm_struct *mm)
+{
+	struct vm_area_struct *vma = mm ? find_vma(mm, ATOLL_USER_START) : NULL;
+
+	if (vma && vma->vm_start == ATOLL_USER_START && vma->vm_ops == &mirror_ops &&
+	    vma->vm_private_data == p)
+		zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
+	bitmap_zero(p->mapped_blocks, ATOLL_MAX_MEM_RANGES);
+}
+
+/*
+ * Drops every mirror mapping: at START (start: later faults honour the
+ * LWK's protections) or when map_generation moved since the last zap.
+ */
+void atoll_mirror_zap(struct atoll_program *p, bool start)
+{
+	struct mm_struct *mm;
+	u32 gen;
+
+	if (!start && READ_ONCE(p->proc->map_generation) == READ_ONCE(p->zapped_gen))
+		return;
+	mm = mirror_mm_lock(p);
+	down_write(&p->map_sem);
+	if (start)
+		p->started = true;
+	gen = READ_ONCE(p->proc->map_generation);
+	if (start || gen != p->zapped_gen)
+		zap_mirror(p, mm);
+	p->zapped_gen = gen;
+	up_write(&p->map_sem);
+	mirror_mm_unlock(mm);
 }
 
 /*
@@ -411,30 +439,16 @@ void atoll_mirror_zap(struct atoll_program *p, bool start)
  */
 void atoll_mirror_reload(struct atoll_program *p, u64 cr3)
 {
-	/* Pairs with the release in atoll_mirror_mmap(). */
-	struct mm_struct *mm = smp_load_acquire(&p->mm);
-	struct vm_area_struct *vma;
+	struct mm_struct *mm = mirror_mm_lock(p);
 
-	if (mm && !mmget_not_zero(mm))
-		mm = NULL;
-	if (mm)
-		mmap_read_lock(mm);
 	down_write(&p->map_sem);
 	p->cr3 = cr3;
 	p->started = false;
 	p->adopted = false;
-	if (mm) {
-		vma = find_vma(mm, ATOLL_USER_START);
-		if (vma && vma->vm_start == ATOLL_USER_START && vma->vm_ops == &mirror_ops &&
-		    vma->vm_private_data == p)
-			zap_vma_ptes(vma, vma->vm_start, vma->vm_end - vma->vm_start);
-	}
+	zap_mirror(p, mm);
 	p->zapped_gen = READ_ONCE(p->proc->map_generation);
 	up_write(&p->map_sem);
-	if (mm) {
-		mmap_read_unlock(mm);
-		mmput(mm);
-	}
+	mirror_mm_unlock(mm);
 }
 
 void atoll_mirror_put(struct atoll_program *p)
@@ -442,4 +456,63 @@ void atoll_mirror_put(struct atoll_program *p)
 	if (p->mm)
 		mmdrop(p->mm);
 	p->mm = NULL;
+}
+
+/*
+ * Each enclave's programs, from RUN or ADOPT (before their mirror can be
+ * mapped) to their file's release (after its last mapping went): the
+ * mirrors atoll_mirror_zap_blocks() looks at. Taken before any mmap lock.
+ */
+static DEFINE_MUTEX(tracked_lock);
+
+void atoll_mirror_track(struct atoll_program *p)
+{
+	mutex_lock(&tracked_lock);
+	list_add(&p->mirror_node, &p->e->mirrors);
+	mutex_unlock(&tracked_lock);
+}
+
+void atoll_mirror_untrack(struct atoll_program *p)
+{
+	mutex_lock(&tracked_lock);
+	list_del_init(&p->mirror_node);
+	mutex_unlock(&tracked_lock);
+}
+
+/* Under map_sem: has p's mirror mapped a page of e's blocks [first, end)? */
+static bool mapped_any(struct atoll_program *p, u32 first, u32 end)
+{
+	return find_next_bit(p->mapped_blocks, end, first) < end;
+}
+
+/*
+ * Blocks [first, first + count) of e go back to Linux (resize_mem.c),
+ * after the LWK let them go: no fault finds their pages any more. Only
+ * mirrors that mapped one of their pages since their last zap are zapped
+ * (what else the LWK maps there faults back in); the others, and every
+ * other enclave's, keep their mappings.
+ */
+void atoll_mirror_zap_blocks(struct atoll_enclave *e, u32 first, u32 count)
+{
+	struct atoll_program *p;
+	struct mm_struct *mm;
+	bool mapped;
+
+	mutex_lock(&tracked_lock);
+	list_for_each_entry(p, &e->mirrors, mirror_node) {
+		/* Written: a fault that noted a page of them has mapped it. */
+		down_write(&p->map_sem);
+		mapped = mapped_any(p, first, first + count);
+		up_write(&p->map_sem);
+		if (!mapped)
+			continue;
+		mm = mirror_mm_lock(p);
+		down_write(&p->map_sem);
+		zap_mirror(p, mm);
+		up_write(&p->map_sem);
+		mirror_mm_unlock(mm);
+		pr_debug("atoll: enclave %s: program %u's mirror zapped: a block it mapped goes back to Linux\n",
+			 e->name, p->pid);
+	}
+	mutex_unlock(&tracked_lock);
 }

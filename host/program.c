@@ -30,6 +30,7 @@ struct atoll_program *atoll_program_alloc(void)
 		return NULL;
 	mutex_init(&p->lock);
 	init_rwsem(&p->map_sem);
+	INIT_LIST_HEAD(&p->mirror_node);
 	spin_lock_init(&p->call_lock);
 	return p;
 }
@@ -206,6 +207,7 @@ void atoll_program_release(struct atoll_program *p)
 
 	for (i = 0; i < ATOLL_MAX_SLOTS; i++)
 		set_caller(p, i, NULL);
+	atoll_mirror_untrack(p);
 	if (p->e) {
 		/*
 		 * Vacated before the LWK hears of it: once it frees the area it
@@ -512,6 +514,7 @@ static long run_locked(struct atoll_program *p, void *req)
 		return ret;
 	}
 	run->pid = p->pid;
+	atoll_mirror_track(p);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return p->pid;
@@ -597,6 +600,7 @@ static long adopt_locked(struct atoll_program *p, void *req)
 	up_write(&p->map_sem);
 	WRITE_ONCE(p->proc->host_pid, task_tgid_nr(current));
 	set_nodename(p->proc);
+	atoll_mirror_track(p);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);
 	return 0;

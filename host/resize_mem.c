@@ -33,6 +33,7 @@ static u32 take_back(struct atoll_enclave *e, u32 keep, u32 never_sent, u64 *lwk
 		/* -EINVAL: the LWK never had it. */
 		if (ret && ret != -EINVAL)
 			break;
+		atoll_mirror_zap_blocks(e, i, 1);
 		atoll_memory_give_back_to(e, i);
 	}
 	return e->block_count;
@@ -102,7 +103,7 @@ int atoll_resize_remove_memory(struct atoll_enclave *e, struct atoll_resize *req
 	}
 	t = ktime_get_ns();
 	/* No `atoll run` may still map a page of these blocks when Linux reuses them. */
-	atoll_mirror_zap_all();
+	atoll_mirror_zap_blocks(e, had - n, n);
 	atoll_memory_give_back_to(e, had - n);
 	req->linux_ns = ktime_get_ns() - t;
 	return 0;

@@ -4,7 +4,7 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads, callrate,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
@@ -34,7 +34,7 @@ mkdir -p "$out"
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
 case $what in tests|all)
-    for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog spawn_big vdso; do
+    for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog mirror_hold spawn_big vdso; do
         cc "$p" "$T/$p.c"
     done
     cc pthreads -pthread "$T/pthreads.c"
