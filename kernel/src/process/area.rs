@@ -192,7 +192,11 @@ impl Area {
     /// Slot `i`'s TSC stamps: (posted, taken, answered).
     pub fn slot_times(self, i: usize) -> (u64, u64, u64) {
         let at = |field| self.region().read(Self::slot_offset(i) + field);
-        (at(offset_of!(Slot, posted_tsc)), at(offset_of!(Slot, taken_tsc)), at(offset_of!(Slot, answered_tsc)))
+        (
+            at(offset_of!(Slot, posted_tsc)),
+            at(offset_of!(Slot, taken_tsc)),
+            at(offset_of!(Slot, answered_tsc)),
+        )
     }
 
     pub fn slot_ret(self, i: usize) -> i64 {

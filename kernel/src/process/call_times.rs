@@ -49,7 +49,8 @@ impl CallTimes {
         if n < REPORTED_FROM {
             return;
         }
-        let mean_us = |sum: &AtomicU64| tsc::cycles_to_ns(sum.load(Ordering::Relaxed) / n) as f64 / 1000.0;
+        let mean_us =
+            |sum: &AtomicU64| tsc::cycles_to_ns(sum.load(Ordering::Relaxed) / n) as f64 / 1000.0;
         println!(
             "program {} ({}): {} delegated calls, mean {:.1} µs to Linux, {:.1} µs on Linux, {:.1} µs back",
             pid,
