@@ -88,9 +88,7 @@ int atoll_kmsg_bench_init(void)
 /* Spins until done() or BENCH_WAIT_NS; polls e's messages if `poll`. */
 static int spin_until(struct atoll_enclave *e, bool (*done)(u64 arg), u64 arg, bool poll)
 {
-	u64 deadline = ktime_get_ns() + BENCH_WAIT_NS;
-
-	u64 t0, at;
+	u64 deadline = ktime_get_ns() + BENCH_WAIT_NS, t0, at;
 
 	while (!done(arg)) {
 		if (poll) {
