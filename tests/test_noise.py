@@ -8,9 +8,22 @@ by 100 ms windows: Linux's tick shows as its interrupts."""
 import json
 import re
 
+import vm_record
+
+
+# Exits 0 when the FTQ run in argv[1] had an enclave quantum with no work and
+# no interrupt: only the host can stop a vCPU so, as this shared machine's
+# scheduler does now and then (4 vCPUs on 2 cores). The probe is then run once
+# more, and the repeat counted like a repeated VM run; a second such quantum
+# fails the test.
+EMPTY_QUANTUM = (
+    "import json, sys; c = json.load(open(sys.argv[1]))['cpus'][0]; "
+    "sys.exit(0 if c['min'] == 0 and c['with_interrupts'] == 0 else 1)"
+)
+
 
 def test_noise_probe_on_every_enclave_cpu(vm):
-    res = vm(r'''
+    res = vm(f"EMPTY_QUANTUM=\"{EMPTY_QUANTUM}\"\n" + r'''
 atoll create --cpus 2 --mem 128M --name n > /dev/null || exit 9
 atoll --json noise --enclave n --seconds 1 > /tmp/noise.json || exit 10
 echo "JSON $(cat /tmp/noise.json)"
@@ -20,7 +33,11 @@ echo "LINUX $(cat /tmp/linux.json)"
 atoll noise; echo "NOWHERE: $?"
 atoll --json noise --enclave n --cpus 1 --probe fwq --seconds 1 > /tmp/fwq.json || exit 13
 echo "FWQ $(cat /tmp/fwq.json)"
-atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 > /tmp/ftq.json || exit 14
+for try in 1 2; do
+  atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 > /tmp/ftq.json || exit 14
+  python3 -c "$EMPTY_QUANTUM" /tmp/ftq.json || break
+  echo "FTQ EMPTY QUANTUM $(cat /tmp/ftq.json)"
+done
 echo "FTQ $(cat /tmp/ftq.json)"
 atoll noise --enclave n --probe fwq --seconds 0.5
 atoll noise --enclave n --cpus 1 --linux-cpus 1 --seconds 0.5 --plot /tmp/noise.svg > /dev/null || exit 15
@@ -68,7 +85,10 @@ atoll destroy n > /dev/null || exit 11
     assert q["with_interrupts"] == 0 and q["interrupts"] == 0, q
     assert len(q["listed"]) == q["samples"], q
     # FTQ on the enclave CPU and a Linux CPU: work per 0.5 ms quantum.
-    ftq = json.loads(next(l[4:] for l in out.splitlines() if l.startswith("FTQ ")))
+    if "FTQ EMPTY QUANTUM " in out:
+        vm_record.repeated("FTQ probe run again: an enclave quantum had no work and no interrupt "
+                           "(the host stopped the vCPU)")
+    ftq = json.loads(next(l[4:] for l in out.splitlines() if l.startswith("FTQ {")))
     lwk, lin = ftq["cpus"]
     assert (lwk["kernel"], lin["kernel"]) == ("lwk", "linux"), ftq
     assert lwk["samples"] >= 500 and lwk["min"] > 0 and lwk["min_over_mean"] <= 1, lwk
