@@ -14,7 +14,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION	21
+#define ATOLL_ABI_VERSION	22
 
 #define ATOLL_MAX_CPUS		64	/* CPUs in one enclave */
 #define ATOLL_HOST_CPU_WORDS	4	/* host CPU bitmaps: 256 CPUs */
@@ -628,6 +628,7 @@ struct atoll_kmsg_check_start {
 #define ATOLL_VDSO_PAGES	4			/* the data page and the image's */
 #define ATOLL_MAX_REGIONS	16
 #define ATOLL_MAX_SLOTS		128			/* threads alive at once */
+#define ATOLL_SLOT_WORDS	(ATOLL_MAX_SLOTS / 64)	/* a bitmap with a bit per slot */
 #define ATOLL_COMM_LEN		16			/* a command name, NUL padded */
 #define ATOLL_NODENAME_LEN	72			/* Linux's host name, NUL padded */
 
@@ -787,6 +788,7 @@ struct atoll_proc {
 	__u32 poll_window_us;	/* host: how long a worker polls before it sleeps, now */
 	__u32 calls_per_s;	/* host: delegated calls taken in the last whole second */
 	__u32 pad0;
+	__u64 posted[ATOLL_SLOT_WORDS];	/* LWK: a bit per slot posted (set after its REQUEST) */
 	__u64 realtime_ns;	/* START: Linux's CLOCK_REALTIME when it sent START */
 	__u64 cpus;		/* host: the CPUs asked for (0: cpu_count); LWK: those it uses */
 	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */

@@ -721,16 +721,25 @@ static int call_done(struct atoll_program *p, s32 i, s64 result)
 	return 0;
 }
 
+/* The LWK's posted bitmap: a bit per slot whose REQUEST no worker took yet. */
+static unsigned long *posted_bits(struct atoll_program *p)
+{
+	BUILD_BUG_ON(sizeof(p->proc->posted) * BITS_PER_BYTE != ATOLL_MAX_SLOTS);
+	return (unsigned long *)p->proc->posted;
+}
+
 /*
  * Claims the next event for one worker, or returns false. Runs as a wait
- * condition (task not running): no sleeping here. The cmpxchg gives each
- * request to exactly one of the concurrent workers.
+ * condition (task not running): no sleeping here. Only the worker that
+ * clears a slot's posted bit claims it; the cmpxchg then makes sure the
+ * slot still holds a request (a bit left from a slot its program gave up).
  */
 bool atoll_call_event(struct atoll_program *p, struct atoll_call *c)
 {
 	struct atoll_enclave *e = p->e;
+	unsigned long *posted = posted_bits(p);
 	struct atoll_slot *s;
-	u32 n, i;
+	u32 i;
 
 	if (READ_ONCE(e->crashed)) {
 		c->event = ATOLL_EVENT_CRASHED;
@@ -742,10 +751,10 @@ bool atoll_call_event(struct atoll_program *p, struct atoll_call *c)
 		c->wait_status = area_of(p)->wait_status;
 		return true;
 	}
-	for (n = 0, i = READ_ONCE(p->next_slot); n < ATOLL_MAX_SLOTS;
-	     n++, i = (i + 1) % ATOLL_MAX_SLOTS) {
+	for_each_set_bit_wrap(i, posted, ATOLL_MAX_SLOTS, READ_ONCE(p->next_slot)) {
 		s = &p->proc->slot[i];
-		if (READ_ONCE(s->state) != ATOLL_SLOT_REQUEST ||
+		/* Fully ordered: the LWK's REQUEST came before its bit. */
+		if (!test_and_clear_bit(i, posted) ||
 		    cmpxchg(&s->state, ATOLL_SLOT_REQUEST,
 			    ATOLL_SLOT_CLAIMED) != ATOLL_SLOT_REQUEST)
 			continue;
@@ -775,7 +784,8 @@ static void call_unclaim(struct atoll_program *p, u32 i)
 	if (!test_and_clear_bit(i, p->claimed))
 		return;
 	set_caller(p, i, NULL);
-	cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_REQUEST);
+	if (cmpxchg(&s->state, ATOLL_SLOT_CLAIMED, ATOLL_SLOT_REQUEST) == ATOLL_SLOT_CLAIMED)
+		set_bit(i, posted_bits(p));
 	wake_up_all(&p->e->wq);
 }
 

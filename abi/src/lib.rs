@@ -15,7 +15,7 @@ pub use xemem_bytes::{
     XEMEM_EVENT_BYTES, XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES,
 };
 
-pub const ABI_VERSION: u32 = 21;
+pub const ABI_VERSION: u32 = 22;
 
 pub const MAX_CPUS: usize = 64;
 pub const HOST_CPU_WORDS: usize = 4;
@@ -613,6 +613,8 @@ pub struct VdsoData {
 }
 pub const MAX_REGIONS: usize = 16;
 pub const MAX_SLOTS: usize = 128;
+/// Words of a bitmap with a bit per slot.
+pub const SLOT_WORDS: usize = MAX_SLOTS / 64;
 pub const COMM_LEN: usize = 16;
 /// Linux's host name (65 bytes with its NUL), NUL padded to 72.
 pub const NODENAME_LEN: usize = 72;
@@ -743,6 +745,10 @@ pub struct Proc {
     /// Host: delegated calls taken in the last whole second.
     pub calls_per_s: u32,
     pub pad0: u32,
+    /// LWK: a bit per slot it posted a call in, set after the slot's
+    /// REQUEST; a worker clears the bit, then claims the slot. A polling
+    /// worker reads these words instead of every slot's state.
+    pub posted: [u64; SLOT_WORDS],
     pub realtime_ns: u64,
     pub cpus: u64,
     pub mem_bytes: u64,

@@ -181,7 +181,7 @@ fn expectations() -> Vec<(String, u64)> {
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
         "polling": polling, "poll_window_us": poll_window_us,
-        "calls_per_s": calls_per_s, "pad0": pad0, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
+        "calls_per_s": calls_per_s, "pad0": pad0, "posted": posted, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
         "file": file, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
@@ -414,6 +414,7 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_VDSO_PAGES", VDSO_PAGES),
         ("ATOLL_MAX_REGIONS", MAX_REGIONS as u64),
         ("ATOLL_MAX_SLOTS", MAX_SLOTS as u64),
+        ("ATOLL_SLOT_WORDS", SLOT_WORDS as u64),
         ("ATOLL_PROT_READ", PROT_READ as u64),
         ("ATOLL_PROT_WRITE", PROT_WRITE as u64),
         ("ATOLL_PROT_EXEC", PROT_EXEC as u64),

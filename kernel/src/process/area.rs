@@ -184,6 +184,13 @@ impl Area {
         self.region().atomic_u32(offset_of!(Proc, polling)).load(Ordering::SeqCst) != 0
     }
 
+    /// Rings slot `i`'s bit in the posted bitmap, after its REQUEST: a
+    /// worker claims only slots whose bit it cleared.
+    pub fn mark_posted(self, i: usize) {
+        let word = offset_of!(Proc, posted) + i / 64 * size_of::<u64>();
+        self.region().atomic_u64(word).fetch_or(1 << (i % 64), Ordering::SeqCst);
+    }
+
     /// Fills slot `i` with a request (its state is set by the caller).
     pub fn fill_slot(self, i: usize, slot: Slot) {
         self.region().write(Self::slot_offset(i), slot);

@@ -366,8 +366,9 @@ fn post_in_slot(
         },
     );
     // SeqCst, then the poller's flag: a poller clears its flag, then looks
-    // at the slots once more, so one of the two sees the other.
+    // at the posted bits once more, so one of the two sees the other.
     area.slot_state(i).store(SLOT_REQUEST, Ordering::SeqCst);
+    area.mark_posted(i);
     cpu::restore_interrupts(irqs);
     if !area.server_polling() {
         kmsg::send_words_waiting(Peer::Host, KMSG_CALL_POSTED, &[area.index() as u64, i as u64]);
