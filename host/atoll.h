@@ -146,8 +146,8 @@ struct atoll_program {
 	spinlock_t call_lock;		/* callers */
 	struct task_struct *callers[ATOLL_MAX_SLOTS];	/* the worker on each claimed slot */
 	atomic_t pollers;		/* 1 while a worker polls the slots (call_poll.c) */
-	u64 call_gap_ns;		/* recent wait for a call: the polling window follows it */
-	u64 rate_start_ns;		/* the second calls are counted in */
+	u64 call_gap_tsc;		/* recent wait for a call: the polling window follows it */
+	u64 rate_start_tsc;		/* the second calls are counted in */
 	atomic_t rate_calls;		/* calls taken in it */
 
 	/* The mirror of the program's address space (mirror.c). */
@@ -314,8 +314,8 @@ long atoll_program_ioctl(struct atoll_program *p, unsigned int cmd, unsigned lon
 bool atoll_call_event(struct atoll_program *p, struct atoll_call *c);
 /* Waiting for calls (call_poll.c). */
 bool atoll_call_poll(struct atoll_program *p, struct atoll_call *c);
-void atoll_call_rate_tick(struct atoll_program *p, u64 now);
-void atoll_call_taken(struct atoll_program *p, u64 waited_since);
+void atoll_call_rate_tick(struct atoll_program *p, u64 now_tsc);
+void atoll_call_taken(struct atoll_program *p, u64 waited_since_tsc);
 
 /* mirror.c: the program's address space mapped into the `atoll run` process */
 int atoll_mirror_mmap(struct atoll_program *p, struct vm_area_struct *vma);

@@ -8,35 +8,44 @@
  * LWK posts without a message and its interrupt. After the window the
  * worker sleeps, so an idle server costs Linux no CPU. The area also shows
  * the window and the calls taken in the last whole second (`atoll status`).
+ * Time here is the TSC, which the slots' stamps use too: Linux's clock may
+ * be an HPET (a VM whose TSC Linux does not trust), whose every read costs
+ * microseconds, too much for each turn of the loop and each call.
  */
-#include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/sched/signal.h>
+#include <asm/tsc.h>
 #include "atoll.h"
 
 #define POLL_MIN_NS	(20 * NSEC_PER_USEC)
 #define POLL_MAX_NS	(1000 * NSEC_PER_USEC)
 #define POLL_FIRST_NS	(30 * NSEC_PER_USEC)	/* before the first call */
 
+static u64 cycles(u64 ns)
+{
+	return mul_u64_u32_div(ns, tsc_khz, USEC_PER_SEC);
+}
+
+/* The window, in TSC cycles. */
 static u64 poll_window(struct atoll_program *p)
 {
-	u64 gap = READ_ONCE(p->call_gap_ns);
+	u64 gap = READ_ONCE(p->call_gap_tsc);
 
 	if (!gap)
-		return POLL_FIRST_NS;
-	if (gap > POLL_MAX_NS / 2)
-		return POLL_MIN_NS;
-	return clamp_t(u64, 2 * gap, POLL_MIN_NS, POLL_MAX_NS);
+		return cycles(POLL_FIRST_NS);
+	if (gap > cycles(POLL_MAX_NS) / 2)
+		return cycles(POLL_MIN_NS);
+	return clamp_t(u64, 2 * gap, cycles(POLL_MIN_NS), cycles(POLL_MAX_NS));
 }
 
 bool atoll_call_poll(struct atoll_program *p, struct atoll_call *c)
 {
-	u64 start = ktime_get_ns(), window = poll_window(p);
+	u64 start = rdtsc(), window = poll_window(p);
 	bool found;
 
 	if (atomic_cmpxchg(&p->pollers, 0, 1))
 		return atoll_call_event(p, c);	/* another worker polls */
-	WRITE_ONCE(p->proc->poll_window_us, div_u64(window, NSEC_PER_USEC));
+	WRITE_ONCE(p->proc->poll_window_us, div_u64(window, max(tsc_khz / MSEC_PER_SEC, 1U)));
 	/*
 	 * Up before the first look: pairs with the LWK's SeqCst store of
 	 * REQUEST, then its load of polling.
@@ -47,7 +56,7 @@ bool atoll_call_poll(struct atoll_program *p, struct atoll_call *c)
 		if (found)
 			break;
 		cpu_relax();
-	} while (ktime_get_ns() - start < window && !need_resched() && !signal_pending(current));
+	} while (rdtsc() - start < window && !need_resched() && !signal_pending(current));
 	/* Down, then one more look: a call posted meanwhile came without a message. */
 	smp_store_mb(p->proc->polling, 0);
 	if (!found)
@@ -56,26 +65,29 @@ bool atoll_call_poll(struct atoll_program *p, struct atoll_call *c)
 	return found;
 }
 
-/* Rolls the rate's second over; each sleeping worker calls it every slice too. */
+/*
+ * Rolls the rate's second over (now: the TSC); each sleeping worker calls it
+ * every slice too.
+ */
 void atoll_call_rate_tick(struct atoll_program *p, u64 now)
 {
-	u64 start = READ_ONCE(p->rate_start_ns);
+	u64 start = READ_ONCE(p->rate_start_tsc), second = cycles(NSEC_PER_SEC);
 	int calls;
 
-	if (now - start < NSEC_PER_SEC || cmpxchg64(&p->rate_start_ns, start, now) != start)
+	if (now - start < second || cmpxchg64(&p->rate_start_tsc, start, now) != start)
 		return;
 	calls = atomic_xchg(&p->rate_calls, 0);
 	/* A second with no tick at all (no worker waited) had no calls. */
-	WRITE_ONCE(p->proc->calls_per_s, now - start < 2 * NSEC_PER_SEC ? calls : 0);
+	WRITE_ONCE(p->proc->calls_per_s, now - start < 2 * second ? calls : 0);
 }
 
 void atoll_call_taken(struct atoll_program *p, u64 waited_since)
 {
-	u64 now = ktime_get_ns(), waited = now - waited_since;
-	u64 gap = READ_ONCE(p->call_gap_ns);
+	u64 now = rdtsc(), waited = now - waited_since;
+	u64 gap = READ_ONCE(p->call_gap_tsc);
 
 	/* A moving average, 1/4 the newest: the window follows the rate. */
-	WRITE_ONCE(p->call_gap_ns, gap ? (3 * gap + waited) / 4 : waited);
+	WRITE_ONCE(p->call_gap_tsc, gap ? (3 * gap + waited) / 4 : waited);
 	atoll_call_rate_tick(p, now);
 	atomic_inc(&p->rate_calls);
 }

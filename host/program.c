@@ -803,14 +803,14 @@ static int call_sleep(struct atoll_program *p, struct atoll_call *c)
 			return 0;
 		if (left < 0)
 			return -EINTR;
-		atoll_call_rate_tick(p, ktime_get_ns());
+		atoll_call_rate_tick(p, rdtsc());
 	}
 }
 
 /* The next event: polled for first (call_poll.c), then slept for. */
 static int call_wait(struct atoll_program *p, struct atoll_call *c)
 {
-	u64 start = ktime_get_ns();
+	u64 start = rdtsc();
 	int ret = atoll_call_poll(p, c) ? 0 : call_sleep(p, c);
 
 	if (!ret && c->event == ATOLL_EVENT_CALL)
