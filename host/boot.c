@@ -187,10 +187,13 @@ static int image_check(const struct atoll_create *req, u64 block_size, char *err
 }
 
 /*
- * The enclave's first block, mapped for the module outside Linux's direct
- * map (where memremap() would point): the block is offline, and a kernel
- * with KASAN keeps the direct map's shadow of freed pages poisoned, so every
- * access there to the LWK's memory was reported as a use-after-free.
+ * The start of the enclave's first block, mapped for the module outside
+ * Linux's direct map (where memremap() would point): the block is offline,
+ * and a kernel with KASAN keeps the direct map's shadow of freed pages
+ * poisoned, so every access there to the LWK's memory was reported as a
+ * use-after-free. Only what the module touches: the shared area and the
+ * LWK's image (the whole block's 32768 PTEs took a millisecond and more to
+ * unmap at destroy, counted in the time memory took to go back).
  */
 static void *block_map(u64 base, u64 size)
 {
@@ -224,7 +227,7 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	if (ret)
 		return ret;
 	t0 = ktime_get_ns();
-	e->shared = block_map(base, e->block_size);
+	e->shared = block_map(base, ATOLL_SHARED_SIZE + PAGE_ALIGN(req->image_mem_size));
 	if (!e->shared) {
 		atoll_err(err, "cannot map the enclave's memory at %#llx", base);
 		return -ENOMEM;
