@@ -832,6 +832,8 @@ struct atoll_create {
 	char cmdline[ATOLL_CMDLINE_LEN];
 	__u32 owner_uid;	/* who may use it (struct atoll_chown) */
 	__u32 owner_gid;	/* ATOLL_NO_GROUP: its owner alone */
+	__s32 serve_nice;	/* the nice of its programs' servers on Linux (0: theirs) */
+	__u32 pad0;
 	/* out */
 	__u32 id;
 	__u32 mem_count;
@@ -904,7 +906,7 @@ struct atoll_enclave_info {
 	__u32 state;		/* out: enum atoll_enclave_state */
 	__u32 cpu_count;
 	__u32 mem_count;
-	__u32 pad0;
+	__s32 serve_nice;	/* as struct atoll_create's */
 	char name[ATOLL_NAME_LEN];
 	__u64 cpus[ATOLL_HOST_CPU_WORDS];
 	struct atoll_mem_range mem[ATOLL_MAX_MEM_RANGES];

@@ -83,7 +83,7 @@ def run_vm(args, measured, alone, shared):
         "RUNS": args.runs, "REPS": args.reps, "GETPID_CALLS": args.getpid_calls,
         "DEVNULL_CALLS": args.devnull_calls, "THREADS": args.threads, "STREAM_N": args.stream_n,
         "STREAM_SWEEPS": args.stream_sweeps, "CG_N": args.cg_n, "CG_ITERS": args.cg_iters,
-        "PIPE_ROUNDS": args.pipe_rounds, "FILE_CALLS": args.file_calls,
+        "PIPE_ROUNDS": args.pipe_rounds, "FILE_CALLS": args.file_calls, "SERVE_NICE": args.serve_nice,
     }
     output = boot_guest("program_bench", "program_guest.sh", guest_vars, (measured, alone, shared),
                         args.timeout, args.quiet)
@@ -176,6 +176,13 @@ def parse(output):
                 problems.append(f"{case} cg: wrong results")
             res.setdefault(side, {})[load] = r
     res["call_times"] = call_times(s.get("call_times", ""))
+    # The delegated write again, the servers at nice SERVE_NICE.
+    res["served"] = {}
+    for load in LOADS:
+        summary = lines_of(s[f"served_devnull_{load}"], "devnull: best_ns=")[0]
+        res["served"][load] = {"devnull_ns": summary["median_ns"]}
+        if summary["wrong"] != 0:
+            problems.append(f"served_{load} devnull: {summary['wrong']} wrong results")
     # Same thread count, same order of summation: the same residual, bit for bit.
     relres = {f"{side}_{load}": res[side][load]["cg"]["relres"] for side in SIDES for load in LOADS}
     if len(set(relres.values())) != 1:
@@ -200,6 +207,10 @@ def table(res, config):
                    f"{us(E['busy'][key])} | {E['idle'][key] / L['idle'][key]:.3f}x |")
     out.append(f"| pipe round trip, two Linux CPUs | {us(L['idle']['pipe_rtt_ns'])} | "
                f"{us(L['busy']['pipe_rtt_ns'])} | | | |")
+    S = res["served"]
+    out.append(f"| 1-byte write to /dev/null, servers at nice {config['SERVE_NICE']} | {us(L['idle']['devnull_ns'])} | "
+               f"{us(L['busy']['devnull_ns'])} | {us(S['idle']['devnull_ns'])} | {us(S['busy']['devnull_ns'])} | "
+               f"{S['idle']['devnull_ns'] / L['idle']['devnull_ns']:.3f}x |")
     for what, label in [("stream", "STREAM triad"), ("cg", "CG solve")]:
         first = L["idle"][what]
         out += ["", f"{label}: {len(first['seconds'])} runs, {first['threads']} thread(s)"
@@ -268,6 +279,8 @@ def main():
     ap.add_argument("--stream-sweeps", type=int, default=5, help="triads per timed run")
     ap.add_argument("--cg-n", type=int, default=256, help="CG grid side (n*n unknowns)")
     ap.add_argument("--cg-iters", type=int, default=100)
+    ap.add_argument("--serve-nice", type=int, default=-10,
+                    help="the servers' nice for the second enclave's delegated write (atoll create --serve-nice)")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds for the whole VM run")
     ap.add_argument("--quiet", action="store_true", help="do not stream the VM's console")
     args = ap.parse_args()

@@ -6,7 +6,7 @@
 # From the driver: K (CPUs measured), MEASURED (them, as a range: 1-3, 3-3),
 # ONE (one of them, for single-threaded programs), LINUX_ONLY (the other
 # CPUs, space separated), RUNS, REPS, GETPID_CALLS, DEVNULL_CALLS, THREADS,
-# STREAM_N, STREAM_SWEEPS, CG_N, CG_ITERS, PIPE_ROUNDS, FILE_CALLS.
+# STREAM_N, STREAM_SWEEPS, CG_N, CG_ITERS, PIPE_ROUNDS, FILE_CALLS, SERVE_NICE.
 export OMP_NUM_THREADS=$K
 section() { echo "=== $1"; }
 fail() { echo "program_guest: $*"; exit 1; }
@@ -53,4 +53,14 @@ done
 section call_times
 atoll console bench | grep "delegated calls"
 atoll destroy bench > /dev/null || fail "atoll destroy failed"
+# The same delegated call with the programs' servers at nice $SERVE_NICE
+# (root's `atoll create --serve-nice`): Linux's scheduler serves them first.
+section create_served
+atoll create --cpus "$MEASURED" --mem 512M --name served --serve-nice "$SERVE_NICE" || fail "atoll create --serve-nice failed"
+for load in idle busy; do
+    [ $load = busy ] && noise_on
+    measure served_devnull_$load atoll run served -- /extra/devnull "$DEVNULL_CALLS" "$REPS"
+    [ $load = busy ] && noise_off
+done
+atoll destroy served > /dev/null || fail "atoll destroy failed"
 section done

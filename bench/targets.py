@@ -91,6 +91,15 @@ def _prog_ratio(key, load="idle"):
     return lambda d: ratio(_prog(d, "enclave", load, key), _prog(d, "linux", load, key))
 
 
+def _served_busy(d):
+    """The busy delegated write with the servers at root's nice (atoll create --serve-nice)."""
+    served = d["results"]["served"]["busy"]["devnull_ns"]
+    if absent(served):
+        return "servers at root's nice: not measured"
+    return (f"servers at nice {d['config']['SERVE_NICE']}: "
+            f"{fmt(ratio(served, _prog(d, 'linux', 'busy', 'devnull_ns')), '{:.2f}x')}")
+
+
 def _proc_ratio(what):
     return lambda d: ratio(d["results"]["enclave"][what]["median_ns"], d["results"]["linux"][what]["median_ns"])
 
@@ -312,7 +321,7 @@ TARGETS = [
            _prog_ratio("devnull_ns")),
     Target("program-bench", 39, "delegated write, Linux busy", "delegated 1-byte write to /dev/null, Linux busy: "
            "enclave / the same call on Linux", "<=", 15,
-           _prog_ratio("devnull_ns", "busy")),
+           _prog_ratio("devnull_ns", "busy"), beside=_served_busy),
     Target("program-bench", 39, "pwrite", "delegated 1-byte pwrite to a file: enclave / Linux", "<=", 10,
            _prog_ratio("pwrite_ns")),
     Target("program-bench", 39, "pread", "delegated 4 KiB pread from a file in Linux's page cache: enclave / Linux",

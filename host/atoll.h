@@ -67,6 +67,7 @@ struct atoll_enclave {
 	char name[ATOLL_NAME_LEN];
 	kuid_t owner_uid;		/* who may use it (access.c) */
 	kgid_t owner_gid;
+	s32 serve_nice;			/* its programs' servers' nice, 0: theirs (serve_nice.c) */
 	cpumask_t cpus;			/* Linux CPU numbers taken */
 	u32 cpu_count;
 	u64 lwk_cpus;			/* the LWK's CPU indices in use, a bit each */
@@ -358,6 +359,8 @@ int atoll_may_admin(char *err, const char *what);
 bool atoll_may_use(const struct atoll_enclave *e);
 int atoll_check_use(const struct atoll_enclave *e, char *err);
 int atoll_owner_set(struct atoll_enclave *e, u32 uid, u32 gid, char *err);
+int atoll_serve_nice_set(struct atoll_enclave *e, s32 nice, char *err);
+void atoll_serve_nice_apply(const struct atoll_enclave *e);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

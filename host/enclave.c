@@ -152,6 +152,8 @@ int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, 
 	if (ret)
 		atoll_err(err, "enclave %s runs %u programs, as many as it can at once (or some are still being freed)",
 			  e->name, ATOLL_MAX_PROGRAMS);
+	else
+		atoll_serve_nice_apply(e);
 out:
 	mutex_unlock(&atoll_lock);
 	return ret;
@@ -222,6 +224,8 @@ int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 
 		p->proc = proc;
 	}
 	spin_unlock_irqrestore(&e->msg_lock, flags);
+	if (!ret)
+		atoll_serve_nice_apply(e);
 out:
 	mutex_unlock(&atoll_lock);
 	return ret;
@@ -480,6 +484,8 @@ int atoll_enclave_create(struct atoll_create *req)
 	e->id = next_id;
 	ret = atoll_owner_set(e, req->owner_uid, req->owner_gid, err);
 	if (!ret)
+		ret = atoll_serve_nice_set(e, req->serve_nice, err);
+	if (!ret)
 		ret = take_name(e, req, err);
 	if (!ret)
 		ret = atoll_cpus_pick(req->cpus, req->cpu_count, &e->cpus, err);
@@ -620,6 +626,7 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 		return 0;
 	req->cpu_count = e->cpu_count;
 	req->mem_count = e->block_count;
+	req->serve_nice = e->serve_nice;
 	copy_cpus(e, req->cpus);
 	atoll_memory_ranges(e, req->mem);
 	req->uptime_ns = ktime_get_ns() - e->created_ns;

@@ -201,3 +201,36 @@ kill %1; wait
     assert any("Permission denied" in line for line in bob), out
     assert not any("/usr/bin/sleep" in line for line in bob), out
     assert re.search(r"^ALICE [1-9]$", out, re.M) and re.search(r"^ROOT [1-9]$", out, re.M), out
+
+
+def test_servers_get_the_nice_root_gave_the_enclave(vm):
+    """`atoll create --serve-nice N` (root): every thread of the `atoll run`
+    serving a program of the enclave, a forked child's server too, runs at
+    nice N on Linux, whoever runs it; other enclaves' servers keep theirs.
+    Values outside Linux's range are refused."""
+    res = vm(USERS + r'''
+atoll create --cpus 1 --mem 128M --name e --owner alice --serve-nice -5 > /dev/null || exit 10
+atoll create --cpus 1 --mem 128M --name plain --owner alice > /dev/null || exit 11
+atoll status e | grep "^servers' nice" | sed 's/^/STATUS /'
+echo "JSON $(atoll --json status e | grep -o '"serve_nice":-*[0-9]*')"
+# One thread-bearing server, and a shell whose child (sleep) gets a forked one.
+as alice atoll run e -- /bin/sh -c '/usr/bin/sleep 3; true' &
+as alice atoll run plain -- /usr/bin/sleep 3 &
+sleep 2
+# A forked server is named after the worker that forked it (atoll-call).
+for pid in $(pgrep -f '^atoll run'); do
+    enclave=$(tr '\0' ' ' < /proc/$pid/cmdline | awk '{print $3}')
+    for t in /proc/$pid/task/*; do echo "NICE $enclave $(awk '{print $19}' $t/stat)"; done
+done | sort | uniq -c
+wait
+atoll create --cpus 1 --mem 128M --name x --serve-nice 20; echo "TOO NICE: $?"
+atoll destroy e > /dev/null && atoll destroy plain > /dev/null || exit 12
+''', timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    assert "STATUS servers' nice: -5" in out and 'JSON "serve_nice":-5' in out, out
+    nices = {(m[1], m[2]): int(m[0]) for m in re.findall(r"^\s*(\d+) NICE (\S+) (-?\d+)$", out, re.M)}
+    # e: the sh's server and the forked one for sleep, each with its workers.
+    assert set(k for k in nices if k[0] == "e") == {("e", "-5")} and nices["e", "-5"] >= 4, out
+    assert set(k for k in nices if k[0] == "plain") == {("plain", "0")}, out
+    assert "TOO NICE: 2" in out and "20 is not in -20..=19" in out, out

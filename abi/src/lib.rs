@@ -788,6 +788,9 @@ pub struct Create {
     pub cmdline: [u8; CMDLINE_LEN],
     pub owner_uid: u32,
     pub owner_gid: u32,
+    /// The nice of its programs' servers on Linux (`atoll run`); 0 leaves theirs.
+    pub serve_nice: i32,
+    pub pad0: u32,
     pub id: u32,
     pub mem_count: u32,
     pub taken_cpus: [u64; HOST_CPU_WORDS],
@@ -805,7 +808,7 @@ pub struct EnclaveInfo {
     pub state: u32,
     pub cpu_count: u32,
     pub mem_count: u32,
-    pub pad0: u32,
+    pub serve_nice: i32,
     pub name: [u8; NAME_LEN],
     pub cpus: [u64; HOST_CPU_WORDS],
     pub mem: [MemRange; MAX_MEM_RANGES],

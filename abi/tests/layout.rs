@@ -56,13 +56,14 @@ fn expectations() -> Vec<(String, u64)> {
         "boot_timeout_ms": boot_timeout_ms, "mem_bytes": mem_bytes, "image_ptr": image_ptr,
         "image_size": image_size, "image_mem_size": image_mem_size, "entry_offset": entry_offset,
         "trampoline_offset": trampoline_offset, "trampoline_size": trampoline_size,
-        "cmdline": cmdline, "owner_uid": owner_uid, "owner_gid": owner_gid, "id": id,
+        "cmdline": cmdline, "owner_uid": owner_uid, "owner_gid": owner_gid,
+        "serve_nice": serve_nice, "pad0": pad0, "id": id,
         "mem_count": mem_count, "taken_cpus": taken_cpus,
         "mem": mem, "phase_ns": phase_ns, "error": error,
     });
     layout!("atoll_enclave_info", EnclaveInfo {
         "hdr": hdr, "index": index, "id": id, "state": state, "cpu_count": cpu_count,
-        "mem_count": mem_count, "pad0": pad0, "name": name, "cpus": cpus, "mem": mem,
+        "mem_count": mem_count, "serve_nice": serve_nice, "name": name, "cpus": cpus, "mem": mem,
         "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
         "lwk_total_bytes": lwk_total_bytes, "programs": programs, "resizes": resizes,
         "resize": resize, "lwk_cpus": lwk_cpus, "owner_uid": owner_uid, "owner_gid": owner_gid,

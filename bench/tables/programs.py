@@ -1,6 +1,6 @@
 """Programs in an enclave against the same programs on Linux (issues 4 and 39),
 from program-bench.json."""
-from figures import Doc, fmt, ratio, text
+from figures import Doc, absent, fmt, ratio, text
 from tables.render import block, table, verdicts
 
 STEM = "program-bench"
@@ -25,6 +25,12 @@ def per_call(results):
                      fmt(ratio(r["enclave"]["idle"][key], r["linux"]["idle"][key]), "{:.2f}x")])
     pipe = [us(r["linux"][load]["pipe_rtt_ns"]) for load in ["idle", "busy"]]
     rows.insert(2, ["pipe round trip, two Linux processes on two CPUs", *pipe, "", "", ""])
+    if not absent(r["served"]):
+        nice = Doc(data)["config"]["SERVE_NICE"]
+        served = [us(r["served"][load]["devnull_ns"]) for load in ["idle", "busy"]]
+        rows.insert(2, [f"1-byte write to /dev/null, servers at nice {text(nice)} (atoll create --serve-nice)",
+                        *[us(r["linux"][load]["devnull_ns"]) for load in ["idle", "busy"]], *served,
+                        fmt(ratio(r["served"]["idle"]["devnull_ns"], r["linux"]["idle"]["devnull_ns"]), "{:.2f}x")])
     header = ["per call (median)", "Linux idle", "Linux busy", "enclave idle", "enclave busy",
               "enclave / Linux, idle"]
     return block(data, table(header, rows))

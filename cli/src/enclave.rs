@@ -34,6 +34,8 @@ pub struct Enclave {
     /// The LWK's CPU indices, in order.
     pub lwk_cpus: Vec<u32>,
     pub owner: Owner,
+    /// The nice its programs' servers get on Linux (0: their own).
+    pub serve_nice: i32,
     /// The caller may use it; if not, the module told only its id, state,
     /// name and owner.
     pub yours: bool,
@@ -56,6 +58,7 @@ impl Enclave {
             resizes: info.resize[..(info.resizes as usize).min(RESIZE_HISTORY)].to_vec(),
             lwk_cpus: (0..64).filter(|c| info.lwk_cpus & (1 << c) != 0).collect(),
             owner: Owner { uid: info.owner_uid, gid: info.owner_gid },
+            serve_nice: info.serve_nice,
             yours: info.yours != 0,
         }
     }
@@ -92,6 +95,7 @@ impl Enclave {
             "programs": self.programs.iter().map(Program::to_json).collect::<Vec<_>>(),
             "resizes": self.resizes.iter().map(resize_json).collect::<Vec<_>>(),
             "owner": { "uid": self.owner.uid, "gid": self.owner.gid, "text": self.owner.text() },
+            "serve_nice": self.serve_nice,
             "yours": self.yours,
         })
     }

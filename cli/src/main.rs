@@ -79,6 +79,10 @@ enum Command {
         /// Who may use it (run, console, status, ping), by name or number [default: you]
         #[arg(long, value_name = "USER[:GROUP]")]
         owner: Option<String>,
+
+        /// The nice value (-20..19) of its programs' servers on Linux (`atoll run`, which performs their delegated calls), so that a busy Linux serves them first [default: leave theirs]
+        #[arg(long, value_name = "NICE", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
+        serve_nice: Option<i32>,
     },
 
     /// Give an enclave to another owner (root only): they may run programs in it, read its console and status
@@ -302,8 +306,8 @@ fn main() -> ExitCode {
 /// Runs the command; its exit status (0 but for `run`, which has the program's).
 fn dispatch(command: Command, json: bool) -> error::Result<u8> {
     let done = match command {
-        Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner } => create::run(
-            create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout, owner },
+        Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner, serve_nice } => create::run(
+            create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout, owner, serve_nice },
             json,
         ),
         Command::Chown { enclave, owner } => chown::run(&enclave, &owner, json),
@@ -366,10 +370,10 @@ mod tests {
     fn parses_create() {
         let cli = Cli::try_parse_from(["atoll", "create", "--cpus", "1,3-4", "--mem", "1G", "--name", "web", "--json"])
             .unwrap();
-        let Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner } = cli.command else {
+        let Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner, serve_nice } = cli.command else {
             panic!("not create")
         };
-        assert_eq!(owner, None);
+        assert_eq!((owner, serve_nice), (None, None));
         assert_eq!(cpus, parse::CpuSpec::List(vec![1, 3, 4]));
         assert_eq!(mem, 1 << 30);
         assert_eq!(name.as_deref(), Some("web"));

@@ -24,6 +24,8 @@ pub struct Options {
     pub timeout_secs: u32,
     /// `user[:group]`; None: whoever runs `create`.
     pub owner: Option<String>,
+    /// Its programs' servers' nice; None: theirs.
+    pub serve_nice: Option<i32>,
 }
 
 /// Where the LWK image is looked for when --kernel is not given.
@@ -77,6 +79,7 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
     set_c_str(&mut req.cmdline, &opts.cmdline);
     req.owner_uid = owner.uid;
     req.owner_gid = owner.gid;
+    req.serve_nice = opts.serve_nice.unwrap_or(0);
 
     dev.create(&mut req, &image.bytes).map_err(|e| module_error("create", &req.error, &e))?;
 

@@ -302,6 +302,7 @@ mod tests {
             resizes: vec![],
             lwk_cpus: vec![],
             owner: crate::owner::Owner { uid: 0, gid: 0 },
+            serve_nice: 0,
             yours: true,
         }
     }

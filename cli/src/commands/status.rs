@@ -28,12 +28,13 @@ pub fn run(key: &str, json: bool) -> Result<()> {
 fn text(e: &Enclave) -> String {
     let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
     format!(
-        "name: {}\nid: {}\nstate: {}\nowner: {}\ncpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
+        "name: {}\nid: {}\nstate: {}\nowner: {}\n{}cpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
          uptime: {} s\ncreated in: {}\n{}programs: {}",
         e.name,
         e.id,
         e.state_name(),
         e.owner.text(),
+        serve_nice(e),
         format::cpu_list(&e.cpus),
         e.cpus.len(),
         format::mib(e.mem_bytes()),
@@ -45,6 +46,14 @@ fn text(e: &Enclave) -> String {
         resizes(e),
         programs(e)
     )
+}
+
+/// "servers' nice: N" when root set one at create, or nothing.
+fn serve_nice(e: &Enclave) -> String {
+    match e.serve_nice {
+        0 => String::new(),
+        nice => format!("servers' nice: {nice}\n"),
+    }
 }
 
 /// "resized:" and a line per resize, or nothing.
@@ -99,6 +108,7 @@ mod tests {
             }],
             lwk_cpus: vec![0],
             owner: crate::owner::Owner { uid: 0, gid: 0 },
+            serve_nice: -5,
             yours: true,
             resizes: vec![
                 ResizeEvent {
@@ -125,6 +135,7 @@ mod tests {
              id: 3\n\
              state: booting\n\
              owner: root:root\n\
+             servers' nice: -5\n\
              cpus: 1,3-4 (3 CPUs)\n\
              memory: 384 MiB in 2 ranges: 0x100000000-0x107ffffff, 0x180000000-0x18fffffff\n\
              lwk memory: 300.5 of 370 MiB free\n\
