@@ -15,7 +15,10 @@ void atoll_test_check_exit(void);
 int atoll_test_kmsg_check(struct atoll_kmsg_check_req *req);
 void atoll_kmsg_check_fill(u8 *buf, u32 len, u32 sender, u32 seq);
 int atoll_kmsg_check_send(struct atoll_enclave *e, u16 type, const void *data, u32 len);
-/* What the LWKs report of Linux's check messages (CHECK_REPORT). */
+
+/* reports.c: what the LWKs report of Linux's check messages (CHECK_REPORT) */
+int atoll_test_reports_init(void);
+void atoll_test_reports_exit(void);
 void atoll_test_reports_reset(struct atoll_enclave **es, u32 n);
 bool atoll_test_report(struct atoll_enclave *e, u64 *received, u64 *bad);
 bool atoll_test_reported(struct atoll_enclave *e, u64 unused);

@@ -5,8 +5,8 @@
  * arrives intact and in order. The LWK's side is in its test image
  * (kernel/src/selftest/kmsg.rs); the production LWK ignores the messages
  * and the check times out with that explanation. One check runs at a time
- * (under atoll_lock). Also what each LWK reports of Linux's check messages,
- * for this check and kmsg_mcast.c's.
+ * (under atoll_lock). What the LWK reports of Linux's messages goes through
+ * reports.c.
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
@@ -89,70 +89,8 @@ static void on_done(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	spin_unlock(&run.lock);
 }
 
-/* What each LWK under check got of Linux's check messages (CHECK_REPORT). */
-static struct {
-	spinlock_t lock;		/* the handler (message interrupt) and the ioctls */
-	struct {
-		struct atoll_enclave *e;
-		bool came;
-		u64 received, bad;
-	} lwk[ATOLL_MCAST_MAX];
-} reports = { .lock = __SPIN_LOCK_UNLOCKED(reports.lock) };
-
-static void on_report(struct atoll_enclave *e, const struct atoll_kmsg *m)
-{
-	u32 i;
-
-	spin_lock(&reports.lock);
-	for (i = 0; i < ATOLL_MCAST_MAX; i++)
-		if (reports.lwk[i].e == e) {
-			reports.lwk[i].received = atoll_kmsg_word(m, 0);
-			reports.lwk[i].bad = atoll_kmsg_word(m, 1);
-			reports.lwk[i].came = true;
-		}
-	spin_unlock(&reports.lock);
-}
-
-/* Forgets every report: the n LWKs of es (at most ATOLL_MCAST_MAX) report next. */
-void atoll_test_reports_reset(struct atoll_enclave **es, u32 n)
-{
-	u32 i;
-
-	spin_lock_irq(&reports.lock);
-	for (i = 0; i < ATOLL_MCAST_MAX; i++) {
-		reports.lwk[i].e = i < n ? es[i] : NULL;
-		reports.lwk[i].came = false;
-	}
-	spin_unlock_irq(&reports.lock);
-}
-
-/* Whether e has reported since the reset; its counts into received and bad. */
-bool atoll_test_report(struct atoll_enclave *e, u64 *received, u64 *bad)
-{
-	bool came = false;
-	u32 i;
-
-	spin_lock_irq(&reports.lock);
-	for (i = 0; i < ATOLL_MCAST_MAX; i++)
-		if (reports.lwk[i].e == e && reports.lwk[i].came) {
-			*received = reports.lwk[i].received;
-			*bad = reports.lwk[i].bad;
-			came = true;
-		}
-	spin_unlock_irq(&reports.lock);
-	return came;
-}
-
-/* For atoll_lwks_wait(): e has reported. */
-bool atoll_test_reported(struct atoll_enclave *e, u64 unused)
-{
-	u64 r, b;
-
-	return atoll_test_report(e, &r, &b);
-}
-
-static const u16 types[] = { ATOLL_KMSG_CHECK, ATOLL_KMSG_CHECK_DONE, ATOLL_KMSG_CHECK_REPORT };
-static const atoll_kmsg_handler handlers[] = { on_check, on_done, on_report };
+static const u16 types[] = { ATOLL_KMSG_CHECK, ATOLL_KMSG_CHECK_DONE };
+static const atoll_kmsg_handler handlers[] = { on_check, on_done };
 
 int atoll_test_check_init(void)
 {

@@ -69,10 +69,13 @@ static struct miscdevice atoll_test_dev = {
 
 static int __init atoll_test_init(void)
 {
-	int ret = atoll_test_check_init();
+	int ret = atoll_test_reports_init();
 
 	if (ret)
 		return ret;
+	ret = atoll_test_check_init();
+	if (ret)
+		goto no_check;
 	ret = atoll_test_bench_init();
 	if (ret)
 		goto no_bench;
@@ -84,6 +87,8 @@ no_dev:
 	atoll_test_bench_exit();
 no_bench:
 	atoll_test_check_exit();
+no_check:
+	atoll_test_reports_exit();
 	return ret;
 }
 
@@ -92,6 +97,7 @@ static void __exit atoll_test_exit(void)
 	misc_deregister(&atoll_test_dev);
 	atoll_test_bench_exit();
 	atoll_test_check_exit();
+	atoll_test_reports_exit();
 }
 
 module_init(atoll_test_init);
