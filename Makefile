@@ -7,9 +7,13 @@
 #                            KFENCE, lockdep, kmemleak, UBSAN) in build/kdebug/
 #   make lint                style: rustfmt and clippy -D warnings on every Rust
 #                            workspace, checkpatch.pl --strict on host/
-#   make kernel module cli   build the LWK (build/atoll-kernel, and the test image
-#                            build/atoll-kernel-test with self-tests and benchmarks),
-#                            atoll.ko and the atoll CLI into build/
+#   make kernel module cli   build into build/ what is installed: the LWK
+#                            (atoll-kernel), atoll.ko and the atoll CLI; and for
+#                            the test VM the test parts beside them: the LWK's
+#                            test image atoll-kernel-test (self-tests, benchmarks),
+#                            the test module atoll_test.ko (message checks and
+#                            benchmarks, /dev/atoll-test) and the CLI's test build
+#                            atoll-test (kmsg-check, kmsg-bench, kmsg-mcast)
 #   make selftest SMP=<n>    boot the LWK standalone with `selftest`
 #   make crashtest           boot with `crashtest` (must report a fault, exit non-zero)
 #   make bench SMP=<n>       boot with `bench` and print the table
@@ -42,13 +46,14 @@
 #   make install [DESTDIR=<root>] [PREFIX=/usr/local] [KVER=$(uname -r)]
 #                            the CLI, the LWK image, headers, libxpmem, the module
 #                            built for kernel KVER, the udev rule and the module's
-#                            source for DKMS (scripts/install.sh)
+#                            source for DKMS (scripts/install.sh); no test parts
 #   make slurm               the Slurm SPANK plugin: build/spank_atoll.so
 #   make vm-run SCRIPT=<f> [EXTRA=<dir>] [SMP=4]
 #                            run a shell script in the Debian-kernel test VM,
-#                            exit with its status; the guest gets build/atoll.ko,
-#                            build/atoll, build/atoll-kernel (built first)
-#                            and EXTRA at /extra
+#                            exit with its status; the guest gets build/atoll.ko
+#                            and atoll_test.ko (loaded), build/atoll-test as atoll,
+#                            build/atoll-kernel and -test (built first) and EXTRA
+#                            at /extra
 #   make vm-deps             install the VM's Debian kernel, headers, busybox
 
 # Debian's own interpreter: tests and benchmarks need only its packages
@@ -60,12 +65,17 @@ TIMEOUT ?= 300
 KERNEL := build/atoll-kernel
 KERNEL_TEST := build/atoll-kernel-test
 MODULE := build/atoll.ko
+MODULE_TEST := build/atoll_test.ko
 CLI := build/atoll
+CLI_TEST := build/atoll-test
 # The module builds against the Debian kernel the test VM boots.
 KVER = $(shell scripts/debian-kernel.sh)
 KDIR = /usr/lib/modules/$(KVER)/build
 # cli/.cargo/config.toml makes it static (it runs in the VM's busybox initramfs).
+# The test build (feature testing) has a target directory of its own, so
+# that neither build undoes the other.
 CARGO_CLI := cd cli && cargo build --release
+CARGO_CLI_TEST := $(CARGO_CLI) --features testing --target-dir target/testing
 KERNEL_SRC := kernel
 CARGO_KERNEL := cargo build --release --target x86_64-unknown-none \
 	--manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-kernel
@@ -105,15 +115,19 @@ kernel:
 	@scripts/check-kernel-image.sh $(KERNEL)
 	@scripts/check-kernel-image.sh $(KERNEL_TEST)
 
+# atoll.ko, and the test module against it (host/atoll_test/, ATOLL_TEST=m).
 module:
-	$(MAKE) --no-print-directory -C host KDIR=$(KDIR)
+	$(MAKE) --no-print-directory -C host KDIR=$(KDIR) ATOLL_TEST=m
 	@mkdir -p build
 	cp host/atoll.ko $(MODULE)
+	cp host/atoll_test/atoll_test.ko $(MODULE_TEST)
 
 cli:
 	$(CARGO_CLI)
+	$(CARGO_CLI_TEST)
 	@mkdir -p build
 	cp cli/target/x86_64-unknown-linux-gnu/release/atoll $(CLI)
+	cp cli/target/testing/x86_64-unknown-linux-gnu/release/atoll $(CLI_TEST)
 
 # XEMEM's header and libraries for programs: build/include/xpmem.h,
 # build/lib/libxpmem.a and build/lib/libxpmem.so.
@@ -133,13 +147,14 @@ lint:
 	cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic --all-targets -- -D warnings
 	cargo clippy --manifest-path abi/Cargo.toml --all-targets -- -D warnings
 	cd cli && cargo clippy --all-targets -- -D warnings
+	cd cli && cargo clippy --all-targets --features testing -- -D warnings
 	scripts/checkpatch.sh
 
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic
 	scripts/ring-test.sh build
 	cargo test --manifest-path abi/Cargo.toml
-	cargo test --manifest-path cli/Cargo.toml
+	cargo test --manifest-path cli/Cargo.toml --features testing
 
 # The system tests: `systest` the quick set (CI), `systest-long` the
 # tests marked long (slow variants: sizes, stress, second modes).
@@ -239,7 +254,7 @@ demo: deps kernel module cli
 
 clean:
 	rm -rf build $(KERNEL_SRC)/target cli/target abi/target
-	-$(MAKE) -C host KDIR=$(KDIR) clean
+	-$(MAKE) -C host KDIR=$(KDIR) ATOLL_TEST=m clean
 
 # The test VM (scripts/vm.py): the installed Debian kernel and a busybox
 # initramfs under QEMU (TCG).

@@ -266,7 +266,7 @@ struct atoll_kmsg_ring {
  */
 #define ATOLL_KMSG_PAGE_WANTED	59
 #define ATOLL_KMSG_PAGE_READY	60
-/* Transport checks: host kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
+/* Transport checks: host atoll_test/kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
 #define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
 #define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; every LWK CPU sends */
 #define ATOLL_KMSG_CHECK_DONE	17	/* LWK: u64 sender, u64 messages sent, u64 waits for room */
@@ -512,7 +512,7 @@ struct atoll_xemem_list {
 #define ATOLL_XEMEM_HASH_PRIME	0x100000001b3ULL
 
 /*
- * Message benchmarks (test image; host kmsg_bench.c, LWK
+ * Message benchmarks (test image; host atoll_test/kmsg_bench.c, LWK
  * kernel/src/selftest/kmsg_bench.rs): one side times `rounds` round trips
  * of each mode, the other answers. Linux times its own round trips with an
  * LWK; for two LWKs, Linux asks one (BENCH_RUN) and it reports BENCH_RESULT.
@@ -1215,6 +1215,11 @@ struct atoll_kill {
 	__u32 pad0;
 };
 
+/*
+ * On /dev/atoll, but for KMSG_CHECK, KMSG_BENCH and KMSG_MCAST: those are
+ * the test module's (atoll_test.ko), on /dev/atoll-test; atoll.ko answers
+ * them with -ENOTTY.
+ */
 #define ATOLL_IOC_MAGIC		0xA7
 #define ATOLL_IOC_CREATE	_IOWR(ATOLL_IOC_MAGIC, 1, struct atoll_create)
 #define ATOLL_IOC_INFO		_IOWR(ATOLL_IOC_MAGIC, 2, struct atoll_enclave_info)

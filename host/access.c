@@ -11,6 +11,7 @@
  */
 #include <linux/capability.h>
 #include <linux/cred.h>
+#include <linux/export.h>
 #include <linux/uidgid.h>
 
 #include "atoll.h"
@@ -29,6 +30,7 @@ int atoll_may_admin(char *err, const char *what)
 		atoll_err(err, "only root (CAP_SYS_ADMIN) may %s", what);
 	return -EPERM;
 }
+EXPORT_SYMBOL_GPL(atoll_may_admin);
 
 bool atoll_may_use(const struct atoll_enclave *e)
 {

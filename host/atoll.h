@@ -97,10 +97,7 @@ struct atoll_enclave {
 	s64 peer_rtt;			/* ... and its round trip, or -errno */
 	u64 peer_trusted;		/* the last PEER_TRUSTED's cookie */
 
-	/* Checks (kmsg_check.c, kmsg_mcast.c), set by the LWK's messages. */
-	bool check_reported;		/* CHECK_REPORT came: check_received, check_bad */
-	u64 check_received;
-	u64 check_bad;
+	/* Multicast (kmsg_group.c), set by the LWK's messages. */
 	u64 group_joined;		/* the last multicast group it joined ... */
 	s64 group_result;		/* ... with this result */
 	u64 group_left;			/* the last group whose ring it unmapped */
@@ -169,6 +166,10 @@ static inline struct atoll_proc *atoll_proc_area(struct atoll_enclave *e, u32 i)
 /* Serialises the enclave ioctls; the program ioctls take it only to bind. */
 extern struct mutex atoll_lock;
 
+/* main.c: an enclave ioctl's struct in, op(req) under atoll_lock, the struct out */
+typedef int (*atoll_op)(void *req);
+long atoll_run_op(unsigned long arg, size_t size, u32 magic, atoll_op op);
+
 /* A request struct's header: -EINVAL if it is not one, -EPROTO if another build's. */
 static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u32 magic)
 {
@@ -181,15 +182,19 @@ static inline int atoll_req_check(const struct atoll_header *hdr, size_t size, u
 
 /*
  * Who calls whom (no loops): main.c -> program.c -> enclave.c -> boot.c,
- * peer.c, usermsg.c, kmsg_bench.c and kmsg_mcast.c (-> kmsg_check.c) ->
- * lifecycle.c -> kmsg.c -> kmsg_ring.c; enclave.c -> resize.c -> resize_mem.c
+ * peer.c and usermsg.c -> lifecycle.c -> kmsg.c -> kmsg_ring.c;
+ * kmsg_group.c -> lifecycle.c, kmsg.c and cpus.c; enclave.c -> resize.c -> resize_mem.c
  * and resize_cpus.c -> resize_ask.c (-> kmsg.c), mirror.c, memory.c, cpus.c and boot.c;
  * enclave.c -> noise.c -> kmsg.c;
  * main.c, program.c and enclave.c -> xemem_lwk.c or xemem.c; xemem_lwk.c ->
  * xemem.c -> xemem_map.c, mirror.c and mirror_grant.c; mirror.c -> kmsg.c
  * (PAGE_WANTED) and mirror_grant.c; cpus.c, memory.c and symbols.c are
  * called, never call up. The LWK's messages reach the protocols only
- * through the handlers they register with kmsg.c.
+ * through the handlers they register with kmsg.c. The test module
+ * (host/atoll_test/) calls the functions exported for it (main.c's
+ * atoll_run_op, enclave.c's atoll_enclave_find, kmsg_group.c, kmsg.c,
+ * lifecycle.c, access.c's atoll_may_admin, cpus.c's atoll_apic_send);
+ * nothing here calls it.
  */
 
 /* enclave.c: the registry, the enclave operations, a program's binding */
@@ -198,14 +203,12 @@ int atoll_enclave_destroy(struct atoll_destroy *req);
 int atoll_enclave_info(struct atoll_enclave_info *req);
 int atoll_enclave_console(struct atoll_console_read *req);
 int atoll_enclave_ping(struct atoll_ping *req);
-int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req);
-int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req);
 int atoll_enclave_msg_send(struct atoll_msg_io *io);
-int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req);
 int atoll_enclave_programs(struct atoll_programs *req);
 int atoll_enclave_resize(struct atoll_resize *req);
 int atoll_enclave_noise(struct atoll_noise_req *req);
 int atoll_enclave_chown(struct atoll_chown *req);
+struct atoll_enclave *atoll_enclave_find(u32 id);
 int atoll_enclave_check_use(u32 id, char *err);
 int atoll_enclave_bind(u32 id, struct atoll_program *p, u32 cpus, u64 cpu_mask, char *err);
 int atoll_enclave_adopt(u32 id, struct atoll_program *p, u32 area, u32 pid, u64 token, char *err);
@@ -267,11 +270,13 @@ int atoll_lwk_shutdown(struct atoll_enclave *e, char *err);
 /* kmsg.c: the one transport to the LWKs; protocols register handlers */
 typedef void (*atoll_kmsg_handler)(struct atoll_enclave *e, const struct atoll_kmsg *m);
 int atoll_kmsg_register(u16 type, atoll_kmsg_handler fn);
+void atoll_kmsg_unregister(u16 type);
 int atoll_kmsg_link_init(struct atoll_enclave *e);
 void atoll_kmsg_link_exit(struct atoll_enclave *e);
 int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len);
 int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u32 len);
 void atoll_kmsg_poll(struct atoll_enclave *e);
+void atoll_kmsg_polling(struct atoll_enclave *e, bool on);
 bool atoll_kmsg_broken(struct atoll_enclave *e);
 u64 atoll_kmsg_ipis(void);
 u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i);
@@ -291,20 +296,23 @@ void atoll_usermsg_exit(void);
 int atoll_usermsg_send(struct atoll_enclave *e, struct atoll_msg_io *io);
 long atoll_usermsg_recv(unsigned long arg);
 
-/* kmsg_bench.c: ATOLL_IOC_KMSG_BENCH, round trips against their baselines */
-int atoll_kmsg_bench_init(void);
-int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
-		     struct atoll_kmsg_bench_req *req);
+/* kmsg_group.c: multicast rings lent to several LWKs (callers hold atoll_lock) */
+struct atoll_kgroup {
+	struct atoll_kring ring;
+	struct atoll_enclave **es;	/* its n receivers */
+	u32 n;
+	u64 id;
+	void *block;			/* the ring, size bytes */
+	size_t size;
+};
 
-/* kmsg_mcast.c: ATOLL_IOC_KMSG_MCAST, a multicast ring checked and timed */
-int atoll_kmsg_mcast_init(void);
-int atoll_kmsg_mcast(struct atoll_enclave **es, u32 n, struct atoll_kmsg_mcast_req *req);
-
-/* kmsg_check.c: ATOLL_IOC_KMSG_CHECK, both rings flooded with checked messages */
-int atoll_kmsg_check_init(void);
-int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req);
-void atoll_kmsg_check_fill(u8 *buf, u32 len, u32 sender, u32 seq);
-int atoll_kmsg_check_send(struct atoll_enclave *e, u16 type, const void *data, u32 len);
+int atoll_kgroup_init(void);
+int atoll_kgroup_join(struct atoll_kgroup *g, struct atoll_enclave **es, u32 n, char *err);
+int atoll_kgroup_send(struct atoll_kgroup *g, u16 type, const void *data, u32 len);
+void atoll_kgroup_leave(struct atoll_kgroup *g);
+#define ATOLL_LWKS_WAIT_S	10	/* atoll_lwks_wait()'s limit */
+int atoll_lwks_wait(struct atoll_enclave **es, u32 n,
+		    bool (*done)(struct atoll_enclave *e, u64 arg), u64 arg);
 
 /* program.c: programs in an enclave, one per open file */
 int atoll_program_init(void);

@@ -6,6 +6,7 @@
  */
 #include <linux/cpu.h>
 #include <linux/delay.h>
+#include <linux/export.h>
 #include <linux/irqflags.h>
 #include <asm/apic.h>
 #include "atoll.h"
@@ -119,6 +120,7 @@ void atoll_apic_send(u32 apic_id, u32 icr_low)
 	apic->icr_write(icr_low, apic_id);
 	local_irq_restore(flags);
 }
+EXPORT_SYMBOL_GPL(atoll_apic_send);
 
 /* INIT parks a CPU in wait-for-SIPI, whatever it was running. */
 void atoll_cpu_init(u32 apic_id)

@@ -55,6 +55,13 @@ static struct atoll_enclave *find(u32 id)
 	return NULL;
 }
 
+/* Enclave id or NULL, for the test module's ioctls (under atoll_lock). */
+struct atoll_enclave *atoll_enclave_find(u32 id)
+{
+	return find(id);
+}
+EXPORT_SYMBOL_GPL(atoll_enclave_find);
+
 /*
  * Claims a free area of e for p (FREE -> CREATING; the LWK claims areas the
  * same way) and forgets what the LWK said about its last occupant.
@@ -743,35 +750,6 @@ int atoll_enclave_ping(struct atoll_ping *req)
 	return atoll_peer_ping(from, e, &req->rtt_ns);
 }
 
-int atoll_enclave_kmsg_check(struct atoll_kmsg_check_req *req)
-{
-	struct atoll_enclave *e = find(req->id);
-
-	if (atoll_may_admin(req->error, "run message checks"))
-		return -EPERM;
-	if (!e) {
-		atoll_err(req->error, "there is no enclave with id %u", req->id);
-		return -ENOENT;
-	}
-	return atoll_kmsg_check(e, req);
-}
-
-int atoll_enclave_kmsg_bench(struct atoll_kmsg_bench_req *req)
-{
-	struct atoll_enclave *e = find(req->id), *from = NULL;
-
-	if (atoll_may_admin(req->error, "run message benchmarks"))
-		return -EPERM;
-	if (req->from_id)
-		from = find(req->from_id);
-	if (!e || (req->from_id && !from)) {
-		atoll_err(req->error, "there is no enclave with id %u",
-			  e ? req->from_id : req->id);
-		return -ENOENT;
-	}
-	return atoll_kmsg_bench(e, from, req);
-}
-
 int atoll_enclave_msg_send(struct atoll_msg_io *io)
 {
 	struct atoll_enclave *e = NULL;
@@ -784,32 +762,4 @@ int atoll_enclave_msg_send(struct atoll_msg_io *io)
 			return -EACCES;
 	}
 	return atoll_usermsg_send(e, io);
-}
-
-int atoll_enclave_kmsg_mcast(struct atoll_kmsg_mcast_req *req)
-{
-	struct atoll_enclave *es[ATOLL_MCAST_MAX];
-	u32 i, j;
-
-	if (atoll_may_admin(req->error, "run multicast checks"))
-		return -EPERM;
-	if (!req->n || req->n > ATOLL_MCAST_MAX) {
-		atoll_err(req->error, "a multicast check goes to 1 to %u enclaves",
-			  ATOLL_MCAST_MAX);
-		return -EINVAL;
-	}
-	for (i = 0; i < req->n; i++) {
-		es[i] = find(req->ids[i]);
-		if (!es[i] || atoll_lwk_state(es[i]) != ATOLL_ENCLAVE_RUNNING) {
-			atoll_err(req->error, "enclave %u does not exist or is not running",
-				  req->ids[i]);
-			return -EHOSTDOWN;
-		}
-		for (j = 0; j < i; j++)
-			if (es[j] == es[i]) {
-				atoll_err(req->error, "enclave %s is named twice", es[i]->name);
-				return -EINVAL;
-			}
-	}
-	return atoll_kmsg_mcast(es, req->n, req);
 }

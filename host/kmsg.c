@@ -6,10 +6,12 @@
  * and interrupts: ATOLL_LWK_VECTOR to the LWK after a message, Linux's
  * platform IPI from it, whose callback polls every link. Waiters poll too,
  * so a lost interrupt (or a platform IPI held by another driver) only
- * delays them. This file knows no protocol.
+ * delays them. This file knows no protocol. Its exports are for the test
+ * module (host/atoll_test/), whose protocols come and go with it.
  */
 #include <linux/rcupdate.h>
 #include <linux/delay.h>
+#include <linux/export.h>
 #include <linux/vmalloc.h>
 #include <asm/apic.h>
 #include "atoll.h"
@@ -27,9 +29,22 @@ int atoll_kmsg_register(u16 type, atoll_kmsg_handler fn)
 		pr_err("atoll: message type %u cannot be registered\n", type);
 		return -EINVAL;
 	}
-	handlers[type] = fn;
+	WRITE_ONCE(handlers[type], fn);
 	return 0;
 }
+EXPORT_SYMBOL_GPL(atoll_kmsg_register);
+
+/*
+ * Gives the type up (the test module's unload): once this returns no CPU
+ * runs its handler, as dispatch() runs with interrupts off.
+ */
+void atoll_kmsg_unregister(u16 type)
+{
+	if (type && type < ATOLL_KMSG_MAX_TYPES)
+		WRITE_ONCE(handlers[type], NULL);
+	synchronize_rcu();
+}
+EXPORT_SYMBOL_GPL(atoll_kmsg_unregister);
 
 /* Makes both rings in e's shared area and starts listening to them. */
 int atoll_kmsg_link_init(struct atoll_enclave *e)
@@ -87,6 +102,7 @@ int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len
 		atoll_apic_send(l->apic_id, APIC_DM_FIXED | ATOLL_LWK_VECTOR);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(atoll_kmsg_send);
 
 /* As atoll_kmsg_send, waiting up to 100-200 ms for room (process context). */
 int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u32 len)
@@ -101,6 +117,7 @@ int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u3
 	}
 	return ret;
 }
+EXPORT_SYMBOL_GPL(atoll_kmsg_send_wait);
 
 /* The payload's i-th u64, 0 past its end: short messages read as zeros. */
 u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i)
@@ -111,11 +128,14 @@ u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i)
 		memcpy(&w, m->data + i * sizeof(w), sizeof(w));
 	return w;
 }
+EXPORT_SYMBOL_GPL(atoll_kmsg_word);
 
 static void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
-	atoll_kmsg_handler fn = m->type < ATOLL_KMSG_MAX_TYPES ? handlers[m->type] : NULL;
+	atoll_kmsg_handler fn = NULL;
 
+	if (m->type < ATOLL_KMSG_MAX_TYPES)
+		fn = READ_ONCE(handlers[m->type]);
 	if (fn)
 		fn(e, m);
 	else
@@ -151,6 +171,18 @@ void atoll_kmsg_poll(struct atoll_enclave *e)
 	if (any)
 		wake_up_all(&e->wq);
 }
+EXPORT_SYMBOL_GPL(atoll_kmsg_poll);
+
+/*
+ * Whether Linux polls e's messages (a check's or benchmark's flood): the
+ * LWK sends no interrupts meanwhile. Poll once more after turning it off,
+ * as a message may have come while it was on.
+ */
+void atoll_kmsg_polling(struct atoll_enclave *e, bool on)
+{
+	atoll_kring_set_polling(&e->link.in, 0, on);
+}
+EXPORT_SYMBOL_GPL(atoll_kmsg_polling);
 
 bool atoll_kmsg_broken(struct atoll_enclave *e)
 {
@@ -162,6 +194,7 @@ u64 atoll_kmsg_ipis(void)
 {
 	return atomic64_read(&platform_ipis);
 }
+EXPORT_SYMBOL_GPL(atoll_kmsg_ipis);
 
 static void platform_ipi(void)
 {

@@ -5,6 +5,7 @@
  * three ways: a PANIC message, the status page (when the ring could not
  * take the message), or a broken message ring.
  */
+#include <linux/export.h>
 #include <linux/ktime.h>
 #include <linux/sched/signal.h>
 #include "atoll.h"
@@ -72,6 +73,7 @@ void atoll_lwk_poll(struct atoll_enclave *e)
 	WRITE_ONCE(e->crashed, true);
 	wake_up_all(&e->wq);
 }
+EXPORT_SYMBOL_GPL(atoll_lwk_poll);
 
 u32 atoll_lwk_state(struct atoll_enclave *e)
 {
@@ -82,6 +84,7 @@ u32 atoll_lwk_state(struct atoll_enclave *e)
 		return ATOLL_ENCLAVE_STOPPED;
 	return READ_ONCE(e->booted) ? ATOLL_ENCLAVE_RUNNING : ATOLL_ENCLAVE_BOOTING;
 }
+EXPORT_SYMBOL_GPL(atoll_lwk_state);
 
 static bool boot_settled(struct atoll_enclave *e)
 {

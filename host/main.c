@@ -16,9 +16,11 @@
 /* Serialises the enclave ioctls (atoll.h). */
 DEFINE_MUTEX(atoll_lock);
 
-typedef int (*atoll_op)(void *req);
-
-static long run_op(unsigned long arg, size_t size, u32 magic, atoll_op op)
+/*
+ * One enclave ioctl: the request struct in, checked, op(req) under
+ * atoll_lock, the struct back out. The test module's ioctls too.
+ */
+long atoll_run_op(unsigned long arg, size_t size, u32 magic, atoll_op op)
 {
 	struct atoll_header *hdr;
 	long ret;
@@ -44,56 +46,48 @@ out:
 	kfree(hdr);
 	return ret;
 }
+EXPORT_SYMBOL_GPL(atoll_run_op);
 
 static long atoll_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
 	switch (cmd) {
 	case ATOLL_IOC_CREATE:
-		return run_op(arg, sizeof(struct atoll_create), ATOLL_MAGIC_CREATE,
-			      (atoll_op)atoll_enclave_create);
+		return atoll_run_op(arg, sizeof(struct atoll_create), ATOLL_MAGIC_CREATE,
+				    (atoll_op)atoll_enclave_create);
 	case ATOLL_IOC_INFO:
-		return run_op(arg, sizeof(struct atoll_enclave_info), ATOLL_MAGIC_INFO,
-			      (atoll_op)atoll_enclave_info);
+		return atoll_run_op(arg, sizeof(struct atoll_enclave_info), ATOLL_MAGIC_INFO,
+				    (atoll_op)atoll_enclave_info);
 	case ATOLL_IOC_CONSOLE:
-		return run_op(arg, sizeof(struct atoll_console_read), ATOLL_MAGIC_CONSREAD,
-			      (atoll_op)atoll_enclave_console);
+		return atoll_run_op(arg, sizeof(struct atoll_console_read), ATOLL_MAGIC_CONSREAD,
+				    (atoll_op)atoll_enclave_console);
 	case ATOLL_IOC_PING:
-		return run_op(arg, sizeof(struct atoll_ping), ATOLL_MAGIC_PING,
-			      (atoll_op)atoll_enclave_ping);
-	case ATOLL_IOC_KMSG_CHECK:
-		return run_op(arg, sizeof(struct atoll_kmsg_check_req), ATOLL_MAGIC_KCHECK,
-			      (atoll_op)atoll_enclave_kmsg_check);
-	case ATOLL_IOC_KMSG_BENCH:
-		return run_op(arg, sizeof(struct atoll_kmsg_bench_req), ATOLL_MAGIC_KBENCH,
-			      (atoll_op)atoll_enclave_kmsg_bench);
+		return atoll_run_op(arg, sizeof(struct atoll_ping), ATOLL_MAGIC_PING,
+				    (atoll_op)atoll_enclave_ping);
 	case ATOLL_IOC_MSG_SEND:
-		return run_op(arg, sizeof(struct atoll_msg_io), ATOLL_MAGIC_MSG,
-			      (atoll_op)atoll_enclave_msg_send);
+		return atoll_run_op(arg, sizeof(struct atoll_msg_io), ATOLL_MAGIC_MSG,
+				    (atoll_op)atoll_enclave_msg_send);
 	case ATOLL_IOC_MSG_RECV:
 		return atoll_usermsg_recv(arg);
-	case ATOLL_IOC_KMSG_MCAST:
-		return run_op(arg, sizeof(struct atoll_kmsg_mcast_req), ATOLL_MAGIC_MCAST,
-			      (atoll_op)atoll_enclave_kmsg_mcast);
 	case ATOLL_IOC_PROGRAMS:
-		return run_op(arg, sizeof(struct atoll_programs), ATOLL_MAGIC_PROGRAMS,
-			      (atoll_op)atoll_enclave_programs);
+		return atoll_run_op(arg, sizeof(struct atoll_programs), ATOLL_MAGIC_PROGRAMS,
+				    (atoll_op)atoll_enclave_programs);
 	case ATOLL_IOC_DESTROY:
-		return run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
-			      (atoll_op)atoll_enclave_destroy);
+		return atoll_run_op(arg, sizeof(struct atoll_destroy), ATOLL_MAGIC_DESTROY,
+				    (atoll_op)atoll_enclave_destroy);
 	case ATOLL_IOC_XEMEM:
 		return atoll_xemem_ioctl(file->private_data, arg);
 	case ATOLL_IOC_RESIZE:
-		return run_op(arg, sizeof(struct atoll_resize), ATOLL_MAGIC_RESIZE,
-			      (atoll_op)atoll_enclave_resize);
+		return atoll_run_op(arg, sizeof(struct atoll_resize), ATOLL_MAGIC_RESIZE,
+				    (atoll_op)atoll_enclave_resize);
 	case ATOLL_IOC_CHOWN:
-		return run_op(arg, sizeof(struct atoll_chown), ATOLL_MAGIC_CHOWN,
-			      (atoll_op)atoll_enclave_chown);
+		return atoll_run_op(arg, sizeof(struct atoll_chown), ATOLL_MAGIC_CHOWN,
+				    (atoll_op)atoll_enclave_chown);
 	case ATOLL_IOC_NOISE:
-		return run_op(arg, sizeof(struct atoll_noise_req), ATOLL_MAGIC_NOISE,
-			      (atoll_op)atoll_enclave_noise);
+		return atoll_run_op(arg, sizeof(struct atoll_noise_req), ATOLL_MAGIC_NOISE,
+				    (atoll_op)atoll_enclave_noise);
 	case ATOLL_IOC_XEMEM_LIST:
-		return run_op(arg, sizeof(struct atoll_xemem_list), ATOLL_MAGIC_XLIST,
-			      (atoll_op)atoll_xemem_list);
+		return atoll_run_op(arg, sizeof(struct atoll_xemem_list), ATOLL_MAGIC_XLIST,
+				    (atoll_op)atoll_xemem_list);
 	case ATOLL_IOC_RUN:
 	case ATOLL_IOC_START:
 	case ATOLL_IOC_CALL:
@@ -151,8 +145,7 @@ static int __init atoll_init(void)
 	if (ret)
 		return ret;
 	ret = atoll_symbols_init() ?: atoll_lifecycle_init() ?: atoll_program_init() ?:
-	      atoll_peers_init() ?: atoll_kmsg_check_init() ?:
-	      atoll_kmsg_bench_init() ?: atoll_kmsg_mcast_init() ?: atoll_noise_init() ?:
+	      atoll_peers_init() ?: atoll_kgroup_init() ?: atoll_noise_init() ?:
 	      atoll_usermsg_init() ?: atoll_xemem_lwk_init() ?: atoll_resize_init();
 	if (ret)
 		goto fail;

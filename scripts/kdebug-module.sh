@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds atoll.ko against the debug kernel of `make test-kdebug`
-# (scripts/kdebug-build.sh) into build/kdebug/atoll.ko, with debug info so
-# that a report's atoll.ko addresses resolve to host/*.c lines
+# Builds atoll.ko and the test module atoll_test.ko (host/atoll_test/, which
+# the test VM loads beside it) against the debug kernel of `make test-kdebug`
+# (scripts/kdebug-build.sh) into build/kdebug/, with debug info so that a
+# report's addresses resolve to host/ lines
 # (scripts/faddr2line build/kdebug/atoll.ko func+0x12/0x80).
 # Linux 6.1 builds an external module's objects next to its sources, so the
 # sources are linked into build/kdebug/module/host (../abi beside it, as
@@ -17,16 +18,17 @@ if [ ! -f "$OBJ/Module.symvers" ]; then
     exit 1
 fi
 
-mkdir -p "$MOD/host"
+mkdir -p "$MOD/host/atoll_test"
 ln -sfn "$(pwd)/abi" "$MOD/abi"
 # Links for the sources there are now (a file removed from host/ goes too).
-find "$MOD/host" -maxdepth 1 -type l -delete
-for f in host/Kbuild host/*.c host/*.h; do
-    [[ $f == *.mod.c ]] || ln -s "$(pwd)/$f" "$MOD/host/"
+find "$MOD/host" -maxdepth 2 -type l -delete
+for f in host/Kbuild host/*.c host/*.h host/atoll_test/Kbuild host/atoll_test/*.c \
+    host/atoll_test/*.h; do
+    [[ $f == *.mod.c ]] || ln -s "$(pwd)/$f" "$MOD/$(dirname "$f")/"
 done
 
-echo "kdebug: building atoll.ko against $OBJ (log: $OUT/module.log)"
-if ! make -C "$OBJ" M="$(pwd)/$MOD/host" KCFLAGS=-g modules >"$OUT/module.log" 2>&1; then
+echo "kdebug: building atoll.ko and atoll_test.ko against $OBJ (log: $OUT/module.log)"
+if ! make -C "$OBJ" M="$(pwd)/$MOD/host" ATOLL_TEST=m KCFLAGS=-g modules >"$OUT/module.log" 2>&1; then
     tail -n 40 "$OUT/module.log" >&2
     echo "kdebug: building atoll.ko failed" >&2
     exit 1
@@ -34,4 +36,5 @@ fi
 # Compiler warnings show: the instrumented build may find what Debian's did not.
 grep -E "warning:|error:" "$OUT/module.log" >&2 || true
 cp "$MOD/host/atoll.ko" "$OUT/atoll.ko"
-echo "kdebug: built $OUT/atoll.ko"
+cp "$MOD/host/atoll_test/atoll_test.ko" "$OUT/atoll_test.ko"
+echo "kdebug: built $OUT/atoll.ko and $OUT/atoll_test.ko"

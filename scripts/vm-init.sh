@@ -1,7 +1,8 @@
 #!/bin/busybox sh
 # /init of the Atoll test VM (scripts/vm.py builds it into the initramfs).
 # Sets up a minimal system with Debian's userland (the host's /usr and /etc,
-# read-only over 9p), loads /atoll.ko if present, runs /run.sh and reports
+# read-only over 9p), loads /atoll.ko and then the test module /atoll_test.ko
+# (the message checks and benchmarks) if present, runs /run.sh and reports
 # its exit status on the console as "ATOLL-VM-EXIT: N" for the host. On a
 # kernel with kmemleak (`make test-kdebug`'s) it reports the run's leaks.
 
@@ -87,6 +88,12 @@ echo "ATOLL-VM: Linux booted"
 if [ -e /atoll.ko ]; then
     if ! insmod /atoll.ko; then
         echo "ATOLL-VM: insmod /atoll.ko failed; the script was not run"
+        finish 99
+    fi
+fi
+if [ -e /atoll_test.ko ]; then
+    if ! insmod /atoll_test.ko; then
+        echo "ATOLL-VM: insmod /atoll_test.ko failed; the script was not run"
         finish 99
     fi
 fi

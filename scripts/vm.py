@@ -13,13 +13,15 @@ own) says why and is counted (scripts/vm_record.py).
 Another kernel can be booted instead (`make test-kdebug`'s debug kernel):
 --kernel / run_vm(kernel=) / ATOLL_VM_KERNEL name a bzImage that has virtio
 PCI and 9p built in (no modules are loaded into it); ATOLL_VM_MODULE names
-the atoll.ko built for it. ATOLL_VM_SLOW=N multiplies every VM's timeout
+the atoll.ko built for it (its atoll_test.ko beside it). ATOLL_VM_SLOW=N multiplies every VM's timeout
 and boot timeout by N, for a kernel that runs N times slower under TCG.
 
 The guest boots the installed Debian kernel (scripts/debian-kernel.sh) with a
-busybox initramfs built here: /init (scripts/vm-init.sh) loads /atoll.ko when
-present, runs the script as /run.sh and prints "ATOLL-VM-EXIT: N".
-In the guest: /bin/atoll, /lib/atoll/atoll-kernel and /atoll.ko when built,
+busybox initramfs built here: /init (scripts/vm-init.sh) loads /atoll.ko and
+then the test module /atoll_test.ko when present, runs the script as /run.sh
+and prints "ATOLL-VM-EXIT: N".
+In the guest: /bin/atoll (the CLI's test build, build/atoll-test, with the
+message checks), /lib/atoll/atoll-kernel and -test, and the modules when built,
 the --extra directory under /extra, busybox applets in /bin, and Debian's
 userland: the host's /usr and /etc, shared read-only over virtio-9p, so the
 guest runs the host's dynamic programs, libraries and MPI as they are.
@@ -44,9 +46,14 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCRIPTS = os.path.join(ROOT, "scripts")
 
 # guest path -> host path; run_vm(files=None) takes those that exist.
+MODULE = os.environ.get("ATOLL_VM_MODULE") or os.path.join(ROOT, "build", "atoll.ko")
 DEFAULT_FILES = {
-    "/atoll.ko": os.environ.get("ATOLL_VM_MODULE") or os.path.join(ROOT, "build", "atoll.ko"),
-    "/bin/atoll": os.path.join(ROOT, "build", "atoll"),
+    "/atoll.ko": MODULE,
+    # The test parts (make module cli build them): the message checks and
+    # benchmarks on /dev/atoll-test, and the CLI that has kmsg-check,
+    # kmsg-bench and kmsg-mcast.
+    "/atoll_test.ko": os.path.join(os.path.dirname(MODULE), "atoll_test.ko"),
+    "/bin/atoll": os.path.join(ROOT, "build", "atoll-test"),
     "/lib/atoll/atoll-kernel": os.path.join(ROOT, "build", "atoll-kernel"),
     # The same LWK with its self-tests, benchmarks and crash/hang tests.
     "/lib/atoll/atoll-kernel-test": os.path.join(ROOT, "build", "atoll-kernel-test"),

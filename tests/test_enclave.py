@@ -11,7 +11,7 @@ from conftest import KERNEL
 from resources import RESOURCES, assert_nothing_lost
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NEEDED = ["build/atoll.ko", "build/atoll", "build/atoll-kernel", "build/atoll-kernel-test"]
+NEEDED = ["build/atoll.ko", "build/atoll-test", "build/atoll-kernel", "build/atoll-kernel-test"]
 
 @pytest.fixture(scope="module", autouse=True)
 def built():
@@ -88,6 +88,7 @@ atoll status a | grep cpus
 atoll status b | grep cpus
 atoll ping a || exit 12
 atoll ping b || exit 13
+rmmod atoll_test || exit 18  # it uses atoll.ko: only the enclaves may keep atoll.ko in
 rmmod atoll && exit 14
 echo "UNLOAD REFUSED"
 atoll destroy a || exit 15

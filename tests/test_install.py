@@ -1,6 +1,7 @@
 """`make install` (issue 17) into a staging root, as a fresh clone would:
-the tree of files a distribution expects, DKMS building the installed
-module source, and in the test VM (without the
+the tree of files a distribution expects (none of the test parts: the
+test module and its source, the LWK's test image, the CLI's test build),
+DKMS building the installed module source, and in the test VM (without the
 development build's module, CLI and image) the module loads from its
 installed path and the installed CLI creates an enclave without --kernel,
 runs a program in it and destroys it."""
@@ -29,6 +30,10 @@ def test_install_tree_works_in_the_vm(vm, tmp_path):
                  "usr/src/atoll-0.1.0/abi/atoll_abi.h"]:
         assert want in files, (want, files)
     assert not [f for f in files if f.endswith((".o", ".mod.c", ".cmd"))], files
+    assert not [f for f in files if "atoll_test" in f or "kmsg_check" in f or f.endswith("-test")], files
+    help_text = subprocess.run([str(stage / "usr/local/bin/atoll"), "--help"], capture_output=True,
+                               text=True).stdout
+    assert "create" in help_text and "kmsg-" not in help_text, help_text
     assert os.stat(stage / "usr/local/bin/atoll").st_mode & stat.S_IXOTH
     # DKMS builds the installed source for the kernel (in a tree of its own here).
     tree = tmp_path / "dkms"

@@ -23,7 +23,7 @@ import pytest
 from resources import RESOURCES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-NEEDED = ["build/atoll.ko", "build/atoll", "build/atoll-kernel"]
+NEEDED = ["build/atoll.ko", "build/atoll-test", "build/atoll-kernel"]
 ENCLAVE_CPUS = 3          # the VM has 4; Linux keeps CPU 0
 RUN_TIMEOUT = 120         # seconds one `atoll run` may take before it is killed
 KERNEL_LINE = re.compile(r"^\[\s*\d+\.\d+\] ")

@@ -306,6 +306,7 @@ atoll destroy a > /dev/null || exit 10
 [ "$total_before" = "$(grep MemTotal /proc/meminfo)" ] && echo MEMTOTAL_BACK
 /extra/xemem_check keep kept-at-unload 67108864 > /dev/null; echo "KEEP unload: $?"
 free_before=$(grep MemFree /proc/meminfo | tr -dc 0-9)
+rmmod atoll_test  # it uses atoll.ko
 rmmod atoll && echo UNLOADED
 free_after=$(grep MemFree /proc/meminfo | tr -dc 0-9)
 echo "UNLOAD FREED KB: $((free_after - free_before))"

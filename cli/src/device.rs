@@ -1,4 +1,6 @@
-//! /dev/atoll and its ioctls: the only `unsafe` code of the CLI.
+//! /dev/atoll and its ioctls: the only `unsafe` code of the CLI. In the test
+//! build also /dev/atoll-test, the test module's (atoll_test.ko): the message
+//! checks and benchmarks.
 //!
 //! Every struct passed to the module comes from `atoll_abi`, whose `::new()`
 //! fills in the header (magic, version, size) that the module checks.
@@ -6,16 +8,20 @@
 use crate::error::{os_error, Error, Result};
 use crate::sys;
 use atoll_abi::{
-    Adopt, Call, Chown, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, KmsgBenchReq, KmsgCheckReq, KmsgMcastReq,
-    NoiseDetour, NoiseReq, Ping, Programs, Resize, Run, Start, XememIo, XememList, IOC_ADOPT, IOC_CALL, IOC_CHOWN,
-    IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC, IOC_INFO, IOC_KILL, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST,
-    IOC_NOISE, IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM, IOC_XEMEM_LIST, NOISE_MAX_LISTED,
+    Adopt, Call, Chown, ConsoleRead, Create, Destroy, EnclaveInfo, Kill, NoiseDetour, NoiseReq, Ping, Programs, Resize,
+    Run, Start, XememIo, XememList, IOC_ADOPT, IOC_CALL, IOC_CHOWN, IOC_CONSOLE, IOC_CREATE, IOC_DESTROY, IOC_EXEC,
+    IOC_INFO, IOC_KILL, IOC_NOISE, IOC_PING, IOC_PROGRAMS, IOC_RESIZE, IOC_RUN, IOC_START, IOC_XEMEM, IOC_XEMEM_LIST,
+    NOISE_MAX_LISTED,
 };
+#[cfg(feature = "testing")]
+use atoll_abi::{KmsgBenchReq, KmsgCheckReq, KmsgMcastReq, IOC_KMSG_BENCH, IOC_KMSG_CHECK, IOC_KMSG_MCAST};
 use std::fs::{File, OpenOptions};
 use std::io;
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, RawFd};
 
 pub const PATH: &str = "/dev/atoll";
+#[cfg(feature = "testing")]
+pub const TEST_PATH: &str = "/dev/atoll-test";
 
 pub struct Device {
     file: File,
@@ -32,12 +38,20 @@ fn check(rc: libc::c_int) -> io::Result<()> {
 
 impl Device {
     pub fn open() -> Result<Device> {
-        match OpenOptions::new().read(true).write(true).open(PATH) {
+        Self::open_path(PATH, "is the atoll module loaded? (insmod atoll.ko)")
+    }
+
+    /// The test module's device, for IOC_KMSG_CHECK, _BENCH and _MCAST.
+    #[cfg(feature = "testing")]
+    pub fn open_test() -> Result<Device> {
+        Self::open_path(TEST_PATH, "is the test module loaded? (insmod atoll_test.ko, after atoll.ko)")
+    }
+
+    fn open_path(path: &str, hint: &str) -> Result<Device> {
+        match OpenOptions::new().read(true).write(true).open(path) {
             Ok(file) => Ok(Device { file }),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                Err(Error::new(format!("{PATH} not found: is the atoll module loaded? (insmod atoll.ko)")))
-            }
-            Err(e) => Err(Error::new(format!("cannot open {PATH}: {}", os_error(&e)))),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(Error::new(format!("{path} not found: {hint}"))),
+            Err(e) => Err(Error::new(format!("cannot open {path}: {}", os_error(&e)))),
         }
     }
 
@@ -178,6 +192,7 @@ impl Device {
 
     /// IOC_KMSG_CHECK: floods both message rings of enclave `req.id`. On
     /// failure the module may have left a reason in `req.error`.
+    #[cfg(feature = "testing")]
     pub fn kmsg_check(&self, req: &mut KmsgCheckReq) -> io::Result<()> {
         // SAFETY: `req` is a live, exclusively borrowed `KmsgCheckReq`, the
         // type whose size IOC_KMSG_CHECK encodes; it holds no pointers.
@@ -186,6 +201,7 @@ impl Device {
 
     /// IOC_KMSG_BENCH: times message round trips with enclave `req.id`. On
     /// failure the module may have left a reason in `req.error`.
+    #[cfg(feature = "testing")]
     pub fn kmsg_bench(&self, req: &mut KmsgBenchReq) -> io::Result<()> {
         // SAFETY: `req` is a live, exclusively borrowed `KmsgBenchReq`, the
         // type whose size IOC_KMSG_BENCH encodes; it holds no pointers.
@@ -194,6 +210,7 @@ impl Device {
 
     /// IOC_KMSG_MCAST: multicast to the enclaves in `req.ids`, then unicasts.
     /// On failure the module may have left a reason in `req.error`.
+    #[cfg(feature = "testing")]
     pub fn kmsg_mcast(&self, req: &mut KmsgMcastReq) -> io::Result<()> {
         // SAFETY: `req` is a live, exclusively borrowed `KmsgMcastReq`, the
         // type whose size IOC_KMSG_MCAST encodes; it holds no pointers.

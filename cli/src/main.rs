@@ -1,6 +1,7 @@
 //! `atoll`: create, inspect and destroy Atoll enclaves through /dev/atoll,
 //! and run programs in them. This file is the command line (clap) and the
-//! dispatch to `commands/`.
+//! dispatch to `commands/`. The test build (feature `testing`, the test VM's)
+//! adds the message checks and benchmarks: kmsg-check, kmsg-bench, kmsg-mcast.
 
 mod commands;
 mod cpuset;
@@ -23,10 +24,9 @@ mod serve;
 mod sys;
 
 use clap::{Parser, Subcommand};
-use commands::{
-    chown, console, create, destroy, kmsg_bench, kmsg_check, kmsg_mcast, list, noise, ping, remove_segment, resize,
-    run, status, syscalls,
-};
+use commands::{chown, console, create, destroy, list, noise, ping, remove_segment, resize, run, status, syscalls};
+#[cfg(feature = "testing")]
+use commands::{kmsg_bench, kmsg_check, kmsg_mcast};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -40,7 +40,7 @@ use std::process::ExitCode;
                   Needs the atoll module (/dev/atoll) and root."
 )]
 struct Cli {
-    /// Print one JSON object instead of text (create, destroy, ping, kmsg-check, kmsg-bench, kmsg-mcast, list, status, remove-segment; not run)
+    /// Print one JSON object instead of text (create, destroy, ping, list, status, remove-segment and the test build's message checks; not run)
     #[arg(long, global = true)]
     json: bool,
 
@@ -206,7 +206,8 @@ enum Command {
         count: u32,
     },
 
-    /// Flood the message rings to and from an enclave's LWK with checked messages (needs the LWK's test image)
+    #[cfg(feature = "testing")]
+    /// Flood the message rings to and from an enclave's LWK with checked messages (needs the test module and the LWK's test image)
     KmsgCheck {
         enclave: String,
 
@@ -227,7 +228,8 @@ enum Command {
         direction: kmsg_check::Direction,
     },
 
-    /// Time message round trips to an enclave's LWK next to their floors: a cache line bounced, a bare IPI (needs the LWK's test image)
+    #[cfg(feature = "testing")]
+    /// Time message round trips to an enclave's LWK next to their floors: a cache line bounced, a bare IPI (needs the test module and the LWK's test image)
     KmsgBench {
         enclave: String,
 
@@ -244,7 +246,8 @@ enum Command {
         stream_size: u32,
     },
 
-    /// Send checked messages to several LWKs through one multicast ring, then as unicasts, and compare (needs the LWKs' test image)
+    #[cfg(feature = "testing")]
+    /// Send checked messages to several LWKs through one multicast ring, then as unicasts, and compare (needs the test module and the LWKs' test image)
     KmsgMcast {
         #[arg(required = true, value_name = "ENCLAVE")]
         enclaves: Vec<String>,
@@ -336,10 +339,13 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::Add { enclave, cpus, mem } => resize::run(&enclave, true, resize::what(cpus, mem), json),
         Command::Remove { enclave, cpus, mem } => resize::run(&enclave, false, resize::what(cpus, mem), json),
         Command::Ping { enclave, from, count } => ping::run(&enclave, from.as_deref(), count, json),
+        #[cfg(feature = "testing")]
         Command::KmsgBench { enclave, from, rounds, stream_size } => {
             kmsg_bench::run(&enclave, from.as_deref(), rounds, stream_size, json)
         }
+        #[cfg(feature = "testing")]
         Command::KmsgMcast { enclaves, count, size } => kmsg_mcast::run(&enclaves, count, size, json),
+        #[cfg(feature = "testing")]
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }

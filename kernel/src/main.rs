@@ -31,8 +31,10 @@ mod tlb;
 mod trap;
 mod usermsg;
 
-#[allow(unused_imports)]
-pub(crate) use hal::{fatal, print, println};
+pub(crate) use hal::println;
+// Only the crash test stops the kernel on purpose.
+#[cfg(feature = "testing")]
+pub(crate) use hal::fatal;
 
 use hal::BootInfo;
 

@@ -24,6 +24,7 @@ const MODES: [(&str, &str); BENCH_MODES] = [
 
 pub fn run(key: &str, from: Option<&str>, rounds: u32, stream_size: u32, json: bool) -> Result<()> {
     let dev = Device::open()?;
+    let test_dev = Device::open_test()?;
     let enclave = enclave::find(&dev, key)?;
     let sender = from.map(|f| enclave::find(&dev, f)).transpose()?;
     let mut req = KmsgBenchReq::new();
@@ -31,7 +32,7 @@ pub fn run(key: &str, from: Option<&str>, rounds: u32, stream_size: u32, json: b
     req.from_id = sender.as_ref().map_or(0, |s| s.id);
     req.rounds = rounds;
     req.stream_size = stream_size;
-    dev.kmsg_bench(&mut req).map_err(|e| module_error("kmsg-bench", &req.error, &e))?;
+    test_dev.kmsg_bench(&mut req).map_err(|e| module_error("kmsg-bench", &req.error, &e))?;
     let from_name = sender.as_ref().map_or("Linux", |s| s.name.as_str());
     let stream = (stream_size > 0).then(|| Stream::of(&req));
     if json {

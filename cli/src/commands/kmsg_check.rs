@@ -36,6 +36,7 @@ pub struct Options {
 
 pub fn run(key: &str, o: Options, json: bool) -> Result<()> {
     let dev = Device::open()?;
+    let test_dev = Device::open_test()?;
     let enclave = enclave::find(&dev, key)?;
     let name = &enclave.name;
     let mut req = KmsgCheckReq::new();
@@ -44,7 +45,7 @@ pub fn run(key: &str, o: Options, json: bool) -> Result<()> {
     req.min_len = o.min_size;
     req.max_len = o.max_size;
     req.directions = o.direction.bits();
-    dev.kmsg_check(&mut req).map_err(|e| module_error("kmsg-check", &req.error, &e))?;
+    test_dev.kmsg_check(&mut req).map_err(|e| module_error("kmsg-check", &req.error, &e))?;
     if json {
         print_json(&to_json(name, &req));
     } else {

@@ -15,6 +15,7 @@ pub fn run(keys: &[String], count: u32, size: u32, json: bool) -> Result<()> {
         return Err(Error::new(format!("kmsg-mcast takes 1 to {MCAST_MAX} enclaves")));
     }
     let dev = Device::open()?;
+    let test_dev = Device::open_test()?;
     let mut req = KmsgMcastReq::new();
     let mut names = Vec::new();
     for (i, key) in keys.iter().enumerate() {
@@ -25,7 +26,7 @@ pub fn run(keys: &[String], count: u32, size: u32, json: bool) -> Result<()> {
     req.n = keys.len() as u32;
     req.count = count;
     req.len = size;
-    dev.kmsg_mcast(&mut req).map_err(|e| module_error("kmsg-mcast", &req.error, &e))?;
+    test_dev.kmsg_mcast(&mut req).map_err(|e| module_error("kmsg-mcast", &req.error, &e))?;
     let received = &req.received[..keys.len()];
     let bad = &req.bad[..keys.len()];
     let intact = received.iter().all(|&r| r == 2 * u64::from(count)) && bad.iter().all(|&b| b == 0);

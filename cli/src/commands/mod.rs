@@ -7,8 +7,11 @@ pub mod create;
 pub mod destroy;
 pub mod exec;
 pub mod forked;
+#[cfg(feature = "testing")]
 pub mod kmsg_bench;
+#[cfg(feature = "testing")]
 pub mod kmsg_check;
+#[cfg(feature = "testing")]
 pub mod kmsg_mcast;
 pub mod list;
 pub mod noise;

@@ -20,7 +20,6 @@ use super::{Message, Peer};
 use crate::sync::{Queue, SpinLock};
 use crate::{println, sched, tlb};
 use hal::lent::{self, Lent};
-use hal::shared::SharedRegion;
 use lwk_logic::errno::{Errno, EEXIST, EINVAL, ENOMEM};
 
 /// Other enclaves (the host's limit, less us) and groups at once.
@@ -34,7 +33,11 @@ enum Key {
 
 enum What {
     /// Both ways with another enclave, and a cache line for benchmarks.
-    Peer { link: Link, line: Option<SharedRegion> },
+    Peer {
+        link: Link,
+        #[cfg(feature = "testing")]
+        line: Option<hal::shared::SharedRegion>,
+    },
     /// One receiver of a multicast ring.
     Group(Inbox),
 }
@@ -55,8 +58,8 @@ impl Lending {
     }
 
     /// The benchmarks' cache line in a peer's block.
-    #[cfg_attr(not(feature = "testing"), allow(dead_code))]
-    pub fn line(&self) -> Option<SharedRegion> {
+    #[cfg(feature = "testing")]
+    pub fn line(&self) -> Option<hal::shared::SharedRegion> {
         match &self.what {
             What::Peer { line, .. } => *line,
             What::Group(_) => None,
@@ -228,10 +231,16 @@ fn add(p: &KmsgPeer) -> Result<(), Errno> {
         (p.notify_apic_id, LWK_VECTOR),
     );
     link.set_programs_talk(p.programs_talk == 1);
+    #[cfg(feature = "testing")]
     let line = (p.line_offset.is_multiple_of(64)
         && p.line_offset.saturating_add(64) <= p.block_size)
         .then(|| lent.region(p.line_offset, 64));
-    list(Lending { key, what: What::Peer { link, line }, lent })
+    let what = What::Peer {
+        link,
+        #[cfg(feature = "testing")]
+        line,
+    };
+    list(Lending { key, what, lent })
 }
 
 fn join(g: &KmsgGroup) -> Result<(), Errno> {

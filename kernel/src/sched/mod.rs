@@ -3,10 +3,6 @@
 //! leaves, or a new core takes some of the work). Cross-core wake-ups put
 //! the thread on its core's queue and (by default) kick that core.
 
-// Fork/join, sleeping and condition variables are kernel services that only
-// the self-tests and benchmarks use so far; the production image drops them.
-#![cfg_attr(not(feature = "testing"), allow(dead_code, unused_imports))]
-
 pub mod hotplug;
 mod thread;
 pub mod timer;
@@ -364,6 +360,8 @@ impl<T> JoinHandle<T> {
         self.result.lock().take().expect("thread finished without a result")
     }
 
+    /// The thread itself (the event benchmarks watch its state).
+    #[cfg(feature = "testing")]
     pub fn thread(&self) -> &Arc<Thread> {
         &self.thread
     }
@@ -381,6 +379,8 @@ impl<'a> Spawn<'a> {
         Spawn { name, cpu, preemptive: false }
     }
 
+    /// Preempted by the timer (the lock and event benchmarks' background threads).
+    #[cfg(feature = "testing")]
     pub fn preemptive(mut self) -> Self {
         self.preemptive = true;
         self

@@ -46,7 +46,8 @@ fn mine() -> &'static CpuTimers {
     &TIMERS[hal::cpu_index()]
 }
 
-/// Timer interrupts this CPU has taken.
+/// Timer interrupts this CPU has taken (the self-tests count them).
+#[cfg(feature = "testing")]
 pub fn interrupts_on(cpu: usize) -> u64 {
     TIMERS[cpu].interrupts.load(Ordering::Relaxed)
 }

@@ -2,15 +2,14 @@
 //! it masks interrupts), wait queues and condition variables whose
 //! cross-core wake-ups kick the target core with an IPI.
 
-// Fork/join, sleeping and condition variables are kernel services that only
-// the self-tests and benchmarks use so far; the production image drops them.
-#![cfg_attr(not(feature = "testing"), allow(dead_code, unused_imports))]
-
+// Only the self-tests and benchmarks wait on condition variables so far.
+#[cfg(feature = "testing")]
 mod condvar;
 mod queue;
 mod waitqueue;
 
+#[cfg(feature = "testing")]
 pub use condvar::CondVar;
-pub use hal::{SpinLock, SpinLockGuard};
+pub use hal::SpinLock;
 pub use queue::Queue;
 pub use waitqueue::WaitQueue;

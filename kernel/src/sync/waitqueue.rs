@@ -3,7 +3,7 @@
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
-use super::{SpinLock, SpinLockGuard};
+use super::SpinLock;
 use crate::sched::{self, timer, Thread};
 
 pub struct WaitQueue {
@@ -58,8 +58,9 @@ impl WaitQueue {
     }
 
     /// Blocks the current thread, then releases `guard`; the caller re-takes
-    /// its lock after waking (condition-variable style).
-    pub fn sleep_releasing<T>(&self, guard: SpinLockGuard<'_, T>) {
+    /// its lock after waking (condition-variable style, the test image's CondVar).
+    #[cfg(feature = "testing")]
+    pub fn sleep_releasing<T>(&self, guard: hal::SpinLockGuard<'_, T>) {
         let mut q = self.waiters.lock();
         let me = sched::current();
         me.mark_blocked();

@@ -5,13 +5,14 @@
  * arrives intact and in order. The LWK's side is in its test image
  * (kernel/src/selftest/kmsg.rs); the production LWK ignores the messages
  * and the check times out with that explanation. One check runs at a time
- * (under atoll_lock).
+ * (under atoll_lock). What the LWK reports of Linux's messages goes through
+ * reports.c.
  */
 #include <linux/ktime.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/vmalloc.h>
-#include "atoll.h"
+#include "atoll_test.h"
 
 #define CHECK_HEAD	sizeof(struct atoll_kmsg_check)
 #define NEEDS_TEST_IMAGE \
@@ -88,20 +89,17 @@ static void on_done(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	spin_unlock(&run.lock);
 }
 
-/* What the LWK got of Linux's check messages (this check, or a multicast one). */
-static void on_report(struct atoll_enclave *e, const struct atoll_kmsg *m)
+static const u16 types[] = { ATOLL_KMSG_CHECK, ATOLL_KMSG_CHECK_DONE };
+static const atoll_kmsg_handler handlers[] = { on_check, on_done };
+
+int atoll_test_check_init(void)
 {
-	e->check_received = atoll_kmsg_word(m, 0);
-	e->check_bad = atoll_kmsg_word(m, 1);
-	/* The counts first: readers take check_reported with an acquire. */
-	smp_store_release(&e->check_reported, true);
+	return atoll_test_register(types, handlers, ARRAY_SIZE(types));
 }
 
-int atoll_kmsg_check_init(void)
+void atoll_test_check_exit(void)
 {
-	return atoll_kmsg_register(ATOLL_KMSG_CHECK, on_check) ?:
-	       atoll_kmsg_register(ATOLL_KMSG_CHECK_DONE, on_done) ?:
-	       atoll_kmsg_register(ATOLL_KMSG_CHECK_REPORT, on_report);
+	atoll_test_unregister(types, ARRAY_SIZE(types));
 }
 
 static bool all_received(struct atoll_enclave *e, u64 expected)
@@ -136,7 +134,7 @@ static int poll_until(struct atoll_enclave *e, bool (*done)(struct atoll_enclave
 	u64 seen = progress(), start = seen, last = ktime_get_ns(), now;
 	int ret = 0;
 
-	atoll_kring_set_polling(&e->link.in, 0, true);
+	atoll_kmsg_polling(e, true);
 	while (!done(e, n)) {
 		atoll_lwk_poll(e);
 		now = ktime_get_ns();
@@ -161,16 +159,10 @@ static int poll_until(struct atoll_enclave *e, bool (*done)(struct atoll_enclave
 			break;
 		cond_resched();
 	}
-	atoll_kring_set_polling(&e->link.in, 0, false);
+	atoll_kmsg_polling(e, false);
 	/* A message may have come while the bit was still set. */
 	atoll_lwk_poll(e);
 	return ret;
-}
-
-static bool report_came(struct atoll_enclave *e, u64 n)
-{
-	/* Pairs with the release in on_report(). */
-	return smp_load_acquire(&e->check_reported);
 }
 
 /*
@@ -215,10 +207,10 @@ static int check_to_lwk(struct atoll_enclave *e, struct atoll_kmsg_check_req *re
 		atoll_err(req->error, "could not send to enclave %s: error %d", e->name, ret);
 		return ret;
 	}
-	ret = poll_until(e, report_came, 0, req->error, "the LWK did not report what it received");
+	ret = poll_until(e, atoll_test_reported, 0, req->error,
+			 "the LWK did not report what it received");
 	req->to_ns = ktime_get_ns() - t0;
-	req->to_messages = e->check_received;
-	req->to_bad = e->check_bad;
+	atoll_test_report(e, &req->to_messages, &req->to_bad);
 	return ret;
 }
 
@@ -260,12 +252,19 @@ static void run_reset(struct atoll_enclave *e)
 	spin_unlock_irq(&run.lock);
 }
 
-/* Under atoll_lock: the enclave stays and no other check runs. */
-int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req)
+/* ATOLL_IOC_KMSG_CHECK, under atoll_lock: the enclave stays and no other check runs. */
+int atoll_test_kmsg_check(struct atoll_kmsg_check_req *req)
 {
+	struct atoll_enclave *e = atoll_enclave_find(req->id);
 	u8 *buf;
 	int ret;
 
+	if (atoll_may_admin(req->error, "run message checks"))
+		return -EPERM;
+	if (!e) {
+		atoll_err(req->error, "there is no enclave with id %u", req->id);
+		return -ENOENT;
+	}
 	if (req->min_len < CHECK_HEAD || req->min_len > req->max_len ||
 	    req->max_len > ATOLL_KMSG_MAX_LEN || !req->count) {
 		atoll_err(req->error, "check messages are %zu to %u bytes long, and at least one is sent",
@@ -284,7 +283,7 @@ int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req)
 	if (!buf)
 		return -ENOMEM;
 	run_reset(e);
-	WRITE_ONCE(e->check_reported, false);
+	atoll_test_reports_reset(&e, 1);
 	ret = 0;
 	if (req->directions & ATOLL_CHECK_TO_LWK)
 		ret = check_to_lwk(e, req, buf);
@@ -293,6 +292,7 @@ int atoll_kmsg_check(struct atoll_enclave *e, struct atoll_kmsg_check_req *req)
 	spin_lock_irq(&run.lock);
 	run.e = NULL;
 	spin_unlock_irq(&run.lock);
+	atoll_test_reports_reset(NULL, 0);
 	vfree(buf);
 	return ret;
 }

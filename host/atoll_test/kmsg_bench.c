@@ -15,7 +15,7 @@
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 #include <asm/apic.h>
-#include "atoll.h"
+#include "atoll_test.h"
 
 #define BENCH_WAIT_NS	(2ULL * NSEC_PER_SEC)	/* for the other side, each time */
 #define BENCH_REPLY	BIT_ULL(63)		/* set on an echo's answer */
@@ -78,11 +78,20 @@ static void on_result(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	spin_unlock(&bench.lock);
 }
 
-int atoll_kmsg_bench_init(void)
+static const u16 types[] = {
+	ATOLL_KMSG_BENCH_READY, ATOLL_KMSG_BENCH_ECHO, ATOLL_KMSG_BENCH_RESULT
+};
+
+static const atoll_kmsg_handler handlers[] = { on_ready, on_echo, on_result };
+
+int atoll_test_bench_init(void)
 {
-	return atoll_kmsg_register(ATOLL_KMSG_BENCH_READY, on_ready) ?:
-	       atoll_kmsg_register(ATOLL_KMSG_BENCH_ECHO, on_echo) ?:
-	       atoll_kmsg_register(ATOLL_KMSG_BENCH_RESULT, on_result);
+	return atoll_test_register(types, handlers, ARRAY_SIZE(types));
+}
+
+void atoll_test_bench_exit(void)
+{
+	atoll_test_unregister(types, ARRAY_SIZE(types));
 }
 
 /* Spins until done() or BENCH_WAIT_NS; polls e's messages if `poll`. */
@@ -197,7 +206,7 @@ static int time_modes(struct atoll_enclave *e, const u64 *modes, u32 n, u32 roun
 	if (ret)
 		return ret;
 	if (polling)
-		atoll_kring_set_polling(&e->link.in, 0, true);
+		atoll_kmsg_polling(e, true);
 	path_send = U64_MAX;
 	path_receive = U64_MAX;
 	for (r = 0; r < (u64)rounds * n && !ret; r++) {
@@ -210,7 +219,7 @@ static int time_modes(struct atoll_enclave *e, const u64 *modes, u32 n, u32 roun
 			ret = -EINTR;
 	}
 	if (polling) {
-		atoll_kring_set_polling(&e->link.in, 0, false);
+		atoll_kmsg_polling(e, false);
 		atoll_kmsg_send(e, ATOLL_KMSG_BENCH_DONE, NULL, 0);
 		atoll_kmsg_poll(e);
 	}
@@ -314,15 +323,24 @@ static u32 bench_group(u64 mode, u64 *group)
 	return group[0] == mode ? n : 0;
 }
 
-/* Under atoll_lock: the enclaves stay, and no other benchmark runs. */
-int atoll_kmsg_bench(struct atoll_enclave *e, struct atoll_enclave *from,
-		     struct atoll_kmsg_bench_req *req)
+/* ATOLL_IOC_KMSG_BENCH, under atoll_lock: the enclaves stay, and no other benchmark runs. */
+int atoll_test_kmsg_bench(struct atoll_kmsg_bench_req *req)
 {
+	struct atoll_enclave *e = atoll_enclave_find(req->id), *from = NULL;
 	u64 mode, group[ATOLL_BENCH_MODES];
 	int ret = 0;
 	u32 i, n;
 	u64 *ns;
 
+	if (atoll_may_admin(req->error, "run message benchmarks"))
+		return -EPERM;
+	if (req->from_id)
+		from = atoll_enclave_find(req->from_id);
+	if (!e || (req->from_id && !from)) {
+		atoll_err(req->error, "there is no enclave with id %u",
+			  e ? req->from_id : req->id);
+		return -ENOENT;
+	}
 	if (!req->rounds || req->rounds > BENCH_MAX_ROUNDS || from == e ||
 	    req->stream_size > ATOLL_KMSG_MAX_LEN || (from && req->stream_size)) {
 		atoll_err(req->error, "rounds are 1 to %u, between two different kernels; streams of up to %u bytes from Linux",
