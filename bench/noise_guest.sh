@@ -9,6 +9,9 @@
 # probe runs a third time with the CPU in a cgroup-v2 isolated partition
 # (no load balancing onto it, set up at run time, no reboot).
 LOADERS=3
+# Kernel messages off the console: a warning (say, hrtimer's "interrupt
+# took") written in the middle of a probe's long JSON line broke it.
+echo 1 > /proc/sys/kernel/printk
 
 start_load() {
     case $1 in
