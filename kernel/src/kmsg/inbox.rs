@@ -60,7 +60,7 @@ impl Inbox {
 
     /// Whether a message waits (its first slot is stamped).
     #[inline]
-    fn waiting(&self) -> bool {
+    pub fn waiting(&self) -> bool {
         !self.broken.load(Ordering::Relaxed)
             && rings::is_ready(&self.ring, self.expected.load(Ordering::Acquire))
     }

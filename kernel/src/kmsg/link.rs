@@ -57,6 +57,12 @@ impl Link {
         self.notify.0
     }
 
+    /// Whether a message waits to be handled.
+    #[cfg(feature = "testing")]
+    pub fn waiting(&self) -> bool {
+        self.inbox.waiting()
+    }
+
     /// Hands every waiting message to its handler; answers go back on this link.
     #[inline]
     pub fn drain(&self) {

@@ -230,6 +230,11 @@ impl Poller {
         }
     }
 
+    /// Whether a message waits on this link now.
+    pub fn waiting(&self) -> bool {
+        self.link().is_some_and(Link::waiting)
+    }
+
     /// Handles what waits on this link alone.
     pub fn poll(&self) {
         if let Some(link) = self.link() {
