@@ -123,15 +123,15 @@ fn respond(from: Peer, mode: u64, rounds: u64) {
             let Some(link) = kmsg::Poller::new(from) else { return };
             kmsg_path::reset();
             while !DONE.load(Ordering::Acquire) && cpu::rdtsc() < deadline {
-                // Counted only when the message was whole before the poll:
-                // else the count includes the sender's writing it (under
-                // -icount, the other vCPU's turn), as it did in whole runs.
-                let ready = link.waiting();
+                // Polls only once the message is whole, so the count never
+                // includes the sender's writing it (under -icount, the other
+                // vCPU's turn); a poll that raced the writing read 3818.
+                if !link.waiting() {
+                    continue;
+                }
                 let t0 = cpu::rdtsc();
                 link.poll();
-                if ready {
-                    kmsg_path::polled(t0);
-                }
+                kmsg_path::polled(t0);
             }
             kmsg::set_polling(from, false);
             if mode == BENCH_SLOT_POLL {
