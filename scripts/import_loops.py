@@ -15,6 +15,7 @@ from pathlib import Path
 PATH_RE = re.compile(r"\b(crate|super|self|[a-z_][a-z0-9_]*)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 MOD_RE = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
 INLINE_MOD_RE = re.compile(r"\bmod\s+([a-z_][a-z0-9_]*)\s*\{")
+MACRO_RE = re.compile(r"#\[macro_export\]\s*macro_rules!\s*([a-z_][a-z0-9_]*)")
 USE_RE = re.compile(r"\buse\s+([^;]+);")
 LINE_COMMENT_RE = re.compile(r"//[^\n]*")
 BLOCK_COMMENT_RE = re.compile(r"/\*.*?\*/", re.S)
@@ -80,6 +81,11 @@ def crate_graph(src: Path) -> dict:
     files = sorted(p for p in src.rglob("*.rs"))
     by_module = {module_path(src, f): f for f in files}
     graph = {f: set() for f in files}
+    # `#[macro_export]` macros are named at the crate root: `crate::m` is
+    # their own file.
+    for f in files:
+        for name in MACRO_RE.findall(f.read_text()):
+            by_module[("!" + name,)] = f
     for f in files:
         text = clean(f.read_text())
         children = set(MOD_RE.findall(text))
@@ -116,6 +122,8 @@ def resolve(here, children, segs, by_module):
     else:
         return None  # another crate, std, or an item in scope
     path = base + tuple(s for s in rest if s not in ("*", "self"))
+    if base == () and path and ("!" + path[0],) in by_module:
+        return by_module[("!" + path[0],)]
     for n in range(len(path), len(base) - 1, -1):
         if path[:n] in by_module:
             return by_module[path[:n]]

@@ -58,7 +58,7 @@ fn on_peer_ping(msg: &Message) {
     PEER_PING[0].store(cookie, Ordering::Relaxed);
     PEER_PING[1].store(cpu::rdtsc(), Ordering::Release);
     if let Err(e) = kmsg::send_words(Peer::Enclave(peer), KMSG_PING, &[cookie]) {
-        crate::println!("kmsg: ping to enclave {peer} not sent: {e:?}");
+        hal::println!("kmsg: ping to enclave {peer} not sent: {e:?}");
         let _ = kmsg::send_words(Peer::Host, KMSG_PEER_PONG, &[cookie, EINVAL.to_return()]);
     }
 }
@@ -90,7 +90,7 @@ fn shutdown() -> ! {
     while STOPPED_CPUS.load(Ordering::Acquire) < others.len() && cpu::rdtsc() < deadline {
         cpu::relax();
     }
-    crate::println!(
+    hal::println!(
         "Atoll LWK: shutting down ({} of {} other CPUs stopped)",
         STOPPED_CPUS.load(Ordering::Acquire),
         others.len()

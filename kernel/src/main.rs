@@ -31,12 +31,7 @@ mod tlb;
 mod trap;
 mod usermsg;
 
-pub(crate) use hal::println;
-// Only the crash test stops the kernel on purpose.
-#[cfg(feature = "testing")]
-pub(crate) use hal::fatal;
-
-use hal::BootInfo;
+use hal::{println, BootInfo};
 
 hal::entry!(kmain);
 

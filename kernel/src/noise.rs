@@ -39,7 +39,7 @@ pub fn init() {
 fn post(msg: &Message) {
     match NoiseRun::from_bytes(msg.data) {
         Some(run) if msg.from == Peer::Host => REQUESTS.push(run),
-        _ => crate::println!("noise: malformed request from {:?} refused", msg.from),
+        _ => hal::println!("noise: malformed request from {:?} refused", msg.from),
     }
 }
 
@@ -119,7 +119,7 @@ fn report(run: &NoiseRun, outcome: Result<(NoiseResult, Vec<NoiseDetour>), i32>)
         match kmsg::send(Peer::Host, KMSG_NOISE_DONE, &bytes) {
             Err(SendError::Full) if cpu::rdtsc() < deadline => sched::sleep_ns(100_000),
             Ok(()) => return,
-            Err(e) => return crate::println!("noise: result not sent: {e:?}"),
+            Err(e) => return hal::println!("noise: result not sent: {e:?}"),
         }
     }
 }

@@ -14,7 +14,8 @@ use lwk_logic::frames::RemoveError;
 
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::Queue;
-use crate::{println, sched, status, tlb};
+use crate::{sched, status, tlb};
+use hal::println;
 
 static COMMANDS: Queue<(u16, [u64; 4])> = Queue::new();
 

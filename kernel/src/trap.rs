@@ -24,7 +24,10 @@ fn on_exception(frame: &mut TrapFrame) {
 fn after_interrupt(frame: &mut TrapFrame) {
     crate::sched::preempt_point();
     if frame.from_user() {
-        crate::process::return_to_user(&crate::sched::current(), frame, None);
+        let t = crate::sched::current();
+        if let Some(u) = crate::process::UserThread::of(&t) {
+            crate::process::return_to_user(u, frame, None);
+        }
     }
 }
 

@@ -49,7 +49,7 @@ fn deliver(port: usize, from: MsgFrom, data: &[u8]) -> Result<(), Errno> {
 /// From another kernel: checked, then queued; the sender is who the link says.
 fn on_user(msg: &Message) {
     let Some((h, data)) = parse(msg.data) else {
-        crate::println!("usermsg: a malformed program message from {:?}; dropped", msg.from);
+        hal::println!("usermsg: a malformed program message from {:?}; dropped", msg.from);
         return;
     };
     if kmsg::programs_talk(msg.from) != Some(true) {

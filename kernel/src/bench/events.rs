@@ -5,11 +5,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 
-use super::{other_cpu, report_latency};
-use crate::println;
+use super::report::{other_cpu, report_latency};
 use crate::sched::{self, Spawn, State};
 use crate::sync::{CondVar, SpinLock};
 use hal::irq as ipi;
+use hal::println;
 use hal::{cpu, tsc};
 
 const WAKEUPS: u64 = 200;

@@ -10,7 +10,8 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use lwk_logic::locks::{default_tau, RawLock, RawPmtLock, RawTicketLock};
 use lwk_logic::stats::jain_index;
 
-use crate::{println, sched};
+use crate::sched;
+use hal::println;
 use hal::{cpu, tsc};
 
 const RUN_MS: u64 = 2000;

@@ -4,12 +4,10 @@
 
 mod events;
 mod locks;
+mod report;
 mod threads;
 
-use alloc::vec::Vec;
-use lwk_logic::stats::{summarize, Summary};
-
-use crate::println;
+use hal::println;
 use hal::tsc;
 
 pub fn run_all() {
@@ -19,21 +17,4 @@ pub fn run_all() {
     events::ipi_round_trip();
     locks::fairbench();
     println!("bench: done");
-}
-
-/// Prints a latency result from TSC-cycle samples, in nanoseconds.
-fn report_latency(name: &str, cycles: &mut [u64]) -> Summary {
-    let mut ns: Vec<u64> = cycles.iter().map(|&c| tsc::cycles_to_ns(c)).collect();
-    let s = summarize(&mut ns);
-    println!(
-        "result {} unit=ns n={} mean={:.0} median={} min={} max={}",
-        name, s.n, s.mean, s.median, s.min, s.max
-    );
-    s
-}
-
-/// Second CPU for cross-core measurements: the last online one.
-fn other_cpu() -> Option<usize> {
-    let last = hal::smp::online_cpus().last()?;
-    (last != hal::cpu_index()).then_some(last)
 }

@@ -2,7 +2,7 @@
 
 use alloc::vec::Vec;
 
-use super::{other_cpu, report_latency};
+use super::report::{other_cpu, report_latency};
 use crate::sched;
 use hal::{cpu, percpu};
 

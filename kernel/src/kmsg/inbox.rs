@@ -9,9 +9,11 @@ use core::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
 use lwk_logic::kmsg::{self as rings, Received, Receiver};
 use spin::mutex::SpinMutex;
 
-use super::link::Link;
+use super::handlers::handle;
+use super::message::Message;
+use super::outbox::Outbox;
+use super::peer::Peer;
 use super::ring::SharedRing;
-use super::{handle, Message, Peer};
 
 struct State {
     receiver: Receiver,
@@ -50,7 +52,7 @@ impl Inbox {
     /// go: a message may have come while the bit was still set, or its
     /// interrupt's drain found the receiver taken here.
     #[cfg(feature = "testing")]
-    pub fn set_polling(&self, on: bool, link: Option<&Link>) {
+    pub fn set_polling(&self, on: bool, link: Option<&Outbox>) {
         // Waiting here cannot deadlock: only threads wait (cooperative ones,
         // which no poller holding it gives way to), and a message interrupt
         // on this CPU only tries the lock.
@@ -68,7 +70,7 @@ impl Inbox {
     /// Hands every waiting message to the handler of its type; `link`, if
     /// any, is the one answers go back on.
     #[inline]
-    pub fn drain(&self, link: Option<&Link>) {
+    pub fn drain(&self, link: Option<&Outbox>) {
         while self.waiting() {
             let Some(mut s) = self.state.try_lock() else {
                 return; // its holder looks again after letting go
@@ -82,7 +84,7 @@ impl Inbox {
         }
     }
 
-    fn drain_locked(&self, s: &mut State, link: Option<&Link>) {
+    fn drain_locked(&self, s: &mut State, link: Option<&Outbox>) {
         let State { receiver, buf } = s;
         loop {
             let received = receiver.receive(&self.ring, buf);
@@ -93,7 +95,7 @@ impl Inbox {
                     handle(&Message { from: self.from, kind, data: &buf[..len], link })
                 }
                 Received::Broken(why) => {
-                    crate::println!(
+                    hal::println!(
                         "kmsg: the ring from {:?} is broken ({}); ignoring it",
                         self.from,
                         why

@@ -6,65 +6,26 @@
 //! the other enclaves interrupt), or in a benchmark's polling thread, one
 //! at a time per ring, and must not sleep.
 
+mod handlers;
+mod host;
 mod inbox;
 mod link;
+mod message;
+mod outbox;
+mod peer;
 mod peers;
 mod ring;
+mod words;
 
-use atoll_abi::{kmsg_ring_bytes, BENCH_LINE_OFFSET, HOST_VECTOR, KMSG_MAX_TYPES, KMSG_RING_SLOTS};
-use atoll_abi::{KMSG_TO_HOST_OFFSET, KMSG_TO_LWK_OFFSET, LWK_VECTOR};
-use spin::Once;
+use atoll_abi::LWK_VECTOR;
+#[cfg(feature = "testing")]
+use hal::shared::SharedRegion;
 
-use hal::{cpu, shared::SharedRegion, tsc};
+pub use handlers::register;
 use link::Link;
-use ring::SharedRing;
-
 pub use lwk_logic::kmsg::SendError;
-
-/// Who a message comes from or goes to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Peer {
-    /// The host module on Linux.
-    Host,
-    /// The LWK of the enclave with this id.
-    Enclave(u32),
-}
-
-/// A received message; `data` is valid only during the handler.
-pub struct Message<'a> {
-    pub from: Peer,
-    pub kind: u16,
-    pub data: &'a [u8],
-    /// The link it came on, for answers without a lookup (None: a
-    /// multicast ring's).
-    link: Option<&'a Link>,
-}
-
-impl Message<'_> {
-    /// Sends an answer to whoever sent this, as `send` does.
-    pub fn reply(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {
-        match self.link {
-            Some(link) => link.send(kind, payload),
-            None => send(self.from, kind, payload),
-        }
-    }
-
-    /// `reply` of little-endian u64s, as `send_words` does.
-    pub fn reply_words(&self, kind: u16, words: &[u64]) -> Result<(), SendError> {
-        let (bytes, len) = words_to_bytes(words);
-        self.reply(kind, &bytes[..len])
-    }
-
-    /// The payload's `i`-th little-endian u64, 0 past its end.
-    pub fn word(&self, i: usize) -> u64 {
-        let bytes = self.data.get(i * 8..i * 8 + 8).unwrap_or(&[0; 8]);
-        u64::from_le_bytes(bytes.try_into().unwrap_or([0; 8]))
-    }
-}
-
-pub type Handler = fn(&Message);
-
-static HANDLERS: [Once<Handler>; KMSG_MAX_TYPES] = [const { Once::new() }; KMSG_MAX_TYPES];
+pub use message::Message;
+pub use peer::Peer;
 
 /// `hook` hears each enclave whose rings went: it was destroyed, and
 /// nothing it was to send will come (one hook; a second is ignored).
@@ -72,42 +33,11 @@ pub fn on_peer_gone(hook: fn(u32)) {
     peers::on_gone(hook);
 }
 
-/// Handles messages of `kind` with `handler`; taking a type twice is a bug.
-pub fn register(kind: u16, handler: Handler) {
-    let slot = &HANDLERS[kind as usize];
-    assert!(slot.get().is_none(), "kmsg: message type {kind} registered twice");
-    slot.call_once(|| handler);
-}
-
-/// Runs the handler of `msg`'s type.
-fn handle(msg: &Message) {
-    match HANDLERS.get(msg.kind as usize).and_then(|h| h.get()) {
-        Some(handler) => handler(msg),
-        None => crate::println!("kmsg: {:?} sent unknown type {}", msg.from, msg.kind),
-    }
-}
-
-static HOST: Once<Link> = Once::new();
-/// A cache line in the shared area for benchmarks with the host.
-static HOST_LINE: Once<SharedRegion> = Once::new();
-
 /// Attaches to the rings the host made in the shared area and listens for
 /// every peer's interrupt.
 pub fn init_host(shared_phys: u64, host_apic_id: u32) {
-    let ring_at = |offset: u64| {
-        let region =
-            SharedRegion::in_enclave_area(shared_phys + offset, kmsg_ring_bytes(KMSG_RING_SLOTS));
-        SharedRing::new(region, KMSG_RING_SLOTS)
-    };
-    HOST.call_once(|| {
-        Link::new(
-            Peer::Host,
-            ring_at(KMSG_TO_HOST_OFFSET),
-            ring_at(KMSG_TO_LWK_OFFSET),
-            (host_apic_id, HOST_VECTOR),
-        )
-    });
-    HOST_LINE.call_once(|| SharedRegion::in_enclave_area(shared_phys + BENCH_LINE_OFFSET, 64));
+    host::attach(shared_phys, host_apic_id);
+    message::set_route(send);
     hal::irq::register(LWK_VECTOR, |_| poll());
 }
 
@@ -122,7 +52,7 @@ pub fn init_peers() {
 /// takes no lock).
 pub fn send(to: Peer, kind: u16, payload: &[u8]) -> Result<(), SendError> {
     match to {
-        Peer::Host => HOST.get().ok_or(SendError::Invalid)?.send(kind, payload),
+        Peer::Host => host::link().ok_or(SendError::Invalid)?.send(kind, payload),
         Peer::Enclave(id) => {
             let peer = peers::get(id).ok_or(SendError::Invalid)?;
             peer.link().ok_or(SendError::Invalid)?.send(kind, payload)
@@ -143,7 +73,7 @@ pub fn programs_talk(peer: Peer) -> Option<bool> {
 /// Whether there are rings to `to` now.
 pub fn is_linked(to: Peer) -> bool {
     match to {
-        Peer::Host => HOST.get().is_some(),
+        Peer::Host => host::link().is_some(),
         Peer::Enclave(id) => peers::get(id).is_some(),
     }
 }
@@ -153,7 +83,7 @@ pub fn is_linked(to: Peer) -> bool {
 #[cfg(feature = "testing")]
 pub fn set_polling(from: Peer, on: bool) {
     match from {
-        Peer::Host => HOST.get().inspect(|l| l.set_polling(on)).map(|_| ()),
+        Peer::Host => host::link().inspect(|l| l.set_polling(on)).map(|_| ()),
         Peer::Enclave(id) => peers::get(id).and_then(|p| p.link().map(|l| l.set_polling(on))),
     };
 }
@@ -162,7 +92,7 @@ pub fn set_polling(from: Peer, on: bool) {
 #[cfg(feature = "testing")]
 pub fn notify_of(to: Peer) -> Option<u32> {
     match to {
-        Peer::Host => HOST.get().map(Link::notify_apic),
+        Peer::Host => host::link().map(Link::notify_apic),
         Peer::Enclave(id) => peers::get(id).and_then(|p| p.link().map(Link::notify_apic)),
     }
 }
@@ -171,37 +101,26 @@ pub fn notify_of(to: Peer) -> Option<u32> {
 #[cfg(feature = "testing")]
 pub fn bench_line(peer: Peer) -> Option<SharedRegion> {
     match peer {
-        Peer::Host => HOST_LINE.get().copied(),
+        Peer::Host => host::line(),
         Peer::Enclave(id) => peers::get(id).and_then(|p| p.line()),
     }
 }
 
 /// Sends `words` as little-endian u64s, the payload of most control messages.
 pub fn send_words(to: Peer, kind: u16, words: &[u64]) -> Result<(), SendError> {
-    let (bytes, len) = words_to_bytes(words);
+    let (bytes, len) = words::to_bytes(words);
     send(to, kind, &bytes[..len])
-}
-
-/// Up to 6 words as little-endian bytes, and how many bytes they take.
-fn words_to_bytes(words: &[u64]) -> ([u8; 48], usize) {
-    let mut bytes = [0u8; 48];
-    let words = &words[..words.len().min(6)];
-    for (chunk, w) in bytes.chunks_mut(8).zip(words) {
-        chunk.copy_from_slice(&w.to_le_bytes());
-    }
-    (bytes, words.len() * 8)
 }
 
 /// As `send_words`, waiting up to a second for room; says when it gave up.
 pub fn send_words_waiting(to: Peer, kind: u16, words: &[u64]) {
-    let deadline = cpu::rdtsc() + tsc::ns_to_cycles(1_000_000_000);
-    loop {
-        match send_words(to, kind, words) {
-            Err(SendError::Full) if cpu::rdtsc() < deadline => cpu::relax(),
-            Ok(()) => return,
-            Err(e) => {
-                crate::println!("kmsg: message {kind} to {to:?} not sent: {e:?}");
-                return;
+    match to {
+        Peer::Host => host::send_words_waiting(kind, words),
+        Peer::Enclave(id) => {
+            let peer = peers::get(id);
+            match peer.as_ref().and_then(|p| p.link()) {
+                Some(link) => link.send_words_waiting(kind, words),
+                None => hal::println!("kmsg: message {kind} to {to:?} not sent: no link"),
             }
         }
     }
@@ -218,7 +137,7 @@ pub enum Poller {
 impl Poller {
     pub fn new(from: Peer) -> Option<Self> {
         match from {
-            Peer::Host => HOST.get().map(Poller::Host),
+            Peer::Host => host::link().map(Poller::Host),
             Peer::Enclave(id) => peers::get(id).map(Poller::Enclave),
         }
     }
@@ -250,7 +169,7 @@ impl Poller {
 
 /// Receives and handles every message waiting from every peer.
 pub fn poll() {
-    if let Some(host) = HOST.get() {
+    if let Some(host) = host::link() {
         host.drain();
     }
     peers::drain_all();

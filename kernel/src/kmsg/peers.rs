@@ -13,13 +13,16 @@ use atoll_abi::{KMSG_GROUP_JOIN, KMSG_GROUP_JOINED, KMSG_GROUP_LEAVE, KMSG_GROUP
 use atoll_abi::{KMSG_PEER_ADD, KMSG_PEER_ADDED, KMSG_PEER_REMOVE, KMSG_PEER_REMOVED};
 use atoll_abi::{KMSG_PEER_TRUST, KMSG_PEER_TRUSTED};
 
+use super::handlers::register;
 use super::inbox::Inbox;
 use super::link::Link;
+use super::message::Message;
+use super::peer::Peer;
 use super::ring::SharedRing;
-use super::{Message, Peer};
 use crate::sync::{Queue, SpinLock};
-use crate::{println, sched, tlb};
+use crate::{sched, tlb};
 use hal::lent::{self, Lent};
+use hal::println;
 use lwk_logic::errno::{Errno, EEXIST, EINVAL, ENOMEM};
 
 /// Other enclaves (the host's limit, less us) and groups at once.
@@ -98,13 +101,13 @@ pub fn init() {
     for kind in
         [KMSG_PEER_ADD, KMSG_PEER_REMOVE, KMSG_PEER_TRUST, KMSG_GROUP_JOIN, KMSG_GROUP_LEAVE]
     {
-        super::register(kind, post);
+        register(kind, post);
     }
     sched::spawn(0, "peers", || loop {
         let next = COMMANDS.pop();
         let answer = |kind, id: u32, result: Result<(), Errno>| {
             let result = result.map_or_else(|e| e.to_return(), |()| 0);
-            super::send_words_waiting(Peer::Host, kind, &[id.into(), result]);
+            super::host::send_words_waiting(kind, &[id.into(), result]);
         };
         match next {
             Command::Add(p) => answer(KMSG_PEER_ADDED, p.peer_id, add(&p)),
@@ -113,7 +116,7 @@ pub fn init() {
                 if let Some(link) = get(id).as_deref().and_then(Lending::link) {
                     link.set_programs_talk(on);
                 }
-                super::send_words_waiting(Peer::Host, KMSG_PEER_TRUSTED, &[cookie]);
+                super::host::send_words_waiting(KMSG_PEER_TRUSTED, &[cookie]);
             }
             Command::Remove(key) => {
                 remove(key);
@@ -121,7 +124,7 @@ pub fn init() {
                     Key::Peer(id) => (KMSG_PEER_REMOVED, id),
                     Key::Group(id) => (KMSG_GROUP_LEFT, id),
                 };
-                super::send_words_waiting(Peer::Host, kind, &[id.into()]);
+                super::host::send_words_waiting(kind, &[id.into()]);
             }
         }
     });

@@ -8,7 +8,7 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use crate::println;
+use hal::println;
 use hal::tsc;
 
 /// Calls a program makes before its end reports their times.

@@ -80,7 +80,7 @@ pub fn home_for(u: &UserThread) -> Option<usize> {
 fn each_program_thread(mut f: impl FnMut(&Arc<Thread>, &UserThread)) {
     for p in launch::all_processes() {
         for t in p.threads_now() {
-            if let Some(u) = &t.user {
+            if let Some(u) = UserThread::of(&t) {
                 f(&t, u);
             }
         }
@@ -130,7 +130,7 @@ pub fn cpu_joined(cpu: usize) {
             }
             let movable = threads.iter().find(|t| {
                 t.cpu() == busiest
-                    && t.user.as_ref().is_some_and(|u| allowed(u) & bit != 0 && !u.must_leave())
+                    && UserThread::of(t).is_some_and(|u| allowed(u) & bit != 0 && !u.must_leave())
             });
             let Some(t) = movable else { break };
             sched::move_thread(t, cpu);

@@ -105,7 +105,7 @@ fn make(child: &Arc<Process>, via: Via) {
         // nothing was posted: no parent, or no free slot in its area): it
         // ends, freed at its end (here if that came while it waited).
         Ok(_) | Err(EAGAIN) => {
-            crate::println!("program {}: no server on Linux could be made: killed", child.pid);
+            hal::println!("program {}: no server on Linux could be made: killed", child.pid);
             settle(child, DEFERRED);
             child.begin_exit(SIGKILL);
             if child.family.has_ended() && ended_without_server(child) {

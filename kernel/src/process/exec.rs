@@ -71,7 +71,7 @@ fn end_other_threads(p: &Arc<Process>, me: &Thread) -> Result<(), Errno> {
     let others: alloc::vec::Vec<_> =
         p.threads.lock().iter().filter(|t| !core::ptr::eq(t.as_ref(), me)).cloned().collect();
     for t in &others {
-        if let Some(u) = &t.user {
+        if let Some(u) = UserThread::of(t) {
             u.killed.store(true, Ordering::Release);
         }
         sched::kick(t);

@@ -57,7 +57,7 @@ fn remove_locked(q: &mut Queues, w: &Arc<Waiter>) {
 
 /// A signal or the program's end cuts the wait short.
 fn interrupted(t: &sched::Thread) -> bool {
-    t.user.as_ref().is_some_and(|u| super::signal::interrupted(u))
+    super::UserThread::of(t).is_some_and(super::signal::interrupted)
 }
 
 impl FutexTable {

@@ -37,6 +37,10 @@ const SIGKILL: u32 = 9;
 pub fn init(shared_phys: u64) {
     super::area::init(shared_phys);
     super::delegate::init();
+    sched::user::register(sched::user::CpuHooks {
+        leaving: super::cpus::cpu_leaving,
+        joined: super::cpus::cpu_joined,
+    });
     for kind in [
         KMSG_PROC_CREATE,
         KMSG_PROC_START,
@@ -58,7 +62,7 @@ pub fn init(shared_phys: u64) {
 /// dropped (the host never sends one).
 fn post(msg: &Message) {
     let Some(area) = Area::from_index(msg.word(0)) else {
-        crate::println!("program: message {} names area {}: dropped", msg.kind, msg.word(0));
+        hal::println!("program: message {} names area {}: dropped", msg.kind, msg.word(0));
         return;
     };
     REQUESTS.push((msg.kind, area, msg.word(1)));
@@ -151,7 +155,7 @@ fn build(area: Area) -> Result<AddressSpace, Errno> {
             vm.label(r.start, r.start + r.size, false, &backing);
         }
         if let Err(e) = mapped {
-            crate::println!(
+            hal::println!(
                 "program: cannot map {:#x}+{:#x}: error {}",
                 r.start,
                 r.size,
@@ -162,7 +166,7 @@ fn build(area: Area) -> Result<AddressSpace, Errno> {
         }
     }
     if let Err(e) = super::vdso::map(&mut vm) {
-        crate::println!("program: cannot map the vDSO: error {}", -i64::from(e.number()));
+        hal::println!("program: cannot map the vDSO: error {}", -i64::from(e.number()));
         vm.release();
         return Err(e);
     }
@@ -188,7 +192,7 @@ fn exec_image(area: Area) -> Result<u64, Errno> {
 
 fn create(area: Area) -> Result<u32, Errno> {
     if area.state() != PROC_CREATING || occupant(area).is_some() {
-        crate::println!("program: refused: area {} is not being created", area.index());
+        hal::println!("program: refused: area {} is not being created", area.index());
         return Err(EBUSY);
     }
     let req = area.create_request();

@@ -28,11 +28,12 @@ pub mod xemem;
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
+use core::any::Any;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 use crate::sched::Thread;
 use crate::sync::SpinLock;
-pub use cpus::{cpu_joined, cpu_leaving, home_for};
+pub use cpus::cpu_joined;
 use hal::user::UserCpuState;
 pub use thread::{exit_current_thread, new_tid, return_to_user, spawn_user_thread, user_fault};
 
@@ -347,7 +348,7 @@ impl Process {
         let live = self.threads.lock().iter().fold(cputime::Times::default(), |sum, t| {
             let running_here = Arc::ptr_eq(t, &me);
             sum.add(
-                t.user.as_ref().map_or_else(Default::default, |u| u.cpu_time.times(running_here)),
+                UserThread::of(t).map_or_else(Default::default, |u| u.cpu_time.times(running_here)),
             )
         });
         live.add(*self.ended_threads_time.lock())
@@ -394,31 +395,34 @@ impl UserThread {
         self.robust_list.store(0, Ordering::Relaxed);
     }
 
+    /// The user part of `t`, when it is a program's thread.
+    #[inline]
+    pub fn of(t: &Thread) -> Option<&UserThread> {
+        let part: &dyn Any = t.user.as_deref()?;
+        part.downcast_ref()
+    }
+
+    /// Its thread stops running on this core (interrupts off).
+    pub fn leave_cpu(&self) {
+        self.cpu_state.switch_out();
+        self.cpu_time.switch_out();
+    }
+
+    /// Its thread runs on this core next (interrupts off): loads its CPU
+    /// state and, unless it has left it, its address space (false then).
+    pub fn enter_cpu(&self) -> bool {
+        self.cpu_state.switch_in();
+        self.cpu_time.switch_in();
+        if self.left.load(Ordering::Acquire) {
+            return false;
+        }
+        hal::paging::switch_root(self.process.root());
+        self.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
+        true
+    }
+
     /// The thread should leave: its program ends or another thread execs.
     pub fn must_leave(&self) -> bool {
         self.process.is_exiting() || self.killed.load(Ordering::Acquire)
     }
-}
-
-/// Scheduler hook: save the outgoing user thread's CPU state, load the
-/// incoming one's and its address space. Interrupts are off.
-pub fn switch_threads(prev: &Thread, next: &Thread) {
-    if let Some(u) = &prev.user {
-        u.cpu_state.switch_out();
-        u.cpu_time.switch_out();
-    }
-    if let Some(u) = &next.user {
-        u.cpu_state.switch_in();
-        u.cpu_time.switch_in();
-        if !u.left.load(Ordering::Acquire) {
-            hal::paging::switch_root(u.process.root());
-            u.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
-            return;
-        }
-    }
-    // Kernel threads (idle included) and threads on their way out run on
-    // the kernel's own tables: a program's may be freed meanwhile (once its
-    // last thread is gone, wherever that was), and a core still holding
-    // them would lose the kernel's mappings with them (a triple fault).
-    hal::paging::switch_root(hal::paging::kernel_root());
 }

@@ -174,8 +174,7 @@ pub fn send_to_process(p: &Arc<Process>, info: SigInfo) {
     }
     p.shared_pending.add(info);
     let unblocked = |t: &&Arc<crate::sched::Thread>| {
-        t.user
-            .as_ref()
+        UserThread::of(t)
             .is_some_and(|u| u.signal_mask.load(Ordering::Acquire) & bit(info.signo) == 0)
     };
     let taker = p.threads.lock().iter().find(unblocked).cloned();
@@ -192,7 +191,7 @@ pub fn send_to_thread(p: &Arc<Process>, tid: u32, info: SigInfo) -> Result<(), E
         .threads
         .lock()
         .iter()
-        .find(|t| t.user.as_ref().is_some_and(|u| u.tid == tid))
+        .find(|t| UserThread::of(t).is_some_and(|u| u.tid == tid))
         .cloned()
         .ok_or(ESRCH)?;
     if info.signo == 0 {
@@ -203,7 +202,7 @@ pub fn send_to_thread(p: &Arc<Process>, tid: u32, info: SigInfo) -> Result<(), E
         return Ok(());
     }
     if !discarded(p, info.signo) {
-        t.user.as_ref().expect("a user thread").pending.add(info);
+        UserThread::of(&t).expect("a user thread").pending.add(info);
         sched::kick(&t);
     }
     Ok(())
@@ -221,7 +220,7 @@ pub fn pending_set_of(p: &Process, target: super::itimer::Target) -> u64 {
             .threads
             .lock()
             .iter()
-            .find_map(|t| t.user.as_ref().filter(|u| u.tid == tid).map(|u| u.pending.set()))
+            .find_map(|t| UserThread::of(t).filter(|u| u.tid == tid).map(|u| u.pending.set()))
             .unwrap_or(0),
         _ => p.shared_pending.set(),
     }

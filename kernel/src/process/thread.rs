@@ -38,27 +38,29 @@ pub fn spawn_user_thread(
             let frame = frame;
             let me = sched::current();
             kill_check(&me);
-            if let Some(u) = &me.user {
+            if let Some(u) = UserThread::of(&me) {
                 u.cpu_time.leave_kernel();
             }
             drop(me);
             user::enter(&frame)
         }),
-        |stack_top| UserThread {
-            process,
-            tid,
-            slot,
-            cpu_state: UserCpuState::new(stack_top, fs_base),
-            clear_child_tid: AtomicU64::new(clear_child_tid),
-            robust_list: AtomicU64::new(0),
-            signal_mask: AtomicU64::new(signal_mask),
-            affinity: AtomicU64::new(0),
-            pending: super::signal::Pending::new(),
-            saved_mask: SpinLock::new(None),
-            altstack: SpinLock::new(altstack),
-            cpu_time: super::cputime::CpuTime::new(),
-            killed: core::sync::atomic::AtomicBool::new(false),
-            left: core::sync::atomic::AtomicBool::new(false),
+        |stack_top| {
+            alloc::boxed::Box::new(UserThread {
+                process,
+                tid,
+                slot,
+                cpu_state: UserCpuState::new(stack_top, fs_base),
+                clear_child_tid: AtomicU64::new(clear_child_tid),
+                robust_list: AtomicU64::new(0),
+                signal_mask: AtomicU64::new(signal_mask),
+                affinity: AtomicU64::new(0),
+                pending: super::signal::Pending::new(),
+                saved_mask: SpinLock::new(None),
+                altstack: SpinLock::new(altstack),
+                cpu_time: super::cputime::CpuTime::new(),
+                killed: core::sync::atomic::AtomicBool::new(false),
+                left: core::sync::atomic::AtomicBool::new(false),
+            })
         },
     );
     {
@@ -78,7 +80,7 @@ pub fn spawn_user_thread(
 /// Ends the calling user thread; the last one out ends the program.
 pub fn exit_current_thread() -> ! {
     let me = sched::current();
-    let u = me.user.as_ref().expect("exit of a kernel thread through the user path");
+    let u = UserThread::of(&me).expect("exit of a kernel thread through the user path");
     let p = u.process.clone();
     // CLONE_CHILD_CLEARTID: tell a joiner (pthread_join waits on this word).
     let ctid = u.clear_child_tid.load(Ordering::Relaxed);
@@ -110,7 +112,7 @@ pub fn exit_current_thread() -> ! {
 /// On the way back to user mode: leave if the program is ending (or
 /// another thread execs).
 pub fn kill_check(t: &Thread) {
-    if let Some(u) = &t.user {
+    if let Some(u) = UserThread::of(t) {
         if u.must_leave() {
             exit_current_thread();
         }
@@ -121,7 +123,7 @@ pub fn kill_check(t: &Thread) {
 /// runs if it has one the thread does not block; else the program ends.
 pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
     let t = sched::current();
-    let u = t.user.as_ref().expect("user fault outside a user thread");
+    let u = UserThread::of(&t).expect("user fault outside a user thread");
     let (signal, name) = match frame.vector {
         0 => (signal::SIGFPE, "divide error"),
         6 => (signal::SIGILL, "invalid opcode"),
@@ -155,7 +157,7 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
     {
         return;
     }
-    crate::println!(
+    hal::println!(
         "program {} thread {}: {} (vector {}) at rip {:#x}, address {:#x}, error {:#x}: signal {}",
         u.process.pid,
         u.tid,
@@ -173,9 +175,9 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
 
 /// On the way back to user mode: signals first, then leave if the program
 /// is ending. `call` is the system call just made, if any.
-pub fn return_to_user(t: &Thread, frame: &mut TrapFrame, call: Option<signal::Finished>) {
-    if let Some(u) = &t.user {
-        signal::deliver(u, frame, call);
+pub fn return_to_user(u: &UserThread, frame: &mut TrapFrame, call: Option<signal::Finished>) {
+    signal::deliver(u, frame, call);
+    if u.must_leave() {
+        exit_current_thread();
     }
-    kill_check(t);
 }

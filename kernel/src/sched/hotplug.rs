@@ -1,6 +1,6 @@
 //! Cores leaving and joining the running kernel (`atoll remove/add --cpus`).
 //! A leaving core is marked LEAVING: nothing new is placed there, the
-//! program threads it runs are given new homes (process::cpu_leaving), and
+//! program threads it runs are given new homes (user::cpu_leaving), and
 //! the thread running there is switched out at its next chance and moved.
 //! Its idle thread then parks it: threads still queued there go to their
 //! new homes, its sleepers' timers to the boot core, and the core halts
@@ -10,7 +10,7 @@
 use core::sync::atomic::Ordering;
 use lwk_logic::errno::{Errno, EBUSY, EINVAL, ETIMEDOUT};
 
-use super::{enqueue, switcher, timer, Thread, CPUS, RESCHED_VECTOR};
+use super::{enqueue, switcher, timer, user, Thread, CPUS, RESCHED_VECTOR};
 
 pub const ACTIVE: u8 = 0;
 pub const LEAVING: u8 = 1;
@@ -37,13 +37,13 @@ pub fn active_cpus() -> impl Iterator<Item = usize> {
 /// Where a thread goes when its core leaves: a program's thread to one of
 /// the cores it may use, a kernel thread to the boot core.
 pub fn new_home(t: &Thread) -> usize {
-    t.user.as_ref().and_then(|u| crate::process::home_for(u)).unwrap_or(0)
+    t.user.as_ref().and_then(|u| u.new_home()).unwrap_or(0)
 }
 
 /// Asks core `cpu` to leave and waits until it is parked. If it is not
 /// parked within `timeout_ns` (a kernel thread that never yields holds
 /// it), it stays as it was and the program threads moved away may come
-/// back (process::cpu_joined).
+/// back (user::cpu_joined).
 pub fn take_down(cpu: usize, timeout_ns: u64) -> Result<(), Errno> {
     if cpu == 0 || !hal::smp::is_online(cpu) {
         return Err(EINVAL);
@@ -52,7 +52,7 @@ pub fn take_down(cpu: usize, timeout_ns: u64) -> Result<(), Errno> {
     if me.presence.compare_exchange(ACTIVE, LEAVING, Ordering::AcqRel, Ordering::Acquire).is_err() {
         return Err(EBUSY);
     }
-    crate::process::cpu_leaving(cpu);
+    user::cpu_leaving(cpu);
     hal::irq::send(cpu, RESCHED_VECTOR);
     let deadline = hal::cpu::rdtsc() + hal::tsc::ns_to_cycles(timeout_ns);
     while hal::smp::is_online(cpu) {
@@ -62,7 +62,7 @@ pub fn take_down(cpu: usize, timeout_ns: u64) -> Result<(), Errno> {
                 .compare_exchange(LEAVING, ACTIVE, Ordering::AcqRel, Ordering::Acquire)
                 .is_ok()
         {
-            crate::process::cpu_joined(cpu);
+            user::cpu_joined(cpu);
             return Err(ETIMEDOUT);
         }
         super::sleep_ns(100_000);

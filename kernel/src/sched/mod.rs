@@ -6,6 +6,7 @@
 pub mod hotplug;
 mod thread;
 pub mod timer;
+pub mod user;
 
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
@@ -15,7 +16,7 @@ use hal::task::Switcher;
 use hal::{cpu, MAX_CPUS};
 use spin::Once;
 
-use crate::sync::SpinLock;
+use hal::SpinLock;
 pub use thread::{State, Thread, ThreadId};
 
 /// Asks the target core's scheduler to look at its run queue now.
@@ -185,7 +186,7 @@ pub fn schedule() {
     next.set_state(State::Running);
     me.context_switches.fetch_add(1, Ordering::Relaxed);
     timer::rearm_for(&next);
-    crate::process::switch_threads(&prev, &next);
+    user::switch(prev.user.as_deref(), next.user.as_deref());
     drop(prev);
     switcher().switch_to(next);
     cpu::restore_interrupts(irqs);

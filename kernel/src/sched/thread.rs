@@ -7,7 +7,9 @@ use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize
 
 use hal::task::Context;
 
-use crate::sync::{SpinLock, WaitQueue};
+use super::user::UserPart;
+use crate::sync::WaitQueue;
+use hal::SpinLock;
 
 pub type ThreadId = u64;
 const STACK_SIZE: usize = 64 * 1024;
@@ -49,7 +51,7 @@ pub struct Thread {
     finished: AtomicBool,
     pub(super) joiners: WaitQueue,
     /// Present for threads of a user program.
-    pub user: Option<Box<crate::process::UserThread>>,
+    pub user: Option<Box<dyn UserPart>>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
@@ -64,9 +66,9 @@ impl Thread {
         name: &str,
         cpu: usize,
         entry: Entry,
-        user: impl FnOnce(u64) -> crate::process::UserThread,
+        user: impl FnOnce(u64) -> Box<dyn UserPart>,
     ) -> Arc<Thread> {
-        Self::build(name, cpu, true, entry, |top| Some(Box::new(user(top))))
+        Self::build(name, cpu, true, entry, |top| Some(user(top)))
     }
 
     fn build(
@@ -74,7 +76,7 @@ impl Thread {
         cpu: usize,
         preemptive: bool,
         entry: Entry,
-        user: impl FnOnce(u64) -> Option<Box<crate::process::UserThread>>,
+        user: impl FnOnce(u64) -> Option<Box<dyn UserPart>>,
     ) -> Arc<Thread> {
         let context = Context::new(STACK_SIZE, super::thread_start);
         let top = context.stack_top().expect("a new context has its own stack");

@@ -11,7 +11,7 @@ use hal::{apic, cpu, tsc, MAX_CPUS};
 
 pub(super) use super::thread::NO_TIMER;
 use super::{current, this_cpu, wake, with_current, State, Thread};
-use crate::sync::SpinLock;
+use hal::SpinLock;
 
 /// Time slice for preemptive threads that share a core: about what Linux's
 /// scheduler gives each of two CPU-bound tasks on a 4-CPU machine. Each

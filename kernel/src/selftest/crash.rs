@@ -2,14 +2,15 @@
 //! report must appear and the run must end with a failure status.
 //! `hangtest`: an LWK deaf to the host, for `atoll destroy --force`.
 
-use crate::{println, sched};
+use crate::sched;
+use hal::println;
 
 pub fn run() -> ! {
-    let cpu = super::last_cpu();
+    let cpu = super::helpers::last_cpu();
     println!("crashtest: a thread on CPU {} will now touch unmapped memory", cpu);
     let h = sched::spawn(cpu, "crash-test", hal::cpu::touch_unmapped_memory);
     h.join();
-    crate::fatal!("crashtest: the deliberate fault did not happen")
+    hal::fatal!("crashtest: the deliberate fault did not happen")
 }
 
 pub fn hang() -> ! {

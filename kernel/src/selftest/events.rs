@@ -3,7 +3,7 @@
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{online_cpus, wait_for, TestResult};
+use super::helpers::{online_cpus, wait_for, TestResult};
 use crate::sync::{CondVar, SpinLock};
 use crate::{ensure, sched};
 use hal::irq as ipi;

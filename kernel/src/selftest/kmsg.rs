@@ -15,8 +15,9 @@ use core::mem::{offset_of, size_of};
 use core::sync::atomic::Ordering;
 
 use crate::kmsg::{self, Message, Peer, SendError};
+use crate::sched;
 use crate::sync::{SpinLock, WaitQueue};
-use crate::{println, sched};
+use hal::println;
 use hal::shared::SharedRegion;
 
 pub fn garbage(seed: u64) {

@@ -20,8 +20,9 @@ use lwk_logic::stats::summarize;
 
 use super::kmsg_path;
 use crate::kmsg::{self, Message, Peer};
+use crate::sched;
 use crate::sync::{SpinLock, WaitQueue};
-use crate::{println, sched};
+use hal::println;
 use hal::{apic, cpu, tsc};
 
 /// Set on the answer to an echo: the round number comes back with it.

@@ -7,8 +7,8 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use crate::println;
 use hal::cpu;
+use hal::println;
 
 static HANDLER_AT: AtomicU64 = AtomicU64::new(0);
 static RECEIVE: AtomicU64 = AtomicU64::new(u64::MAX);

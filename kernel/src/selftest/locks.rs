@@ -5,7 +5,7 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 use lwk_logic::locks::{RawLock, RawTicketLock};
 
-use super::{online_cpus, TestResult};
+use super::helpers::{online_cpus, TestResult};
 use crate::sync::SpinLock;
 use crate::{ensure, sched};
 

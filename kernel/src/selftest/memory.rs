@@ -4,7 +4,7 @@ use alloc::boxed::Box;
 use alloc::vec::Vec;
 use lwk_logic::paging_plan::PageSize;
 
-use super::TestResult;
+use super::helpers::TestResult;
 use crate::ensure;
 use hal::mem;
 use hal::{paging, physmem};

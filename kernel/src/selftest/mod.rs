@@ -4,6 +4,7 @@
 
 pub mod crash;
 mod events;
+mod helpers;
 pub mod kmsg;
 pub mod kmsg_bench;
 mod kmsg_path;
@@ -13,23 +14,9 @@ mod nmi;
 mod threads;
 pub mod xemem_forge;
 
-use alloc::string::String;
-
-use crate::println;
-pub use hal::smp::online_cpus;
+use hal::println;
 use hal::{cpu, tsc};
-
-pub type TestResult = Result<(), String>;
-
-/// Fails the current test with a message when the condition is false.
-#[macro_export]
-macro_rules! ensure {
-    ($cond:expr, $($msg:tt)*) => {
-        if !$cond {
-            return Err(alloc::format!($($msg)*));
-        }
-    };
-}
+use helpers::TestResult;
 
 /// (name, test)
 type Test = (&'static str, fn() -> TestResult);
@@ -76,22 +63,4 @@ pub fn run_all() -> bool {
     }
     println!("{} passed, {} failed", passed, failed);
     failed == 0
-}
-
-/// Waits (yielding, so threads on this core can run) until `done()` or `ms`
-/// milliseconds pass; false on timeout.
-pub fn wait_for(ms: u64, mut done: impl FnMut() -> bool) -> bool {
-    let end = cpu::rdtsc() + tsc::ns_to_cycles(ms * 1_000_000);
-    while !done() {
-        if cpu::rdtsc() > end {
-            return false;
-        }
-        crate::sched::yield_now();
-    }
-    true
-}
-
-/// The highest-numbered online CPU (the boot CPU when there is one).
-pub fn last_cpu() -> usize {
-    online_cpus().last().unwrap_or(0)
 }

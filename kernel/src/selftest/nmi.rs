@@ -5,7 +5,7 @@
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
 
-use super::{last_cpu, TestResult};
+use super::helpers::{last_cpu, TestResult};
 use crate::{ensure, sched};
 use atoll_abi::{NoiseDetour, NoiseResult};
 use hal::{cpu, irq, percpu, tsc};

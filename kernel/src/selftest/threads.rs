@@ -4,10 +4,11 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{last_cpu, online_cpus, TestResult};
+use super::helpers::{last_cpu, online_cpus, TestResult};
+use crate::ensure;
 use crate::sched::{self, timer, Spawn};
 use crate::sync::SpinLock;
-use crate::{ensure, println};
+use hal::println;
 use hal::smp;
 use hal::{apic, cpu, percpu, tsc};
 

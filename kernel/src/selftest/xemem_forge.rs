@@ -10,7 +10,8 @@ use atoll_abi::{XememEvent, XememReply, KMSG_XEMEM_HOME, KMSG_XEMEM_REPLY};
 use atoll_abi::{XEMEM_GET, XEMEM_MAKE, XEMEM_REMOVE, XEMEM_SIGNAL, XEMEM_WAIT};
 
 use crate::kmsg::{self, Peer};
-use crate::{println, sched};
+use crate::sched;
+use hal::println;
 
 /// Segids forged at: every segment a fresh test VM makes first.
 const SEGIDS: i64 = 16;

@@ -2,7 +2,7 @@
 //! core's run queue; with `kick` the signaller also sends that core an IPI so
 //! its scheduler switches to the waiter at once instead of at its next yield.
 
-use super::WaitQueue;
+use super::waitqueue::WaitQueue;
 use hal::SpinLockGuard;
 
 pub struct CondVar {

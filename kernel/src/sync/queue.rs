@@ -4,7 +4,8 @@
 
 use alloc::collections::VecDeque;
 
-use super::{SpinLock, WaitQueue};
+use super::waitqueue::WaitQueue;
+use hal::SpinLock;
 
 pub struct Queue<T> {
     items: SpinLock<VecDeque<T>>,

@@ -3,8 +3,8 @@
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
 
-use super::SpinLock;
 use crate::sched::{self, timer, Thread};
+use hal::SpinLock;
 
 pub struct WaitQueue {
     waiters: SpinLock<VecDeque<Arc<Thread>>>,

@@ -3,6 +3,7 @@
 //! run` performs it on Linux (delegated), or it is refused; anything else
 //! returns ENOSYS and is reported once. One file per family.
 
+mod entry;
 mod file_map;
 mod files;
 mod memory;
@@ -191,52 +192,51 @@ hal::syscall_handler!(dispatch);
 /// The system call in `frame` (from ring 3); its result goes in rax. True
 /// if every register must be restored from the frame on the way out.
 fn dispatch(frame: &mut TrapFrame) -> bool {
-    crate::sched::with_current(|thread| {
-        let Some(user) = thread.user.as_deref() else {
-            panic!("system call from a kernel thread");
-        };
-        let process = &user.process;
-        user.cpu_time.enter_kernel();
-        let nr = frame.rax;
-        let args = [frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9];
-        let route = lookup(nr);
-        if !matches!(route, Some(Route::Quick(_))) {
-            hal::cpu::enable_interrupts();
-            // A buffer on the stack may have no memory yet: `atoll run`
-            // (a delegated call) and direct copies reach only what has.
-            process.grow_stack(frame.rsp.saturating_sub(RED_ZONE));
-        }
-        let mut replaced = false;
-        let result = match route {
-            Some(Route::Quick(handler)) | Some(Route::Local(handler)) => {
-                let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
-                let r = handler(&mut c);
-                replaced = c.replaced_registers;
-                r
-            }
-            Some(Route::Delegated) => {
-                let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
-                proc_maps::open(&mut c, nr).unwrap_or_else(|| files::delegate(user, nr, args))
-            }
-            Some(Route::Refused) | None => unsupported(user, nr),
-        };
-        frame.rax = errno::to_return(result);
-        let before = (frame.rip, frame.rsp);
-        crate::process::return_to_user(thread, frame, Some(Finished { nr, result }));
-        user.cpu_time.leave_kernel();
-        // A handler to run: SYSRET is fine (it owes rcx and r11 nothing).
-        replaced && before == (frame.rip, frame.rsp)
+    crate::sched::with_current(|thread| match thread.user.as_deref() {
+        Some(user) => user.system_call(thread, frame),
+        None => panic!("system call from a kernel thread"),
     })
+}
+
+/// The system call in `frame` of `user`, the running thread's user part.
+fn handle(thread: &Thread, user: &UserThread, frame: &mut TrapFrame) -> bool {
+    let process = &user.process;
+    user.cpu_time.enter_kernel();
+    let nr = frame.rax;
+    let args = [frame.rdi, frame.rsi, frame.rdx, frame.r10, frame.r8, frame.r9];
+    let route = lookup(nr);
+    if !matches!(route, Some(Route::Quick(_))) {
+        hal::cpu::enable_interrupts();
+        // A buffer on the stack may have no memory yet: `atoll run`
+        // (a delegated call) and direct copies reach only what has.
+        process.grow_stack(frame.rsp.saturating_sub(RED_ZONE));
+    }
+    let mut replaced = false;
+    let result = match route {
+        Some(Route::Quick(handler)) | Some(Route::Local(handler)) => {
+            let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
+            let r = handler(&mut c);
+            replaced = c.replaced_registers;
+            r
+        }
+        Some(Route::Delegated) => {
+            let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
+            proc_maps::open(&mut c, nr).unwrap_or_else(|| files::delegate(user, nr, args))
+        }
+        Some(Route::Refused) | None => unsupported(user, nr),
+    };
+    frame.rax = errno::to_return(result);
+    let before = (frame.rip, frame.rsp);
+    crate::process::return_to_user(user, frame, Some(Finished { nr, result }));
+    user.cpu_time.leave_kernel();
+    // A handler to run: SYSRET is fine (it owes rcx and r11 nothing).
+    replaced && before == (frame.rip, frame.rsp)
 }
 
 /// Not provided: ENOSYS, and the first time `atoll run` says so.
 fn unsupported(user: &UserThread, nr: u64) -> SysResult {
     if user.process.first_report(nr) {
-        crate::println!(
-            "program {}: system call {} is not supported: ENOSYS",
-            user.process.pid,
-            nr
-        );
+        hal::println!("program {}: system call {} is not supported: ENOSYS", user.process.pid, nr);
         // Only for `atoll run` to print; the answer does not matter.
         let _ = delegate::call(user, atoll_abi::CALL_UNSUPPORTED, nr, [0; 6]);
     }

@@ -145,7 +145,7 @@ fn new_thread(
         return Ok(pid.into());
     }
     if flags & THREAD_FLAGS != THREAD_FLAGS || flags & !SUPPORTED & !0xff != 0 {
-        crate::println!(
+        hal::println!(
             "program {}: clone flags {:#x} (a new process) are not supported",
             c.process.pid,
             flags

@@ -36,7 +36,7 @@ static EVENTS: SpinLock<Events<Asker>> = SpinLock::new(Events::new());
 /// XEMEM_HOME, in the message interrupt.
 pub fn on_home(msg: &Message) {
     let Some(ev) = XememEvent::parse(msg.data) else {
-        crate::println!("xemem: a malformed event request from {:?}; refused", msg.from);
+        hal::println!("xemem: a malformed event request from {:?}; refused", msg.from);
         return;
     };
     let mut events = EVENTS.lock();
@@ -45,12 +45,12 @@ pub fn on_home(msg: &Message) {
         (XEMEM_REMOVE, Peer::Host) => events.close(ev.segid, &mut answer),
         (XEMEM_GET, Peer::Host) => events.grant(ev.kernel, ev.segid, &mut answer),
         (XEMEM_WAIT, from) if ev.id == 0 => {
-            crate::println!("xemem: a wait nobody would hear from {from:?}; refused");
+            hal::println!("xemem: a wait nobody would hear from {from:?}; refused");
         }
         (XEMEM_SIGNAL | XEMEM_WAIT | XEMEM_CANCEL, from) => {
             events.serve(Asker::Kernel(from), ev, &mut answer)
         }
-        (op, from) => crate::println!("xemem: event request {op} from {from:?} refused"),
+        (op, from) => hal::println!("xemem: event request {op} from {from:?} refused"),
     }
 }
 
@@ -78,7 +78,7 @@ fn answer(asker: Asker, id: u64, segid: i64, result: Result<(), Errno>) -> bool 
             match kmsg::send(to, KMSG_XEMEM_REPLY, &reply.to_bytes()) {
                 Ok(()) => true,
                 Err(e) => {
-                    crate::println!("xemem: an event answer to {to:?} was not sent: {e:?}");
+                    hal::println!("xemem: an event answer to {to:?} was not sent: {e:?}");
                     false
                 }
             }

@@ -58,7 +58,7 @@ pub fn init() {
 /// From the host, in the message interrupt: for the xemem thread.
 fn post(msg: &Message) {
     if msg.from != Peer::Host {
-        crate::println!("xemem: command {} from {:?} refused", msg.kind, msg.from);
+        hal::println!("xemem: command {} from {:?} refused", msg.kind, msg.from);
         return;
     }
     COMMANDS.push((msg.kind, msg.word(0), msg.word(1)));

@@ -138,7 +138,7 @@ fn ask_as(
 /// Sends without waiting for an answer (the host gives none).
 pub fn tell(req: XememReq) {
     if let Err(e) = send(Peer::Host, KMSG_XEMEM_REQ, &req.to_bytes(), EAGAIN) {
-        crate::println!("xemem: request {} for pid {} not sent: {e:?}", req.io.op, req.pid);
+        hal::println!("xemem: request {} for pid {} not sent: {e:?}", req.io.op, req.pid);
     }
 }
 
@@ -225,7 +225,7 @@ pub fn on_reply(msg: &Message) {
     let parsed = XememReply::parse(msg.data);
     // Only the host's answers carry runs; another LWK's answer an event.
     let Some((head, runs)) = parsed.filter(|(r, _)| msg.from == Peer::Host || r.count == 0) else {
-        crate::println!("xemem: a malformed reply from {:?}; dropped", msg.from);
+        hal::println!("xemem: a malformed reply from {:?}; dropped", msg.from);
         return;
     };
     let mut pending = PENDING.lock();
@@ -255,11 +255,11 @@ pub fn on_reply(msg: &Message) {
 /// answer the cancel in time) that took an event after all gives it back.
 fn unasked(from: Peer, head: &XememReply) {
     if from == Peer::Host || head.result != 0 {
-        crate::println!("xemem: a reply from {from:?} to no request ({}); dropped", head.id);
+        hal::println!("xemem: a reply from {from:?} to no request ({}); dropped", head.id);
         return;
     }
     let back = XememEvent { segid: head.value, op: XEMEM_SIGNAL, ..Default::default() };
     if kmsg::send(from, KMSG_XEMEM_HOME, &back.to_bytes()).is_err() {
-        crate::println!("xemem: an event of segment {} could not go back", head.value);
+        hal::println!("xemem: an event of segment {} could not go back", head.value);
     }
 }
