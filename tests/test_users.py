@@ -214,9 +214,12 @@ atoll create --cpus 1 --mem 128M --name plain --owner alice > /dev/null || exit 
 atoll status e | grep "^servers' nice" | sed 's/^/STATUS /'
 echo "JSON $(atoll --json status e | grep -o '"serve_nice":-*[0-9]*')"
 # One thread-bearing server, and a shell whose child (sleep) gets a forked one.
-as alice atoll run e -- /bin/sh -c '/usr/bin/sleep 3; true' &
-as alice atoll run plain -- /usr/bin/sleep 3 &
-sleep 2
+as alice atoll run e -- /bin/sh -c '/usr/bin/sleep 8; true' &
+as alice atoll run plain -- /usr/bin/sleep 8 &
+# Until the three servers are up (sh's, its forked one for sleep, plain's):
+# a loaded host may take seconds.
+for i in $(seq 60); do [ "$(pgrep -fc '^atoll run')" -ge 3 ] && break; sleep 0.1; done
+sleep 0.5
 # A forked server is named after the worker that forked it (atoll-call).
 for pid in $(pgrep -f '^atoll run'); do
     enclave=$(tr '\0' ' ' < /proc/$pid/cmdline | awk '{print $3}')
