@@ -12,9 +12,10 @@
 use lwk_logic::errno::*;
 use lwk_logic::maps::Backing;
 
-use super::memory::{access, how, retire, settle, MAP_SHARED, PROT_EXEC};
+use super::call::Call;
+use super::mapping::{access, how, retire, settle, MAP_SHARED, PROT_EXEC};
 use super::proc_maps::{self, STAT_SIZE};
-use super::{write_back, Call};
+use super::write_back;
 use crate::process::{delegate, uaccess, vm};
 use lwk_logic::user_pages::Access;
 

@@ -3,9 +3,11 @@
 //! run` performs it on Linux (delegated), or it is refused; anything else
 //! returns ENOSYS and is reported once. One file per family.
 
+mod call;
 mod entry;
 mod file_map;
 mod files;
+mod mapping;
 mod memory;
 mod msg;
 mod proc_maps;
@@ -22,34 +24,14 @@ mod wait;
 mod write_back;
 mod xemem;
 
-use alloc::sync::Arc;
 use atoll_abi::syscalls::{self, How};
 use hal::TrapFrame;
 use lwk_logic::errno::{self, SysResult, ENOSYS};
 
 use crate::process::signal::{Finished, RED_ZONE};
-use crate::process::vfork::Mem;
-use crate::process::{delegate, Process, UserThread};
+use crate::process::{delegate, UserThread};
 use crate::sched::Thread;
-
-/// One system call in progress.
-pub struct Call<'a> {
-    pub thread: &'a Thread,
-    pub user: &'a UserThread,
-    pub process: &'a Arc<Process>,
-    pub frame: &'a mut TrapFrame,
-    pub args: [u64; 6],
-    /// The handler replaced every register (rt_sigreturn).
-    pub replaced_registers: bool,
-}
-
-impl Call<'_> {
-    /// The process whose memory the caller runs on (a vfork child's
-    /// lender's, until it execs or ends).
-    pub fn mem(&self) -> Mem<'_> {
-        self.process.mem()
-    }
-}
+use call::Call;
 
 type Handler = fn(&mut Call) -> SysResult;
 

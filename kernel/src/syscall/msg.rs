@@ -5,7 +5,7 @@ use alloc::vec;
 use atoll_abi::MSG_MAX;
 use lwk_logic::errno::{SysResult, EINVAL};
 
-use super::Call;
+use super::call::Call;
 use crate::process::{deferred_server, uaccess};
 use crate::usermsg;
 use hal::{cpu, tsc};

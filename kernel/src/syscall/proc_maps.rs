@@ -16,8 +16,8 @@ use lwk_logic::errno::*;
 use lwk_logic::maps::FileName;
 use lwk_logic::user_pages::Access;
 
-use super::memory::{retire, settle};
-use super::Call;
+use super::call::Call;
+use super::mapping::{retire, settle};
 use crate::process::{delegate, uaccess, vm, Process};
 
 const SYS_OPEN: u64 = 2;

@@ -6,7 +6,7 @@ use core::sync::atomic::Ordering;
 
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::{self, deferred_server, family, uaccess};
 
 const CLONE_VM: u64 = 0x100;

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use hal::physmem;
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::vm::AddressSpace;
 use crate::process::{launch, uaccess, with_both_vms, Process};
 

@@ -5,8 +5,8 @@ use lwk_logic::errno::*;
 use lwk_logic::maps::Backing;
 use lwk_logic::user_pages::Access;
 
-use super::memory::{how, retire, settle};
-use super::Call;
+use super::call::Call;
+use super::mapping::{how, retire, settle};
 use crate::process::{sysv_shm, uaccess, vm};
 
 const IPC_CREAT: u64 = 0o1000;

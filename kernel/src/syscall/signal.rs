@@ -8,7 +8,7 @@ use core::sync::atomic::Ordering;
 
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::signal::{self, SigInfo, SIGKILL, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE};
 use crate::process::{launch, uaccess};
 

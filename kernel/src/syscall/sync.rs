@@ -2,8 +2,8 @@
 
 use lwk_logic::errno::*;
 
+use super::call::Call;
 use super::time::{deadline_after, deadline_at, read_timespec};
-use super::Call;
 
 const FUTEX_WAIT: u64 = 0;
 const FUTEX_WAKE: u64 = 1;

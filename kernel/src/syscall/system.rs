@@ -5,7 +5,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::uaccess;
 use crate::sched;
 use hal::cpu;

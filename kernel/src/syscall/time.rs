@@ -5,7 +5,7 @@
 
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::{signal, uaccess, Process, UserThread};
 use hal::{cpu, tsc};
 

@@ -6,7 +6,7 @@
 
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::itimer::{self, Notify, Target, Timer};
 use crate::process::signal::SI_TIMER;
 use crate::process::{uaccess, Process};

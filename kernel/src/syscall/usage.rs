@@ -3,7 +3,7 @@
 
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::cputime::Times;
 use crate::process::{uaccess, Process};
 

@@ -2,8 +2,8 @@
 
 use lwk_logic::errno::*;
 
+use super::call::Call;
 use super::usage::write_rusage;
-use super::Call;
 use crate::process::family::{self, Which};
 use crate::process::uaccess;
 

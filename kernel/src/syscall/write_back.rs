@@ -12,7 +12,7 @@
 use alloc::collections::BTreeSet;
 use lwk_logic::errno::*;
 
-use super::Call;
+use super::call::Call;
 use crate::process::delegate;
 use crate::process::vm::WriteBack;
 use atoll_abi::{CALL_KEPT_FILE, CALL_SYSCALL, KEPT_DROP, KEPT_KEEP, KEPT_WRITE};

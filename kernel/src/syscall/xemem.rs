@@ -5,8 +5,8 @@
 use atoll_abi::*;
 use lwk_logic::errno::*;
 
-use super::memory::{retire, settle};
-use super::Call;
+use super::call::Call;
+use super::mapping::{retire, settle};
 use crate::process::{deferred_server, uaccess, vm, xemem};
 use hal::{cpu, tsc};
 
