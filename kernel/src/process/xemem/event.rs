@@ -11,11 +11,11 @@ use atoll_abi::*;
 use lwk_logic::errno::Errno;
 use lwk_logic::xemem_events::{self, Events};
 
-use super::request;
 use crate::kmsg::{self, Message, Peer};
 use crate::sync::SpinLock;
+use spin::Once;
 
-/// Who asked: a program here (answered through request.rs) or another kernel.
+/// Who asked: a program here (answered through `ANSWER_HERE`) or another kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Asker {
     Here,
@@ -32,6 +32,13 @@ impl xemem_events::Asker for Asker {
 }
 
 static EVENTS: SpinLock<Events<Asker>> = SpinLock::new(Events::new());
+/// How a program here hears its answer (request.rs, which sent the request).
+static ANSWER_HERE: Once<fn(u64, i64) -> bool> = Once::new();
+
+/// Sets how answers to programs here are given, once at start.
+pub fn answer_here_with(answered: fn(u64, i64) -> bool) {
+    ANSWER_HERE.call_once(|| answered);
+}
 
 /// XEMEM_HOME, in the message interrupt.
 pub fn on_home(msg: &Message) {
@@ -72,7 +79,7 @@ fn answer(asker: Asker, id: u64, segid: i64, result: Result<(), Errno>) -> bool 
         return true;
     }
     match asker {
-        Asker::Here => request::answered(id, result),
+        Asker::Here => ANSWER_HERE.get().is_some_and(|answered| answered(id, result)),
         Asker::Kernel(to) => {
             let reply = XememReply { id, result, value: segid, last: 1, ..Default::default() };
             match kmsg::send(to, KMSG_XEMEM_REPLY, &reply.to_bytes()) {

@@ -33,6 +33,7 @@ static ROUTES: SpinLock<BTreeMap<(u32, i64), Home>> = SpinLock::new(BTreeMap::ne
 
 pub fn init() {
     kmsg::register(KMSG_XEMEM_REPLY, request::on_reply);
+    event::answer_here_with(request::answered);
     kmsg::register(KMSG_XEMEM_HOME, event::on_home);
     kmsg::on_peer_gone(|id| {
         // Routes first: a waiter woken below must not find one to it.
