@@ -18,6 +18,7 @@ mod bench;
 mod boot;
 mod kmsg;
 mod lifecycle;
+mod mm;
 mod noise;
 mod process;
 mod resize;

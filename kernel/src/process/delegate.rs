@@ -15,8 +15,9 @@ use atoll_abi::{
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::vfork::Mem;
-use super::{signal, vm, Area, Process, UserThread};
+use super::{signal, Area, Process, UserThread};
 use crate::kmsg::{self, Peer};
+use crate::mm::vm;
 use crate::sync::{SpinLock, WaitQueue};
 use hal::{cpu, percpu, tsc, MAX_CPUS};
 use lwk_logic::errno::{Errno, EAGAIN, EINTR};

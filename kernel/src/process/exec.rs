@@ -8,8 +8,8 @@
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, Ordering};
 
-use super::vm::AddressSpace;
 use super::{delegate, family, Process, UserThread};
+use crate::mm::vm::AddressSpace;
 use crate::sched::{self, Thread};
 use crate::sync::SpinLock;
 use hal::TrapFrame;

@@ -10,8 +10,9 @@ use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering};
 
 use super::cputime::Times;
 use super::signal::{self, SigInfo, SIGCHLD};
-use super::{deferred_server, delegate, launch, uaccess, vfork, vm, with_both_vms};
+use super::{deferred_server, delegate, launch, uaccess, vfork, with_both_vms};
 use super::{Area, Process, UserThread};
+use crate::mm::vm;
 use crate::sync::{SpinLock, WaitQueue};
 use hal::TrapFrame;
 use lwk_logic::errno::*;

@@ -10,8 +10,9 @@ use lwk_logic::maps::{Backing, FileName};
 use lwk_logic::user_pages::Access;
 
 use super::signal::{self, SigInfo};
-use super::{thread, vm::AddressSpace, Area, Process};
+use super::{thread, Area, Process};
 use crate::kmsg::{self, Message, Peer};
+use crate::mm::vm::AddressSpace;
 use crate::sched;
 use crate::status;
 use crate::sync::{Queue, SpinLock};

@@ -11,19 +11,14 @@ pub mod deferred_server;
 pub mod delegate;
 pub mod exec;
 pub mod family;
-mod frame_holders;
 pub mod futex;
 pub mod itimer;
 pub mod launch;
-pub mod pins;
-pub mod shared_file;
 pub mod signal;
-pub mod sysv_shm;
 mod thread;
 pub mod uaccess;
 mod vdso;
 pub mod vfork;
-pub mod vm;
 pub mod xemem;
 
 use alloc::sync::Arc;
@@ -31,6 +26,7 @@ use alloc::vec::Vec;
 use core::any::Any;
 use core::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering};
 
+use crate::mm::vm;
 use crate::sched::Thread;
 use crate::sync::SpinLock;
 pub use cpus::cpu_joined;

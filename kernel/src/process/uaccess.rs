@@ -5,7 +5,8 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use super::{vm::AddressSpace, Process};
+use super::Process;
+use crate::mm::vm::AddressSpace;
 use hal::physmem;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};
 use lwk_logic::user_pages::{Translation, PAGE_SIZE};

@@ -10,7 +10,7 @@ use lwk_logic::errno::{Errno, EFAULT};
 use lwk_logic::maps::Backing;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
-use super::vm::{self, AddressSpace};
+use crate::mm::vm::{self, AddressSpace};
 
 static IMAGE: &[u8] = include_bytes!(env!("ATOLL_VDSO"));
 const IMAGE_PAGES: u64 = (IMAGE.len() as u64).div_ceil(PAGE_SIZE);

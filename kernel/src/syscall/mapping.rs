@@ -5,7 +5,7 @@
 use lwk_logic::user_pages::Access;
 
 use super::call::Call;
-use crate::process::vm;
+use crate::mm::vm;
 
 pub const PROT_READ: u64 = 1;
 pub const PROT_WRITE: u64 = 2;

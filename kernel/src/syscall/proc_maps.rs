@@ -18,7 +18,8 @@ use lwk_logic::user_pages::Access;
 
 use super::call::Call;
 use super::mapping::{retire, settle};
-use crate::process::{delegate, uaccess, vm, Process};
+use crate::mm::vm;
+use crate::process::{delegate, uaccess, Process};
 
 const SYS_OPEN: u64 = 2;
 const SYS_OPENAT: u64 = 257;

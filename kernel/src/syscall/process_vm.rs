@@ -10,7 +10,7 @@ use hal::physmem;
 use lwk_logic::errno::*;
 
 use super::call::Call;
-use crate::process::vm::AddressSpace;
+use crate::mm::vm::AddressSpace;
 use crate::process::{launch, uaccess, with_both_vms, Process};
 
 /// Linux's UIO_MAXIOV.

@@ -13,8 +13,8 @@ use alloc::collections::BTreeSet;
 use lwk_logic::errno::*;
 
 use super::call::Call;
+use crate::mm::vm::WriteBack;
 use crate::process::delegate;
-use crate::process::vm::WriteBack;
 use atoll_abi::{CALL_KEPT_FILE, CALL_SYSCALL, KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
 
 const PAGE_SIZE: u64 = 4096;

@@ -7,7 +7,8 @@ use lwk_logic::errno::*;
 
 use super::call::Call;
 use super::mapping::{retire, settle};
-use crate::process::{deferred_server, uaccess, vm, xemem};
+use crate::mm::vm;
+use crate::process::{deferred_server, uaccess, xemem};
 use hal::{cpu, tsc};
 
 /// xemem(struct atoll_xemem_io *io): 0, or -errno.

@@ -16,9 +16,10 @@ use atoll_abi::*;
 use lwk_logic::errno::*;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
-use super::vm::Freed;
-use super::{launch, pins, Process};
+use super::{launch, Process};
 use crate::kmsg::{self, Message, Peer};
+use crate::mm::pins;
+use crate::mm::vm::Freed;
 use crate::sync::{Queue, SpinLock};
 use request::Home;
 
