@@ -101,7 +101,7 @@ pub fn is_cokernel() -> bool {
 macro_rules! entry {
     ($main:path) => {
         #[no_mangle]
-        extern "Rust" fn __atoll_kernel_main(info: $crate::BootInfo) -> ! {
+        extern "Rust" fn __atoll_kernel_main(info: $crate::boot::BootInfo) -> ! {
             $main(info)
         }
     };

@@ -5,8 +5,8 @@ use core::fmt::{self, Write};
 use spin::Once;
 
 use crate::console_ring::RingConsole;
+use crate::lock::SpinLock;
 use crate::serial::Serial;
-use crate::SpinLock;
 
 enum Backend {
     None,

@@ -4,7 +4,9 @@
 
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use crate::{apic, cpu, percpu, smp, SpinLock, MAX_CPUS};
+use crate::lock::SpinLock;
+use crate::percpu::MAX_CPUS;
+use crate::{apic, cpu, percpu, smp};
 
 pub type Handler = fn(vector: u8);
 

@@ -8,7 +8,7 @@
 use super::paging::{self, PteError};
 use super::physmem::phys_to_virt;
 use super::shared::SharedRegion;
-use super::SpinLock;
+use crate::lock::SpinLock;
 
 const PAGE: u64 = 4096;
 

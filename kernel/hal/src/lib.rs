@@ -53,13 +53,6 @@ pub mod user;
 
 pub use boot::{BootInfo, BootKind, Enclave};
 pub use idt::TrapFrame;
+pub use lock::{SpinLock, SpinLockGuard};
 pub use percpu::{cpu_index, MAX_CPUS};
-
-/// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
-/// leaving the lower half free for user programs.
-pub const KERNEL_OFFSET: u64 = 0xffff_8000_0000_0000;
-
-/// The kernel's spinlock: pmtlock (compact-static) with interrupts masked
-/// while it is held.
-pub type SpinLock<T> = lock_api::Mutex<lock::IrqPmtLock, T>;
-pub type SpinLockGuard<'a, T> = lock_api::MutexGuard<'a, lock::IrqPmtLock, T>;
+pub use physmem::KERNEL_OFFSET;

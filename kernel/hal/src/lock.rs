@@ -47,3 +47,8 @@ unsafe impl lock_api::RawMutex for IrqPmtLock {
         self.raw.is_locked()
     }
 }
+
+/// The kernel's spinlock: pmtlock (compact-static) with interrupts masked
+/// while it is held.
+pub type SpinLock<T> = lock_api::Mutex<IrqPmtLock, T>;
+pub type SpinLockGuard<'a, T> = lock_api::MutexGuard<'a, IrqPmtLock, T>;

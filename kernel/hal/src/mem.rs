@@ -5,7 +5,7 @@ use lwk_logic::frames::{bitmap_words, FrameAllocator, FrameError, RemoveError, F
 use lwk_logic::memmap::RangeSet;
 
 use crate::lent::{self, LendError};
-use crate::SpinLock;
+use crate::lock::SpinLock;
 use crate::{heap, paging, physmem};
 
 static FRAMES: SpinLock<FrameAllocator> = SpinLock::new(FrameAllocator::new());

@@ -7,7 +7,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use lwk_logic::paging_plan::{plan, table_indices, PageSize};
 
 use super::physmem::phys_to_virt;
-use super::KERNEL_OFFSET;
+use crate::physmem::KERNEL_OFFSET;
 
 const PRESENT: u64 = 1 << 0;
 const WRITABLE: u64 = 1 << 1;

@@ -1,6 +1,9 @@
 //! Access to physical memory through the direct map.
 
-use super::KERNEL_OFFSET;
+/// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
+/// leaving the lower half free for user programs.
+pub const KERNEL_OFFSET: u64 = 0xffff_8000_0000_0000;
+
 use core::sync::atomic::Ordering;
 use lwk_logic::acpi::PhysRead;
 

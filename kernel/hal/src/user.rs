@@ -92,7 +92,7 @@ extern "C" {
 macro_rules! syscall_handler {
     ($handler:path) => {
         #[no_mangle]
-        extern "Rust" fn __atoll_syscall_handler(frame: &mut $crate::TrapFrame) -> bool {
+        extern "Rust" fn __atoll_syscall_handler(frame: &mut $crate::idt::TrapFrame) -> bool {
             $handler(frame)
         }
     };
