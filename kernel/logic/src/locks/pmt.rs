@@ -3,7 +3,7 @@
 //! Ouyang & Lange, "Preemptable Ticket Spinlocks: Improving Consolidated
 //! Performance in the Cloud" (VEE 2013).
 
-use super::RawLock;
+use super::raw::RawLock;
 use core::hint::spin_loop;
 use core::sync::atomic::{AtomicU16, AtomicU32, Ordering::*};
 

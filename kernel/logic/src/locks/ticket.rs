@@ -1,6 +1,6 @@
 //! The classic FIFO ticket lock.
 
-use super::RawLock;
+use super::raw::RawLock;
 use core::hint::spin_loop;
 use core::sync::atomic::{AtomicU16, Ordering::*};
 
