@@ -5,8 +5,10 @@
 #   make test-kdebug         (not in `make test`) the tests that exercise host/
 #                            most, on a debug build of Debian's 6.1 (KASAN,
 #                            KFENCE, lockdep, kmemleak, UBSAN) in build/kdebug/
-#   make lint                style: rustfmt and clippy -D warnings on every Rust
-#                            workspace, checkpatch.pl --strict on host/
+#   make lint                style: flake8 on the Python, shellcheck on the shell
+#                            scripts, rustfmt and clippy -D warnings on every Rust
+#                            workspace, checkpatch.pl on the C (--strict on the
+#                            kernel code)
 #   make kernel module cli   build into build/ what is installed: the LWK
 #                            (atoll-kernel), atoll.ko and the atoll CLI; and for
 #                            the test VM the test parts beside them: the LWK's
@@ -134,11 +136,14 @@ cli:
 xemem:
 	scripts/build-xemem.sh build
 
-# Style, checked in CI before anything is built. The kernel crates are
+# Style, checked in CI before anything is built. flake8 takes .flake8 and the
+# tracked files only (build/ holds others' Python). The kernel crates are
 # linted as both images (with and without the test code).
 CLIPPY_LWK := cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml --release \
 	--target x86_64-unknown-none -p atoll-kernel -p atoll-hal
 lint:
+	$(PYTHON) -m flake8 $$(git ls-files '*.py')
+	scripts/shellcheck.sh
 	cd $(KERNEL_SRC) && cargo fmt --check
 	cd abi && cargo fmt --check
 	cd cli && cargo fmt --check

@@ -89,12 +89,16 @@ struct atoll_mem_range {
 #define ATOLL_SHARED_SIZE	0x400000
 #define ATOLL_IMAGE_OFFSET	ATOLL_SHARED_SIZE
 
-/* Vectors: the host sends ATOLL_LWK_VECTOR to the LWK's first CPU; the LWK
- * sends ATOLL_HOST_VECTOR (Linux's platform IPI) to host_apic_id. */
+/*
+ * Vectors: the host sends ATOLL_LWK_VECTOR to the LWK's first CPU; the LWK
+ * sends ATOLL_HOST_VECTOR (Linux's platform IPI) to host_apic_id.
+ */
 #define ATOLL_LWK_VECTOR	0xf2
 #define ATOLL_HOST_VECTOR	0xf7
-/* The host sends ATOLL_DONE_VECTOR to the LWK CPU named in a delegated-call
- * slot once the call's result is in the slot. */
+/*
+ * The host sends ATOLL_DONE_VECTOR to the LWK CPU named in a delegated-call
+ * slot once the call's result is in the slot.
+ */
 #define ATOLL_DONE_VECTOR	0xf4
 /* Benchmarks (test image): a bare IPI to time against a message round trip. */
 #define ATOLL_BENCH_VECTOR	0xf6
@@ -239,7 +243,7 @@ struct atoll_kmsg_ring {
 /* The first word of each is the program's area index. */
 #define ATOLL_KMSG_PROC_CREATE	7	/* host: build the address space the area describes */
 #define ATOLL_KMSG_PROC_CREATED	8	/* LWK: area, s64 0 or -errno, u64 pid */
-#define ATOLL_KMSG_PROC_START	9	/* host: area; start the main thread (entry, stack_pointer) */
+#define ATOLL_KMSG_PROC_START	9	/* host: area; run the main thread (entry, stack_pointer) */
 #define ATOLL_KMSG_PROC_KILL	10	/* host: area, u64 signal; end the program with it */
 #define ATOLL_KMSG_PROC_EXIT	11	/* LWK: area, u64 wait status, u64 pid; memory still held */
 #define ATOLL_KMSG_PROC_RELEASE	12	/* host: area; Linux maps none of its memory now: free it */
@@ -254,8 +258,10 @@ struct atoll_kmsg_ring {
  */
 #define ATOLL_KMSG_CALL_CANCEL	38
 #define ATOLL_CANCEL_SIGNAL	64
-/* host: area; build the address space the area's regions describe and put
- * it in place of the program's (an execve in progress). */
+/*
+ * host: area; build the address space the area's regions describe and put
+ * it in place of the program's (an execve in progress).
+ */
 #define ATOLL_KMSG_PROC_EXEC	39
 #define ATOLL_KMSG_PROC_EXECED	40	/* LWK: area, s64 0 or -errno, u64 new cr3 */
 /*
@@ -268,7 +274,7 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_PAGE_READY	60
 /* Transport checks: host atoll_test/kmsg_check.c, LWK kernel/src/selftest/kmsg.rs. */
 #define ATOLL_KMSG_CHECK	15	/* struct atoll_kmsg_check, then pattern bytes */
-#define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; every LWK CPU sends */
+#define ATOLL_KMSG_CHECK_START	16	/* host: struct atoll_kmsg_check_start; all LWK CPUs send */
 #define ATOLL_KMSG_CHECK_DONE	17	/* LWK: u64 sender, u64 messages sent, u64 waits for room */
 #define ATOLL_KMSG_CHECK_END	18	/* host: u64 messages it sent the LWK */
 #define ATOLL_KMSG_CHECK_REPORT	19	/* LWK: u64 received, u64 bad (of the host's) */
@@ -294,7 +300,7 @@ struct atoll_kmsg_ring {
 #define ATOLL_KMSG_PEER_REMOVED	23	/* LWK: u64 peer id; the block is no longer mapped */
 #define ATOLL_KMSG_PEER_PING	24	/* host: u64 peer id, u64 cookie: ping the peer */
 #define ATOLL_KMSG_PEER_PONG	25	/* LWK: u64 cookie, s64 round trip in ns or -errno */
-#define ATOLL_KMSG_PEER_TRUST	57	/* host: u64 peer id, u64 programs_talk (1 or 0), u64 cookie */
+#define ATOLL_KMSG_PEER_TRUST	57	/* host: u64 peer id, programs_talk (1 or 0), cookie */
 #define ATOLL_KMSG_PEER_TRUSTED	58	/* LWK: u64 cookie; it holds to the new answer now */
 
 struct atoll_kmsg_peer {
@@ -329,7 +335,8 @@ struct atoll_kmsg_peer {
  * messages to one Linux user take at most ATOLL_MSG_USER_BYTES.
  */
 #define ATOLL_SYS_MSG_SEND	1000	/* (kernel, port, from port, buf, len) -> 0 */
-#define ATOLL_SYS_MSG_RECV	1001	/* (port, buf, len, struct atoll_msg_from *, timeout ms) -> bytes */
+/* (port, buf, len, struct atoll_msg_from *, timeout ms) -> bytes */
+#define ATOLL_SYS_MSG_RECV	1001
 #define ATOLL_MSG_MAX		4096
 #define ATOLL_MSG_PORTS		256
 #define ATOLL_MSG_QUEUE		64
@@ -388,7 +395,7 @@ struct atoll_msg_from {
 #define ATOLL_XEMEM_ATTACH	5	/* apid, offset, size, vaddr (0: anywhere) -> vaddr */
 #define ATOLL_XEMEM_DETACH	6	/* vaddr */
 #define ATOLL_XEMEM_LOOKUP	7	/* name -> segid */
-#define ATOLL_XEMEM_ENDED	8	/* LWK only: the program's memory is gone; drop what it held */
+#define ATOLL_XEMEM_ENDED	8	/* LWK only: the program's memory is gone: drop its holds */
 #define ATOLL_XEMEM_SIGNAL	9	/* segid: one event for its waiters */
 #define ATOLL_XEMEM_WAIT	10	/* segid, timeout_ms: takes an event, or ETIMEDOUT, EIDRM */
 #define ATOLL_XEMEM_CANCEL	11	/* LWK only: ends the WAIT whose request id is attachment */
@@ -482,6 +489,7 @@ struct atoll_xemem_seg_info {
 	__u32 pad0;
 	char name[ATOLL_XEMEM_NAME_LEN];
 };
+
 #define ATOLL_XEMEM_SEG_KEPT		0x1	/* outlives its owner (KEEP) */
 #define ATOLL_XEMEM_SEG_OWNER_ENDED	0x2	/* and its owner has ended */
 
@@ -536,8 +544,8 @@ struct atoll_xemem_list {
 #define ATOLL_KMSG_BENCH_READY	27	/* u64 mode: the responder is in place */
 #define ATOLL_KMSG_BENCH_DONE	28	/* the polling responder may stop */
 #define ATOLL_KMSG_BENCH_RUN	29	/* host: u64 peer id, rounds: time every mode with it */
-#define ATOLL_KMSG_BENCH_RESULT	30	/* LWK: u64 mode, median ns, min ns, 90th percentile ns, s64 error */
-#define ATOLL_KMSG_BENCH_ECHO	31	/* 48 or 64 bytes, echoed by the receiver (the round trips) */
+#define ATOLL_KMSG_BENCH_RESULT	30	/* LWK: u64 mode; median, min, p90 in ns; s64 error */
+#define ATOLL_KMSG_BENCH_ECHO	31	/* 48 or 64 bytes, the receiver echoes (the round trips) */
 #define ATOLL_KMSG_BENCH_SINK	37	/* any bytes, received and dropped (the stream) */
 
 /*
@@ -793,8 +801,9 @@ struct atoll_proc {
 	__u64 cpus;		/* host: the CPUs asked for (0: cpu_count); LWK: those it uses */
 	__u64 mem_bytes;	/* LWK: memory mapped for it (pages and reserved ranges) */
 	char comm[ATOLL_COMM_LEN];	/* host: the command's name */
-	char nodename[ATOLL_NODENAME_LEN];	/* host: uname's, from `atoll run`'s UTS namespace */
-	struct atoll_file_name file[2];	/* host: the program's and its loader's (REGION_PROGRAM, _LOADER) */
+	char nodename[ATOLL_NODENAME_LEN];	/* host: uname's, `atoll run`'s UTS namespace */
+	/* host: the program's and its loader's (REGION_PROGRAM, _LOADER) */
+	struct atoll_file_name file[2];
 	struct atoll_region region[ATOLL_MAX_REGIONS];
 	struct atoll_slot slot[ATOLL_MAX_SLOTS];
 };
@@ -871,7 +880,7 @@ struct atoll_create {
 #define ATOLL_KMSG_MEM_REMOVE	49	/* host: u64 phys, u64 bytes: give it back if unused */
 #define ATOLL_KMSG_MEM_REMOVED	50	/* LWK: u64 phys, s64 0 or -EBUSY; no CPU maps it now */
 #define ATOLL_KMSG_CPU_ADD	51	/* host: u64 LWK index, APIC id, trampoline page, its CR3 */
-#define ATOLL_KMSG_CPU_ADDED	52	/* LWK: u64 index, s64 0 or -errno: it runs (or never will) */
+#define ATOLL_KMSG_CPU_ADDED	52	/* LWK: u64 index, s64 0 (it runs) or -errno (never will) */
 #define ATOLL_KMSG_CPU_REMOVE	53	/* host: u64 LWK index: move its threads, park it */
 #define ATOLL_KMSG_CPU_REMOVED	54	/* LWK: u64 index, s64 0 or -errno: it is parked */
 
@@ -881,7 +890,7 @@ struct atoll_resize {
 	__u32 id;
 	__u32 op;		/* ATOLL_RESIZE_* */
 	__u64 bytes;		/* memory to add or remove (whole blocks) */
-	__u64 cpus[ATOLL_HOST_CPU_WORDS];	/* Linux CPUs; empty: cpu_count of them; out: done */
+	__u64 cpus[ATOLL_HOST_CPU_WORDS];	/* Linux CPUs; none: cpu_count of them; out: done */
 	__u32 cpu_count;
 	__u32 pad0;
 	__u64 linux_ns;		/* out: Linux's part (offlining or onlining) */
@@ -920,7 +929,8 @@ struct atoll_enclave_info {
 	__u64 lwk_cpus;		/* the LWK's CPU indices in use, a bit each */
 	__u32 owner_uid;
 	__u32 owner_gid;
-	__u32 yours;		/* the caller may use it; if not, only id, state, name and owner are filled */
+	/* the caller may use it; if not, only id, state, name and owner are filled */
+	__u32 yours;
 	__u32 pad1;
 };
 

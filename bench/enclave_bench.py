@@ -51,7 +51,10 @@ def kv(line):
 def parse(output):
     s = sections(output)
     res = {}
-    med = lambda xs: statistics.median(xs) / 1e6  # ns -> ms
+
+    def med(xs):
+        return statistics.median(xs) / 1e6  # ns -> ms
+
     creates = [json.loads(b) for b in s["create"]]
     destroys = [json.loads(b) for b in s["destroy"]]
     cpu = [kv(b) for b in s["linux_cpu"]]
@@ -88,18 +91,23 @@ def table(res):
     out += [f"Create and destroy (median of {t['rounds']}; 1 CPU, one 128 MiB block):", "",
             "| step | enclave (Atoll) | Linux, same CPU / block |", "|---|---|---|",
             f"| take the CPU | {t['enclave_take_cpu']:.1f} ms | offline: {t['linux_offline_cpu']:.1f} ms |",
-            f"| take the memory block | {t['enclave_take_memory']:.1f} ms | offline: {t['linux_offline_block']:.1f} ms |",
+            f"| take the memory block | {t['enclave_take_memory']:.1f} ms "
+            f"| offline: {t['linux_offline_block']:.1f} ms |",
             f"| load the LWK | {t['enclave_load']:.1f} ms | |",
-            f"| boot (SIPI to booted on every CPU) | {t['enclave_boot']:.1f} ms | online the CPU: {t['linux_online_cpu']:.1f} ms |",
+            f"| boot (SIPI to booted on every CPU) | {t['enclave_boot']:.1f} ms "
+            f"| online the CPU: {t['linux_online_cpu']:.1f} ms |",
             f"| create, total | {t['enclave_create_total']:.1f} ms | |",
             f"| give the CPU back | {t['enclave_give_back_cpu']:.1f} ms | |",
-            f"| give the memory back | {t['enclave_give_back_memory']:.1f} ms | online the block: {t['linux_online_block']:.1f} ms |",
+            f"| give the memory back | {t['enclave_give_back_memory']:.1f} ms "
+            f"| online the block: {t['linux_online_block']:.1f} ms |",
             f"| destroy, total | {t['enclave_destroy_total']:.1f} ms | |", "",
             f"LWK boot / Linux onlining one CPU: {t['enclave_boot']/t['linux_online_cpu']:.2f}x", ""]
     r = res["rtt_us"]
     out += ["| round trip | median | min |", "|---|---|---|",
-            f"| message round trip, `atoll ping` (Linux <-> LWK) | {r['channel_median']:.1f} µs | {r['channel_min']:.1f} µs |",
-            f"| pipe between two Linux processes on two CPUs | {r['pipe_median']:.1f} µs | {r['pipe_min']:.1f} µs |", "",
+            f"| message round trip, `atoll ping` (Linux <-> LWK) "
+            f"| {r['channel_median']:.1f} µs | {r['channel_min']:.1f} µs |",
+            f"| pipe between two Linux processes on two CPUs "
+            f"| {r['pipe_median']:.1f} µs | {r['pipe_min']:.1f} µs |", "",
             f"message / pipe (median): {r['channel_median']/r['pipe_median']:.2f}x", ""]
     return "\n".join(out)
 

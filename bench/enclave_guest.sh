@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the driver puts its variables first; busybox sh runs it
 # The enclave benchmarks, run inside the test VM by bench/enclave_bench.py.
 # Prints sections "=== <name>" with JSON or key=value lines after each.
 # Needs /extra/{hotplug,pipe_rtt}; ROUNDS comes from the driver.
@@ -5,7 +6,7 @@ set -e
 section() { echo "=== $1"; }
 BLOCK_BYTES=$((128 << 20))
 
-for i in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
     section create
     atoll --json create --cpus 3-3 --mem 128M --name t5
     start=$(atoll --json status t5 | sed -n 's/.*"start":\([0-9]*\).*/\1/p')
@@ -25,4 +26,4 @@ section ping
 taskset -c 1 atoll --json ping rtt --count 200
 atoll destroy rtt > /dev/null
 
-section done
+section "done"

@@ -38,10 +38,10 @@ def parse(output):
     s = {name: "".join(blocks) for name, blocks in sections(output).items()}
     res = {}
     for case, _ in CASES:
-        sims = [kv(l) for l in s[case].splitlines() if l.startswith("insitu_sim:")]
+        sims = [kv(line) for line in s[case].splitlines() if line.startswith("insitu_sim:")]
         res[case] = runs_stats([x["mean_ns"] / 1e6 for x in sims])  # each run's mean step, in ms
-        alone = [kv(l)["mean_ns"] / 1e6 for l in s[case.split("_")[0] + "_alone"].splitlines()
-                 if l.startswith("insitu_sim:")]
+        alone = [kv(line)["mean_ns"] / 1e6 for line in s[case.split("_")[0] + "_alone"].splitlines()
+                 if line.startswith("insitu_sim:")]
         # Against the alone run just before it (the same host conditions).
         res[case]["vs_alone"] = statistics.median(b / a for a, b in zip(alone, res[case]["seconds"]))
         res[case]["step_worst_ms"] = [x["worst_ns"] / 1e6 for x in sims]
@@ -49,10 +49,10 @@ def parse(output):
         res[case]["skipped"] = sum(x["skipped"] for x in sims)
         res[case]["checksums"] = sorted({x["checksum"] for x in sims})
     for way in ["attach_into_enclave", "attach_into_linux"]:
-        res[way] = kv(next(l for l in s[way].splitlines() if l.startswith("xemem_attach:")))
+        res[way] = kv(next(line for line in s[way].splitlines() if line.startswith("xemem_attach:")))
     for signal, control, key in [("signal_enclave_linux", "control_ping", ""),
                                  ("signal_enclave_enclave", "peer_ping", "peer_")]:
-        line = next(l for l in s[signal].splitlines() if l.startswith("pingpong"))
+        line = next(ln for ln in s[signal].splitlines() if ln.startswith("pingpong"))
         res[f"{key}signal_rtt_ns"] = float(line.split("median ")[1].split(" ns")[0])
         rtts = json.loads(s[control].strip().splitlines()[-1])["rtt_ns"]
         res[f"{key}control_rtt_ns"] = statistics.median(rtts)
@@ -63,7 +63,8 @@ def table(res, config):
     lines = [f"One VM run; the simulation ({config['N']}x{config['N']} Jacobi, {config['STEPS']} steps, a snapshot "
              f"every {config['EVERY']}) on guest CPU {config['ONE']}, alone on a host CPU; analytics and a gcc loop "
              f"on guest CPUs {config['OTHERS']}; {config['RUNS']} runs each.", "",
-             "| case | mean step ms | best run | worst run | worst / best | / the alone run before it (median) | snapshots taken / skipped |",
+             "| case | mean step ms | best run | worst run | worst / best | / the alone run before it (median) "
+             "| snapshots taken / skipped |",
              "|---|---|---|---|---|---|---|"]
     for case, label in CASES:
         r = res[case]
@@ -71,10 +72,12 @@ def table(res, config):
                      f"{r['worst_over_best']:.3f} | {r['vs_alone']:.3f}x | {r['published']:.0f} / {r['skipped']:.0f} |")
     lines += ["", "| attach a segment of | attach | first touch of every page | copy it | attach / copy |",
               "|---|---|---|---|---|"]
-    for way, label in [("attach_into_enclave", "Linux's, in the enclave"), ("attach_into_linux", "the enclave's, on Linux")]:
+    for way, label in [("attach_into_enclave", "Linux's, in the enclave"),
+                       ("attach_into_linux", "the enclave's, on Linux")]:
         a = res[way]
         lines.append(f"| {label} ({a['bytes'] / 2**30:.0f} GiB) | {a['attach_ns'] / 1e6:.2f} ms | "
-                     f"{a['touch_ns'] / 1e6:.1f} ms | {a['copy_ns'] / 1e6:.1f} ms | {a['attach_ns'] / a['copy_ns']:.4f} |")
+                     f"{a['touch_ns'] / 1e6:.1f} ms | {a['copy_ns'] / 1e6:.1f} ms | "
+                     f"{a['attach_ns'] / a['copy_ns']:.4f} |")
     lines += ["", f"Signal round trip enclave <-> Linux {res['signal_rtt_ns'] / 1000:.1f} µs, control channel "
               f"(atoll ping) {res['control_rtt_ns'] / 1000:.1f} µs; enclave <-> enclave "
               f"{res['peer_signal_rtt_ns'] / 1000:.1f} µs, the LWKs' own (atoll ping --from) "

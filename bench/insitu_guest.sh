@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the driver puts its variables first; busybox sh runs it
 # The in-situ workflow benchmark, run inside the test VM by
 # bench/insitu_bench.py: a Jacobi simulation (insitu_sim) on guest CPU ONE,
 # alone and with its analytics (insitu_analytics) and a compile load on
@@ -17,8 +18,9 @@ compile_load() {  # a parallel compile: gcc -O2 in a loop on each of Linux's oth
         LOAD="$LOAD $!"
     done
 }
+# shellcheck disable=SC2086  # LOAD: a list of pids
 quiet() { for p in $LOAD; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; wait $LOAD 2>/dev/null; LOAD=""; }
-ANALYTICS="taskset -c $(echo $OTHERS | tr ' ' ,) /extra/insitu_analytics"
+ANALYTICS="taskset -c $(echo "$OTHERS" | tr ' ' ,) /extra/insitu_analytics"
 # Each run: the simulation alone, then with the load through XEMEM and
 # through a pipe; interleaved, so that a drift of the host's speed hits
 # all three alike.
@@ -71,4 +73,4 @@ section peer_ping
 atoll --json ping peer --from sim --count "$PINGS" | tr -d '\n '; echo
 atoll destroy peer > /dev/null || fail "atoll destroy peer failed"
 atoll destroy sim > /dev/null || fail "atoll destroy failed"
-section done
+section "done"

@@ -33,10 +33,10 @@ def parse(output):
     s = {name: blocks[0] for name, blocks in sections(output).items()}
     res = {}
     for side in SIDES:
-        pp = [kv(l) for l in s[f"{side}_pingpong"].splitlines() if l.startswith("mpi_pingpong:")]
-        cg = [kv(l)["seconds"] for l in s[f"{side}_cg_busy"].splitlines() if l.startswith("mpi_cg:")]
-        st = [kv(l)["seconds"] for l in s[f"{side}_start"].splitlines() if l.startswith("start:")]
-        cma = [kv(l) for l in s[f"{side}_cma"].splitlines() if l.startswith("cma_copy:")]
+        pp = [kv(line) for line in s[f"{side}_pingpong"].splitlines() if line.startswith("mpi_pingpong:")]
+        cg = [kv(line)["seconds"] for line in s[f"{side}_cg_busy"].splitlines() if line.startswith("mpi_cg:")]
+        st = [kv(line)["seconds"] for line in s[f"{side}_start"].splitlines() if line.startswith("start:")]
+        cma = [kv(line) for line in s[f"{side}_cma"].splitlines() if line.startswith("cma_copy:")]
         res[side] = {
             "pingpong": {int(p["bytes"]): {"half_rtt_ns": p["half_rtt_ns"], "mb_per_s": p["mb_per_s"]} for p in pp},
             "cg_busy": runs_stats(cg),
@@ -57,7 +57,8 @@ def table(res, config):
         lines.append(f"| {b} B | {lp['half_rtt_ns'] / 1000:.1f} µs | {ep['half_rtt_ns'] / 1000:.1f} µs | "
                      f"{ep['half_rtt_ns'] / lp['half_rtt_ns']:.2f}x | {lp['mb_per_s']:.0f} | {ep['mb_per_s']:.0f} | "
                      f"{ep['mb_per_s'] / lp['mb_per_s']:.2f}x |")
-    lines += ["", "| process_vm_readv alone (the kernel's copy, best of 9) | Linux cycles | enclave | enclave / Linux |",
+    lines += ["", "| process_vm_readv alone (the kernel's copy, best of 9) "
+              "| Linux cycles | enclave | enclave / Linux |",
               "|---|---|---|---|"]
     for b in sorted(L["cma_cycles"]):
         l, e = L["cma_cycles"][b], E["cma_cycles"][b]

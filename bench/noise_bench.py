@@ -171,7 +171,7 @@ def main():
             for (where, load), probes in parse(run_boot(mode, args, files, tmp, pins)).items():
                 runs[(mode, where, load)] = probes
     summary = {column: {load: summarise([figures(s, f) for s, f in zip(runs[(mode, where, load)]["selfish"],
-                                                                         runs[(mode, where, load)]["fwq"])])
+                                                                       runs[(mode, where, load)]["fwq"])])
                         for load in LOADS}
                for mode, where, column in CONFIGS}
     listed = {column: {load: [r["listed"] for r in runs[(mode, where, load)]["selfish"]] for load in LOADS}

@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the driver puts its variables first; busybox sh runs it
 # The noise benchmark in one boot of the test VM (bench/noise_bench.py):
 # `atoll noise` on one CPU, first as a Linux CPU, then as an enclave's CPU,
 # with Linux's other CPUs idle, busy (a CPU-bound load) and busy with I/O
@@ -15,13 +16,14 @@ echo 1 > /proc/sys/kernel/printk
 
 start_load() {
     case $1 in
-    busy) for i in $(seq $LOADERS); do sh -c 'while :; do :; done' & done ;;
-    io) for i in $(seq $LOADERS); do
+    busy) for _ in $(seq $LOADERS); do sh -c 'while :; do :; done' & done ;;
+    io) for _ in $(seq $LOADERS); do
             sh -c 'while :; do dd if=/dev/vda of=/dev/null bs=4k count=2048 iflag=direct 2>/dev/null; done' &
         done ;;
     esac
     sleep 1
 }
+# shellcheck disable=SC2046  # one argument per pid
 stop_load() { kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; }
 
 probe() {  # where load round [in_partition] atoll-noise-args
@@ -36,7 +38,8 @@ probe() {  # where load round [in_partition] atoll-noise-args
 # CPU alone in an isolated cpuset partition, and back to an ordinary CPU.
 CG=/sys/fs/cgroup
 partition_on() {
-    mkdir -p $CG/noise && echo $CPU > $CG/noise/cpuset.cpus &&
+    # shellcheck disable=SC2015  # any step failing exits
+    mkdir -p $CG/noise && echo "$CPU" > $CG/noise/cpuset.cpus &&
         echo isolated > $CG/noise/cpuset.cpus.partition &&
         [ "$(cat $CG/noise/cpuset.cpus.partition)" = isolated ] ||
         { echo "no isolated partition: $(cat $CG/noise/cpuset.cpus.partition)"; exit 7; }
@@ -55,24 +58,24 @@ echo "=== cmdline"
 cat /proc/cmdline
 for round in $(seq "$ROUNDS"); do
     for load in $LOADS; do
-        start_load $load
-        probe linux $load "$round" --linux-cpus $CPU
+        start_load "$load"
+        probe linux "$load" "$round" --linux-cpus "$CPU"
         stop_load
     done
     if [ "$PARTITION" = 1 ]; then
         partition_on
         for load in $LOADS; do
-            start_load $load
+            start_load "$load"
             # atoll joins the partition; the loads, in the root cgroup, cannot.
-            probe partition $load "$round" in_partition --linux-cpus $CPU
+            probe partition "$load" "$round" in_partition --linux-cpus "$CPU"
             stop_load
         done
         partition_off
     fi
-    atoll create --cpus $CPU-$CPU --mem 128M --name noise > /dev/null || exit 5
+    atoll create --cpus "$CPU-$CPU" --mem 128M --name noise > /dev/null || exit 5
     for load in $LOADS; do
-        start_load $load
-        probe enclave $load "$round" --enclave noise
+        start_load "$load"
+        probe enclave "$load" "$round" --enclave noise
         stop_load
     done
     atoll destroy noise > /dev/null || exit 6

@@ -68,7 +68,9 @@ def run_icount_vm(args):
 def share(alone_blocks, two_blocks):
     """Each pair's rates against the mean of the runs alone just before and
     after it (the host's load drifts); the medians over the rounds."""
-    rate = lambda text: [kv(l)["rounds_per_s"] for l in text.splitlines() if l.startswith("spin_rate:")]
+    def rate(text):
+        return [kv(line)["rounds_per_s"] for line in text.splitlines() if line.startswith("spin_rate:")]
+
     alone = [rate(b)[0] for b in alone_blocks]
     rounds = []
     for i, block in enumerate(two_blocks):
@@ -76,7 +78,10 @@ def share(alone_blocks, two_blocks):
         base = (alone[i] + alone[i + 1]) / 2
         rounds.append({"alone": base, "two": two, "shares": [t / base for t in two],
                        "split": two[0] / sum(two)})
-    med = lambda f: statistics.median(f(r) for r in rounds)
+
+    def med(f):
+        return statistics.median(f(r) for r in rounds)
+
     return {"rounds": rounds, "shares": [med(lambda r: r["shares"][0]), med(lambda r: r["shares"][1])],
             "spread": [min(r["shares"][0] for r in rounds), max(r["shares"][1] for r in rounds)],
             "split": med(lambda r: r["split"])}
@@ -90,7 +95,7 @@ def parse(output, icount_output):
     for side in SIDES:
         r = {}
         for what, prog, key, _ in PER_CALL:
-            reps = [kv(l)[key] for l in s[f"{side}_{what}"].splitlines() if l.startswith(f"{prog}: rep=")]
+            reps = [kv(line)[key] for line in s[f"{side}_{what}"].splitlines() if line.startswith(f"{prog}: rep=")]
             r[what] = {"ns": reps, "median_ns": statistics.median(reps)}
         r["share"] = share(blocks[f"{side}_share_alone"], blocks[f"{side}_share_two"])
         r["share_icount"] = share(counted[f"{side}_share_alone"], counted[f"{side}_share_two"])

@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the drivers put it into their guest scripts (busybox sh)
 # Shell helpers for bench/process_guest.sh and bench/process_share_icount.sh,
 # which process_bench.py puts after this file in the guest's script.
 section() { echo "=== $1"; }
@@ -9,7 +10,7 @@ two() { "$@" & "$@" & wait; }
 share_rounds() {
     where=$1; shift
     measure "${where}_share_alone" "$@"
-    for r in $(seq "$SHARE_ROUNDS"); do
+    for _ in $(seq "$SHARE_ROUNDS"); do
         measure "${where}_share_two" two "$@"
         measure "${where}_share_alone" "$@"
     done

@@ -120,7 +120,7 @@ def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet):
 
 
 def lines_of(text, prefix):
-    return [kv(l) for l in text.splitlines() if l.startswith(prefix)]
+    return [kv(line) for line in text.splitlines() if line.startswith(prefix)]
 
 
 def runs_stats(seconds):
@@ -163,13 +163,13 @@ def parse(output):
             if side == "linux":
                 r["pipe_rtt_ns"] = lines_of(s[f"linux_pipe_{load}"], "pipe_rtt:")[0]["median_ns"]
             st = s[f"{side}_stream_{load}"]
-            r["stream"] = runs_stats([l["seconds"] for l in lines_of(st, "stream: run=")])
-            r["stream"]["mbps"] = statistics.mean(l["mbps"] for l in lines_of(st, "stream: run="))
+            r["stream"] = runs_stats([run["seconds"] for run in lines_of(st, "stream: run=")])
+            r["stream"]["mbps"] = statistics.mean(run["mbps"] for run in lines_of(st, "stream: run="))
             r["stream"]["threads"] = int(lines_of(st, "stream: threads=")[0]["threads"])
             if "ok" not in st.split():
                 problems.append(f"{case} stream: wrong results")
             cg = s[f"{side}_cg_{load}"]
-            r["cg"] = runs_stats([l["seconds"] for l in lines_of(cg, "cg: run=")])
+            r["cg"] = runs_stats([run["seconds"] for run in lines_of(cg, "cg: run=")])
             r["cg"]["relres"] = float(lines_of(cg, "cg: best=")[0]["relres"])
             r["cg"]["threads"] = int(lines_of(cg, "cg: threads=")[0]["threads"])
             if "ok" not in cg.split():
@@ -192,10 +192,14 @@ def parse(output):
 
 def table(res, config):
     L, E = res["linux"], res["enclave"]
-    us = lambda ns: f"{ns / 1e3:.2f} µs"
+
+    def us(ns):
+        return f"{ns / 1e3:.2f} µs"
+
     out = [f"{config['K']} measured vCPU(s) ({config['MEASURED']}); Linux's own CPUs: {config['LINUX_ONLY']}. "
            "busy = a busy loop on each of Linux's own CPUs + a dd | md5sum pipeline Linux places itself.", "",
-           "| per call (median of reps) | Linux idle | Linux busy | enclave idle | enclave busy | enclave / Linux (idle) |",
+           "| per call (median of reps) | Linux idle | Linux busy | enclave idle | enclave busy "
+           "| enclave / Linux (idle) |",
            "|---|---|---|---|---|---|"]
     for key, label in [("getpid_ns", "getpid (local in the enclave)"),
                        ("devnull_ns", "1-byte write to /dev/null (delegated)"),

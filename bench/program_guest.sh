@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the driver puts its variables first; busybox sh runs it
 # The program benchmarks, run inside the test VM by bench/program_bench.py.
 # Prints "=== <where>_<what>_<load>" sections, each followed by one program's
 # output; the same binaries run first on Linux, on the CPUs the enclave will
@@ -7,7 +8,7 @@
 # ONE (one of them, for single-threaded programs), LINUX_ONLY (the other
 # CPUs, space separated), RUNS, REPS, GETPID_CALLS, DEVNULL_CALLS, THREADS,
 # STREAM_N, STREAM_SWEEPS, CG_N, CG_ITERS, PIPE_ROUNDS, FILE_CALLS, SERVE_NICE.
-export OMP_NUM_THREADS=$K
+export OMP_NUM_THREADS="$K"
 section() { echo "=== $1"; }
 fail() { echo "program_guest: $*"; exit 1; }
 measure() { name=$1; shift; section "$name"; "$@" || fail "$name failed: $*"; }
@@ -20,6 +21,7 @@ noise_on() {
     sh -c 'while :; do dd if=/dev/zero bs=1M count=64 2>/dev/null | md5sum > /dev/null; done' &
     sleep 1
 }
+# shellcheck disable=SC2046  # one argument per pid
 noise_off() { kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; return 0; }
 
 pipe_a=${LINUX_ONLY%% *}
@@ -63,4 +65,4 @@ for load in idle busy; do
     [ $load = busy ] && noise_off
 done
 atoll destroy served > /dev/null || fail "atoll destroy failed"
-section done
+section "done"

@@ -39,8 +39,8 @@ def med(xs):
 def job(text):
     """One irs_loop run: its summary and progress samples (ns since start, units)."""
     lines = text.splitlines()
-    r = kv(next(l for l in lines if l.startswith("irs: ")))
-    prog = next(l for l in lines if l.startswith("irs_progress:")).split()[1:]
+    r = kv(next(line for line in lines if line.startswith("irs: ")))
+    prog = next(line for line in lines if line.startswith("irs_progress:")).split()[1:]
     r["progress"] = [tuple(int(x) for x in p.split(",")) for p in prog]
     return r
 
@@ -74,8 +74,8 @@ def parse(output):
     removed = []
     for b in s["irs_removed"]:
         r = job(b)
-        ev = kv(next(l for l in b.splitlines() if l.startswith("removed_real_ns=")))
-        answer = json.loads(next(l for l in b.splitlines() if l.startswith("{")))
+        ev = kv(next(line for line in b.splitlines() if line.startswith("removed_real_ns=")))
+        answer = json.loads(next(line for line in b.splitlines() if line.startswith("{")))
         r["removed_at_ns"] = ev["removed_real_ns"] - r["start_real_ns"]
         r["asked_at_ns"] = ev["asked_real_ns"] - r["start_real_ns"]
         r["remove_ms"] = ms(answer["linux_ns"] + answer["lwk_ns"])

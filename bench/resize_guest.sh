@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the driver puts its variables first; busybox sh runs it
 # The resize benchmark, run inside the test VM by bench/resize_bench.py.
 # Table 5 (Pisces): ROUNDS times, a CPU and a 128 MiB block added to a
 # running one-CPU enclave and taken back (atoll --json add/remove), then
@@ -13,7 +14,7 @@ section() { echo "=== $1"; }
 BLOCK_BYTES=$((128 << 20))
 
 atoll create --cpus 3-3 --mem 128M --name t5 > /dev/null
-for i in $(seq "$ROUNDS"); do
+for _ in $(seq "$ROUNDS"); do
     section add_cpu
     out=$(atoll --json add t5 --cpus 1)
     echo "$out"
@@ -35,7 +36,7 @@ atoll destroy t5 > /dev/null
 
 mkdir -p /tmp/irs
 atoll create --cpus 2-3 --mem 256M --name irs > /dev/null
-for i in $(seq "$RUNS"); do
+for _ in $(seq "$RUNS"); do
     section irs_two
     atoll run irs -- /extra/irs_loop "$UNITS" /tmp/irs
     section irs_one
@@ -53,4 +54,4 @@ for i in $(seq "$RUNS"); do
     atoll add irs --cpus 1 > /dev/null
 done
 atoll destroy irs > /dev/null
-section done
+section "done"

@@ -5,9 +5,10 @@ still count, so a figure repeats whatever else the host runs): enclave /
 Linux on the same vCPU for getpid (local), a 1-byte write to /dev/null
 (delegated), pthread_create + join and fork + wait (Linux runs them on CPU 1
 before the enclave takes it), and a one-slot message's round trip between
-Linux and the LWK against a bounced cache line (atoll kmsg-bench), and that message's path in instructions each way. It cannot
-show cache, TLB or host-scheduling effects: the full benchmarks (make
-bench-programs, ...) measure those.
+Linux and the LWK against a bounced cache line (atoll kmsg-bench), and that
+message's path in instructions each way. It cannot show cache, TLB or
+host-scheduling effects: the full benchmarks (make bench-programs, ...)
+measure those.
 
   python3 bench/smoke_bench.py            compare with bench/results/smoke-bench.json:
                                           fail if a ratio is over 3x the recorded one

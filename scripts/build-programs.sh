@@ -31,8 +31,11 @@ CFLAGS="-O2 -Wall -Werror"
 OMP="-fopenmp -Wl,--no-warnings"
 mkdir -p "$out"
 
+# CFLAGS, OMP and X are lists of compiler arguments, split on purpose (sh has no arrays).
+# shellcheck disable=SC2086
 cc() { name=$1; shift; gcc $CFLAGS -static -o "$out/$name" "$@"; }
 
+# shellcheck disable=SC2086  # CFLAGS, OMP, X
 case $what in tests|all)
     for p in hello args fileio segv fpe ill sleep unsupported linuxapi ids sockets work fork exec shm_pingpong sysv_shm migrate cma_stress memhog mirror_hold spawn_big vdso; do
         cc "$p" "$T/$p.c"
@@ -54,6 +57,7 @@ case $what in tests|all)
     X="-I $ROOT/build/include"
     cc xemem_check $X "$T/xemem_check.c" "$ROOT/build/lib/libxpmem.a"
     cp "$ROOT/build/lib/libxpmem.so" "$out/"
+    # shellcheck disable=SC2016  # $ORIGIN is the dynamic linker's
     gcc $CFLAGS $X -o "$out/dyn-xemem_check" "$T/xemem_check.c" -L "$ROOT/build/lib" -lxpmem \
         -Wl,-rpath,'$ORIGIN'
     g++ $CFLAGS -static $X -o "$out/xemem_cpp" "$T/xemem_cpp.cpp" "$ROOT/build/lib/libxpmem.a"
@@ -81,6 +85,7 @@ case $what in tests|all)
     fi
 esac
 
+# shellcheck disable=SC2086  # CFLAGS, OMP, X
 case $what in bench|all)
     for p in getpid devnull file_rw pipe_threads thread_create fork_wait spawn_wait signal_rtt spin_rate cma_copy; do
         cc "$p" -pthread "$B/$p.c"

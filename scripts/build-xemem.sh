@@ -9,6 +9,7 @@ mkdir -p "$out/include" "$out/lib"
 obj=$(mktemp -d)
 trap 'rm -rf "$obj"' EXIT
 CFLAGS="-O2 -Wall -Werror -fPIC -I $ROOT/abi -I $ROOT/xemem"
+# shellcheck disable=SC2086  # CFLAGS: a list of arguments (sh has no arrays)
 gcc $CFLAGS -c -o "$obj/libxpmem.o" "$ROOT/xemem/libxpmem.c"
 rm -f "$out/lib/libxpmem.a"
 ar rcs "$out/lib/libxpmem.a" "$obj/libxpmem.o"

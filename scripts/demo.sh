@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: the VM's busybox sh runs it as /run.sh
 # make demo, inside the test VM: an enclave on two CPUs taken from the
 # running Linux runs the LWK's self-tests; then it is destroyed and Linux
 # has every CPU and byte back. Then an unmodified Linux program runs on
@@ -42,10 +43,10 @@ for i in $(seq $PAIRS); do
     for side in $order; do
         $side || { echo "the $side solve failed:"; cat /tmp/run.out; exit 1; }
         [ -n "$(seconds /tmp/run.out)" ] || { echo "the $side solve did not finish:"; cat /tmp/run.out; exit 1; }
-        seconds /tmp/run.out >> /tmp/${side#*_}.s
+        seconds /tmp/run.out >> "/tmp/${side#*_}.s"
         relres /tmp/run.out >> /tmp/relres
     done
-    awk -v i=$i -v l="$(tail -1 /tmp/linux.s)" -v e="$(tail -1 /tmp/enclave.s)" \
+    awk -v i="$i" -v l="$(tail -1 /tmp/linux.s)" -v e="$(tail -1 /tmp/enclave.s)" \
         'BEGIN { printf "pair %d: Linux %.1f ms, enclave %.1f ms\n", i, l * 1000, e * 1000 }'
 done
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
@@ -98,5 +99,5 @@ wait
 cat /tmp/sim.out
 grep -c '^snapshot' /tmp/analytics.out | sed 's/^/snapshots analysed on Linux: /'
 sed -n 's/^snapshot \([0-9]*\): sum=\([^ ]*\) .*/  snapshot \1: total heat \2/p' /tmp/analytics.out | awk 'NR % 10 == 1'
-cat /tmp/analytics.out | sed 's/^/INSITU /'
+sed 's/^/INSITU /' /tmp/analytics.out
 show atoll destroy insitu

@@ -32,6 +32,9 @@ command -v slurmd >/dev/null || need_apt+=(slurmd slurmctld slurm-client munge)
 # idle about 40% of its time): pytest-xdist.
 /usr/bin/python3 -c "import xdist" 2>/dev/null || need_apt+=(python3-pytest-xdist)
 /usr/bin/python3 -c "import matplotlib" 2>/dev/null || need_apt+=(python3-matplotlib)
+# make lint: flake8 for the Python, shellcheck for the shell scripts.
+/usr/bin/python3 -c "import flake8" 2>/dev/null || need_apt+=(flake8)
+command -v shellcheck >/dev/null || need_apt+=(shellcheck)
 # test_fork.py checks with strace that short-lived children make no process on Linux.
 command -v strace >/dev/null || need_apt+=(strace)
 # Guest scripts pin with taskset (util-linux) and bring up loopback with ip (iproute2).

@@ -83,10 +83,10 @@ def scan(console, but_stalls=False):
             continue
         if i <= shown_to:  # part of a report already shown: count it with it
             continue
-        before = [l for l in lines[max(shown_to + 1, i - 4 * CONTEXT_BEFORE):i]
-                  if kernel_text(l) is not None][-CONTEXT_BEFORE:]
-        after = [l for l in lines[i + 1:i + 1 + 4 * CONTEXT_LINES]
-                 if kernel_text(l) is not None][:CONTEXT_LINES]
+        before = [near for near in lines[max(shown_to + 1, i - 4 * CONTEXT_BEFORE):i]
+                  if kernel_text(near) is not None][-CONTEXT_BEFORE:]
+        after = [near for near in lines[i + 1:i + 1 + 4 * CONTEXT_LINES]
+                 if kernel_text(near) is not None][:CONTEXT_LINES]
         shown_to = i + CONTEXT_LINES
         found.append((what, before + [line] + after))
     return found

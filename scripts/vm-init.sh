@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash  # busybox ash: the closest shell shellcheck knows
 # /init of the Atoll test VM (scripts/vm.py builds it into the initramfs).
 # Sets up a minimal system with Debian's userland (the host's /usr and /etc,
 # read-only over 9p), loads /atoll.ko and then the test module /atoll_test.ko

@@ -8,7 +8,7 @@ import subprocess
 def _entry_file_offset(image):
     """File offset of kernel_entry64, through the PT_LOAD that holds it."""
     out = subprocess.run(["nm", image], capture_output=True, text=True, check=True).stdout
-    vaddr = next(int(l.split()[0], 16) for l in out.splitlines() if l.endswith(" kernel_entry64"))
+    vaddr = next(int(line.split()[0], 16) for line in out.splitlines() if line.endswith(" kernel_entry64"))
     with open(image, "rb") as f:
         data = f.read()
     phoff, = struct.unpack_from("<Q", data, 0x20)

@@ -13,6 +13,7 @@ from resources import RESOURCES, assert_nothing_lost
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NEEDED = ["build/atoll.ko", "build/atoll-test", "build/atoll-kernel", "build/atoll-kernel-test"]
 
+
 @pytest.fixture(scope="module", autouse=True)
 def built():
     missing = [p for p in NEEDED if not os.path.exists(os.path.join(ROOT, p))]
@@ -128,6 +129,7 @@ atoll list
 ''', extra_dir=str(tmp_path), timeout=900)
     assert res.status == 0, res.output
     out = res.output
+
     def case(name):
         m = re.search(rf"^TRY {name}\n(.*?)(?=^TRY |\Z)", out, re.M | re.S)
         assert m, out

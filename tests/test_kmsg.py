@@ -123,7 +123,7 @@ resources
     assert re.search(r"ping c from b: 2 round trips", out) and re.search(r"ping b from c: 2 round trips", out), out
     assert re.search(r"ping b from a: 200 round trips", out), out
     # The benchmark's every mode works between two LWKs (figures: bench/kmsg_bench.py).
-    bench = [json.loads(l) for l in out.splitlines() if l.startswith('{"from":"a"')]
+    bench = [json.loads(line) for line in out.splitlines() if line.startswith('{"from":"a"')]
     assert len(bench) == 1 and all(m["error"] == 0 and m["median_ns"] > 0
                                    for m in bench[0]["modes"].values()), out
     assert "NOT_UNMAPPED 0" in out, out
@@ -167,11 +167,11 @@ def test_programs_message_each_other(vm, programs):
     # The same program (tests/programs/msgping.c, abi/atoll_msg.h) on Linux
     # and in two enclaves: round trips Linux <-> enclave both ways and
     # enclave <-> enclave, every byte checked by the sender.
-    res = vm(RESOURCES + rf'''
+    res = vm(RESOURCES + r'''
 resources
 atoll create --cpus 1 --mem 128M --name a || exit 9
 atoll create --cpus 1 --mem 128M --name b || exit 10
-id_of() {{ atoll --json status $1 | sed -n 's/.*"id":\([0-9]*\).*/\1/p'; }}
+id_of() { atoll --json status $1 | sed -n 's/.*"id":\([0-9]*\).*/\1/p'; }
 aid=$(id_of a); bid=$(id_of b)
 /extra/msgping serve 7 100 > /tmp/linux-serve.txt &
 atoll run a -- /extra/msgping send 0 7 100 256 || exit 11
@@ -214,7 +214,7 @@ resources
 ''', timeout=600)
     assert res.status == 0, res.output
     out = res.output
-    runs = [json.loads(l) for l in out.splitlines() if l.startswith('{"bad"')]
+    runs = [json.loads(line) for line in out.splitlines() if line.startswith('{"bad"')]
     assert [r["count"] for r in runs] == [20000, 500], out
     for r in runs:
         assert r["received"] == [2 * r["count"]] * 3 and r["bad"] == [0, 0, 0], r

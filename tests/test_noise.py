@@ -34,7 +34,8 @@ atoll noise; echo "NOWHERE: $?"
 atoll --json noise --enclave n --cpus 1 --probe fwq --seconds 1 > /tmp/fwq.json || exit 13
 echo "FWQ $(cat /tmp/fwq.json)"
 for try in 1 2; do
-  atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 > /tmp/ftq.json || exit 14
+  atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 \
+    > /tmp/ftq.json || exit 14
   python3 -c "$EMPTY_QUANTUM" /tmp/ftq.json || break
   echo "FTQ EMPTY QUANTUM $(cat /tmp/ftq.json)"
 done
@@ -50,7 +51,7 @@ atoll destroy n > /dev/null || exit 11
 ''', timeout=300)
     assert res.status == 0, res.output
     out = res.output
-    doc = json.loads(next(l[5:] for l in out.splitlines() if l.startswith("JSON ")))
+    doc = json.loads(next(line[5:] for line in out.splitlines() if line.startswith("JSON ")))
     assert doc["probe"] == "selfish" and doc["threshold_ns"] == 5000, doc
     assert [c["cpu"] for c in doc["cpus"]] == [0, 1], doc
     for c in doc["cpus"]:
@@ -69,7 +70,7 @@ atoll destroy n > /dev/null || exit 11
     assert "enclave n has no LWK CPU 5" in out and "NO SUCH CPU: 1" in out, out
     assert "ZERO SECONDS: 2" in out, out
     assert "say where to probe" in out and "NOWHERE: 1" in out, out
-    linux = json.loads(next(l[6:] for l in out.splitlines() if l.startswith("LINUX ")))["cpus"]
+    linux = json.loads(next(line[6:] for line in out.splitlines() if line.startswith("LINUX ")))["cpus"]
     assert [(c["kernel"], c["name"], c["cpu"]) for c in linux] == [("linux", "linux/1", 1)], linux
     c = linux[0]
     assert c["attribution"] == "per 100 ms window" and 0.9e9 <= c["duration_ns"] <= 1.5e9, c
@@ -77,7 +78,7 @@ atoll destroy n > /dev/null || exit 11
     assert c["interrupts"] > 0 and c["kernel_detours"] > 0, c
     assert c["detours"] == c["kernel_detours"] + c["other_detours"], c
     # FWQ: 1 ms quanta of the same work on an enclave CPU, none interrupted.
-    fwq = json.loads(next(l[4:] for l in out.splitlines() if l.startswith("FWQ ")))
+    fwq = json.loads(next(line[4:] for line in out.splitlines() if line.startswith("FWQ ")))
     assert fwq["probe"] == "fwq" and fwq["quantum_ns"] == 1_000_000, fwq
     q = fwq["cpus"][0]
     assert q["kernel"] == "lwk" and 300 <= q["samples"] <= 2000, q
@@ -88,7 +89,7 @@ atoll destroy n > /dev/null || exit 11
     if "FTQ EMPTY QUANTUM " in out:
         vm_record.repeated("FTQ probe run again: an enclave quantum had no work and no interrupt "
                            "(the host stopped the vCPU)")
-    ftq = json.loads(next(l[4:] for l in out.splitlines() if l.startswith("FTQ {")))
+    ftq = json.loads(next(line[4:] for line in out.splitlines() if line.startswith("FTQ {")))
     lwk, lin = ftq["cpus"]
     assert (lwk["kernel"], lin["kernel"]) == ("lwk", "linux"), ftq
     assert lwk["samples"] >= 500 and lwk["min"] > 0 and lwk["min_over_mean"] <= 1, lwk
@@ -96,13 +97,12 @@ atoll destroy n > /dev/null || exit 11
     assert lin["with_interrupts"] is None and lin["interrupts"] > 0, lin
     assert "worst/mean" in out and "FWQ: the same work, about 1000.0 us per quantum" in out, out
     # --plot: an SVG with a row per CPU (detours over time and a histogram).
-    svg = next(l for l in out.splitlines() if l.startswith("SVG "))
+    svg = next(line for line in out.splitlines() if line.startswith("SVG "))
     assert "<svg" in svg and 'height="600"' in svg, svg
-    captions = next(l for l in out.splitlines() if l.startswith("CAPTIONS "))
+    captions = next(line for line in out.splitlines() if line.startswith("CAPTIONS "))
     for caption in ["n/1: ", "n/1: histogram", "linux/1: ", "linux/1: histogram"]:
         assert caption in captions, captions
     assert "noise: --plot /nonexistent/dir/p.svg: No such file" in out and "BAD PLOT: 1" in out, out
-
 
 
 # Round trips from a program in enclave b to one in enclave a during a's probe.
@@ -143,7 +143,7 @@ atoll destroy b > /dev/null || exit 18
     # an interrupt on CPU 0 (nothing else reads a's rings).
     assert re.search(rf"DURING THE PROBE: msgping: {PINGS} round trips of 64 bytes "
                      rf"to kernel \d+ port 9, 0 bad", out), out
-    c = json.loads(next(l[6:] for l in out.splitlines() if l.startswith("PROBE ")))["cpus"][0]
+    c = json.loads(next(line[6:] for line in out.splitlines() if line.startswith("PROBE ")))["cpus"][0]
     assert (c["name"], c["kernel"]) == ("a/0", "lwk"), c
     summary = {k: v for k, v in c.items() if k != "listed"}
     # At most one interrupt per ping and nothing else (a quiet LWK CPU

@@ -74,22 +74,22 @@ static char req[1 << 16];
 
 static void try(int fd, const char *name, unsigned long cmd)
 {
-	int rc = ioctl(fd, cmd, req);
+    int rc = ioctl(fd, cmd, req);
 
-	printf("IOCTL %s %d %d\n", name, rc, rc ? errno : 0);
+    printf("IOCTL %s %d %d\n", name, rc, rc ? errno : 0);
 }
 
 int main(void)
 {
-	int fd = open("/dev/atoll", O_RDWR);
+    int fd = open("/dev/atoll", O_RDWR);
 
-	if (fd < 0)
-		return 2;
-	try(fd, "KMSG_CHECK", ATOLL_IOC_KMSG_CHECK);
-	try(fd, "KMSG_BENCH", ATOLL_IOC_KMSG_BENCH);
-	try(fd, "KMSG_MCAST", ATOLL_IOC_KMSG_MCAST);
-	try(fd, "PING", ATOLL_IOC_PING);
-	return 0;
+    if (fd < 0)
+        return 2;
+    try(fd, "KMSG_CHECK", ATOLL_IOC_KMSG_CHECK);
+    try(fd, "KMSG_BENCH", ATOLL_IOC_KMSG_BENCH);
+    try(fd, "KMSG_MCAST", ATOLL_IOC_KMSG_MCAST);
+    try(fd, "PING", ATOLL_IOC_PING);
+    return 0;
 }
 """
 

@@ -82,7 +82,8 @@ def test_refused_or_unanswered_cpu_add_loses_nothing(vm, programs):
     # stays offline until destroy --force gives everything back.
     res = vm(r'''
 online_before=$(cat /sys/devices/system/cpu/online)
-atoll create --cpus 1 --mem 128M --name r --kernel /lib/atoll/atoll-kernel-test --cmdline refuse_cpu=2 > /dev/null || exit 9
+atoll create --cpus 1 --mem 128M --name r --kernel /lib/atoll/atoll-kernel-test --cmdline refuse_cpu=2 \
+    > /dev/null || exit 9
 online_created=$(cat /sys/devices/system/cpu/online)
 atoll add r --cpus 2; echo "ADD REFUSED: $?"
 [ "$online_created" = "$(cat /sys/devices/system/cpu/online)" ] && echo LINUX_HAS_THEM_BACK
@@ -90,7 +91,8 @@ atoll status r | grep '^cpus:'
 atoll add r --cpus 1; echo "ADD AFTER: $?"
 atoll run r -- /extra/hello > /dev/null; echo "RUN AFTER: $?"
 atoll destroy r > /dev/null || exit 10
-atoll create --cpus 1 --mem 128M --name h --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest > /dev/null || exit 11
+atoll create --cpus 1 --mem 128M --name h --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest \
+    > /dev/null || exit 11
 atoll add h --cpus 1; echo "ADD UNANSWERED: $?"
 atoll destroy h --force > /dev/null || exit 12
 [ "$online_before" = "$(cat /sys/devices/system/cpu/online)" ] && echo CPUS_BACK
@@ -114,7 +116,8 @@ total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
 lwk_before=$(atoll status e | grep '^lwk memory')
 echo "LWK BEFORE: $lwk_before"
 atoll add e --mem 384M; echo "ADD: $?"
-echo "LINUX GAVE: $(( $(echo $total_created | cut -d' ' -f2) - $(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2) )) kB"
+total_now=$(grep MemTotal /proc/meminfo | tr -s ' ' | cut -d' ' -f2)
+echo "LINUX GAVE: $(( $(echo $total_created | cut -d' ' -f2) - $total_now )) kB"
 atoll status e | grep -E '^(memory|lwk memory)'
 atoll run e -- /extra/memhog 360 /tmp/m & hog=$!
 while [ ! -e /tmp/m/memhog.ready ]; do sleep 0.2; done
@@ -227,7 +230,8 @@ def test_refused_or_unanswered_resize_loses_nothing(vm, programs):
     # hands until destroy --force gives everything back.
     res = vm(r'''
 total_before=$(grep MemTotal /proc/meminfo | tr -s ' ')
-atoll create --cpus 1 --mem 128M --name r --kernel /lib/atoll/atoll-kernel-test --cmdline refuse_resize=2 > /dev/null || exit 9
+atoll create --cpus 1 --mem 128M --name r --kernel /lib/atoll/atoll-kernel-test --cmdline refuse_resize=2 \
+    > /dev/null || exit 9
 total_created=$(grep MemTotal /proc/meminfo | tr -s ' ')
 lwk_before=$(atoll status r | grep '^lwk memory')
 atoll add r --mem 384M; echo "ADD REFUSED: $?"
@@ -236,7 +240,8 @@ atoll add r --mem 384M; echo "ADD REFUSED: $?"
 atoll status r | grep -E '^memory'
 atoll add r --mem 128M; echo "ADD AFTER: $?"
 atoll destroy r > /dev/null || exit 10
-atoll create --cpus 1 --mem 128M --name h --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest > /dev/null || exit 11
+atoll create --cpus 1 --mem 128M --name h --kernel /lib/atoll/atoll-kernel-test --cmdline hangtest \
+    > /dev/null || exit 11
 atoll add h --mem 128M; echo "ADD UNANSWERED: $?"
 atoll destroy h --force > /dev/null || exit 12
 [ "$total_before" = "$(grep MemTotal /proc/meminfo | tr -s ' ')" ] && echo MEMTOTAL_BACK
@@ -293,10 +298,12 @@ for r in $ROLLS; do
     i=$((i + 1))
     if [ $((r % 2)) -eq 0 ]; then
         if [ $cpus -lt 2 ] && { [ $cpus -eq 0 ] || [ $((r % 4)) -eq 0 ]; }; then
-            atoll add c --cpus 1 > /dev/null 2>/tmp/step.err || { echo "CPU ADD FAILED at $i"; cat /tmp/step.err; break; }
+            atoll add c --cpus 1 > /dev/null 2>/tmp/step.err \
+                || { echo "CPU ADD FAILED at $i"; cat /tmp/step.err; break; }
             cpus=$((cpus + 1)) adds=$((adds + 1))
         else
-            atoll remove c --cpus 1 > /dev/null 2>/tmp/step.err || { echo "CPU REMOVE FAILED at $i"; cat /tmp/step.err; break; }
+            atoll remove c --cpus 1 > /dev/null 2>/tmp/step.err \
+                || { echo "CPU REMOVE FAILED at $i"; cat /tmp/step.err; break; }
             cpus=$((cpus - 1)) removes=$((removes + 1))
         fi
     elif [ $blocks -eq 0 ] || { [ $blocks -lt 3 ] && [ $((r % 4)) -eq 1 ]; }; then

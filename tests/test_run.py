@@ -124,12 +124,12 @@ def assert_ran(sec, status=0):
 def assert_nothing_lost(run):
     lines = re.findall(r"^RESOURCES (.*)$", run.res.output, re.M)
     assert len(lines) == 2, f"expected a RESOURCES line before create and after destroy\n{run.tail()}"
-    assert lines[0] == lines[1], f"Linux's CPUs or memory changed:\n" + "\n".join(lines)
+    assert lines[0] == lines[1], "Linux's CPUs or memory changed:\n" + "\n".join(lines)
     assert "cpus=0-3" in lines[0], lines[0]
 
 
 def status_json(sec):
-    lines = [l for l in sec.lines() if l.startswith("{")]
+    lines = [line for line in sec.lines() if line.startswith("{")]
     assert lines, f"no `atoll --json status` line:\n{sec}"
     st = json.loads(lines[-1])
     for key in ["lwk_free_bytes", "lwk_total_bytes", "programs"]:
@@ -155,7 +155,8 @@ mkdir -p /tmp/fio/work /tmp/fio/list /tmp/fio-linux/work
 cd /tmp/fio/list
 printf 'line one\nline two\n' > input.txt
 i=0
-while [ $i -lt 300 ]; do i=$((i + 1)); echo "file-$i-with-a-name-long-enough-that-three-hundred-of-them-need-more-than-one-getdents64-call-with-a-32-KiB-buffer"; done | xargs touch
+suffix=with-a-name-long-enough-that-three-hundred-of-them-need-more-than-one-getdents64-call-with-a-32-KiB-buffer
+while [ $i -lt 300 ]; do i=$((i + 1)); echo "file-$i-$suffix"; done | xargs touch
 mkdir subdir
 cd /
 
@@ -342,8 +343,8 @@ def test_file_io_as_seen_from_linux(programs_run):
         assert line in linux.lines(), f"Linux sees something else than {line!r}:\n{linux}\n{sec}"
     # What Linux wrote, read by the program; the listing is `ls`'s.
     assert "input line one" in sec.lines() and "input line two" in sec.lines(), str(sec)
-    listed = [l[6:] for l in sec.lines() if l.startswith("entry ")]
-    ls = [l[3:] for l in linux.lines() if l.startswith("ls ")]
+    listed = [line[6:] for line in sec.lines() if line.startswith("entry ")]
+    ls = [line[3:] for line in linux.lines() if line.startswith("ls ")]
     assert len(ls) == 302, str(linux)
     assert listed == ls, f"readdir in the enclave and ls on Linux differ:\n{sec}\n{linux}"
     # Errors, with the C library's texts.
@@ -353,8 +354,8 @@ def test_file_io_as_seen_from_linux(programs_run):
     # Same output as the binary on Linux, but for where it ran.
     native = programs_run["native_fileio"]
     assert native.status == 0, str(native)
-    assert [l for l in sec.lines() if not l.startswith("cwd=")] == \
-        [l for l in native.lines() if not l.startswith("cwd=")], f"differs from Linux:\n{sec}\n{native}"
+    assert [line for line in sec.lines() if not line.startswith("cwd=")] == \
+        [line for line in native.lines() if not line.startswith("cwd=")], f"differs from Linux:\n{sec}\n{native}"
 
 
 @pytest.mark.parametrize("prog,sig,status,text", [
@@ -537,7 +538,7 @@ def test_unsupported_call_reported_once_per_number(lifecycle_run):
     assert "unsupported: done" in sec.lines(), str(sec)
     lines = reports(sec)
     for nr, name in [(140, "getpriority"), (252, "ioprio_get")]:
-        mine = [l for l in lines if re.match(rf"atoll run: system call {nr}\b", l)]
+        mine = [line for line in lines if re.match(rf"atoll run: system call {nr}\b", line)]
         assert len(mine) == 1, f"expected exactly one report for system call {nr}, not {len(mine)}:\n{sec}"
         assert mine[0] == (f"atoll run: system call {nr} ({name}) is not supported in the enclave: "
                            "it returned ENOSYS"), f"unexpected wording:\n{sec}"

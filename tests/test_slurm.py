@@ -110,7 +110,8 @@ NODE1 = r'''
 echo "== both nodes, without the options"
 as_alice srun -N2 -n2 /usr/bin/dash -c 'echo "PLAIN $(uname -n) sees CPUs $(cat /sys/devices/system/cpu/online)"'
 echo "== both nodes, in an enclave each"
-as_alice srun -N2 -n2 --atoll-cpus=1 --atoll-mem=128M /usr/bin/dash -c 'echo "ENCLAVE $(uname -n) sees CPUs $(cat /sys/devices/system/cpu/online)"'
+as_alice srun -N2 -n2 --atoll-cpus=1 --atoll-mem=128M \
+    /usr/bin/dash -c 'echo "ENCLAVE $(uname -n) sees CPUs $(cat /sys/devices/system/cpu/online)"'
 echo "== scancel"
 # The last step's enclaves go in its epilog: wait until they and the job are gone.
 for i in $(seq 120); do [ -z "$(squeue -h)" ] && atoll list | grep -q '^no enclaves' && break; sleep 0.5; done

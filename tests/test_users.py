@@ -34,7 +34,8 @@ as alice atoll run e -- /usr/bin/cat /tmp/secret; echo "SECRET: $?"
 as alice atoll run e -- /usr/bin/touch /tmp/made-by-alice; ls -n /tmp/made-by-alice | awk '{print "MADE " $3 ":" $4}'
 as alice atoll ping e --count 1 > /dev/null; echo "PING: $?"
 as alice atoll console e | grep -c 'enclave 1 booted' | sed 's/^/CONSOLE /'
-for cmd in "destroy e" "create --cpus 1 --mem 128M" "noise --enclave e --seconds 0.1" "add e --mem 128M" "chown e alice"; do
+for cmd in "destroy e" "create --cpus 1 --mem 128M" "noise --enclave e --seconds 0.1" "add e --mem 128M" \
+        "chown e alice"; do
     as alice atoll $cmd > /dev/null; echo "ALICE $cmd: $?"
 done
 echo "== bob"

@@ -61,7 +61,8 @@ def test_hung_boot_is_retried_once(tmp_path, monkeypatch):
     # A stand-in for QEMU that hangs before the script on its first boot
     # (as Debian's kernel once did under TCG) and runs it on the second.
     booted = tmp_path / "booted-once"
-    fake, script = stand_in_qemu(tmp_path, monkeypatch,
+    fake, script = stand_in_qemu(
+        tmp_path, monkeypatch,
         "#!/bin/sh\n"
         f"if [ ! -e {booted} ]; then touch {booted}\n"
         "  echo '[   29.8] watchdog: BUG: soft lockup - CPU#2 stuck'; exec sleep 60\n"
@@ -90,7 +91,8 @@ def test_qemu_dying_before_the_module_is_run_again_once(tmp_path, monkeypatch):
     # QEMU 7.2 aborted once on an MSI-X table write while Linux's virtio
     # drivers probed, before /init loaded Atoll's module: run again, counted.
     died = tmp_path / "died-once"
-    fake, script = stand_in_qemu(tmp_path, monkeypatch,
+    fake, script = stand_in_qemu(
+        tmp_path, monkeypatch,
         "#!/bin/sh\n"
         f"if [ ! -e {died} ]; then touch {died}\n"
         "  echo 'qemu-system-x86_64: msix.c:218: msix_table_mmio_write: Assertion failed.'\n"
@@ -121,7 +123,8 @@ def test_stall_outside_atoll_is_run_again_once(tmp_path, monkeypatch):
               "[   48.5] Modules linked in: atoll(OE) 9p\n"
               "[   48.5]  free_unref_page+0x25/0x1d0\n"
               "[   48.5]  </TASK>\n")
-    fake, script = stand_in_qemu(tmp_path, monkeypatch,
+    fake, script = stand_in_qemu(
+        tmp_path, monkeypatch,
         "#!/bin/sh\n"
         "echo 'ATOLL-VM: script starts'\n"
         f"if [ ! -e {ran} ]; then touch {ran}\n"
@@ -152,7 +155,8 @@ def test_stall_with_atoll_or_an_enclave_is_never_run_again(tmp_path, monkeypatch
     for before, frame in [("", "atoll_kmsg_poll+0x10/0x80 [atoll]"),
                           ("[   40.1] atoll: enclave e (id 1) up on 1 CPUs and 128 MiB\n",
                            "free_unref_page+0x25/0x1d0")]:
-        fake, script = stand_in_qemu(tmp_path, monkeypatch,
+        fake, script = stand_in_qemu(
+            tmp_path, monkeypatch,
             "#!/bin/sh\n"
             "echo 'ATOLL-VM: script starts'\n"
             f"printf '{before}{report.format(22, frame)}'; sleep 0.2\n"

@@ -99,7 +99,8 @@ while [ $(ls /tmp/x/held.attached 2>/dev/null | wc -l) -lt 1 ]; do sleep 0.2; do
 sleep 2
 atoll list --segments
 atoll status a | sed -n '/^xemem:/,$p'
-atoll --json list --segments | python3 -c 'import json,sys; d=json.load(sys.stdin); print("JSON attachments", len(d["attachments"]))'
+atoll --json list --segments \
+    | python3 -c 'import json,sys; d=json.load(sys.stdin); print("JSON attachments", len(d["attachments"]))'
 atoll destroy a --force > /dev/null; echo "DESTROY: $?"
 atoll list --segments
 wait $w1; echo "WATCH destroyed-linux: $?"
@@ -342,10 +343,11 @@ echo "UNLOAD FREED KB: $((free_after - free_before))"
 def test_delegated_calls_on_attachments(vm, programs):
     # A program in an enclave passes attached memory to delegated system
     # calls (write(2) from it, read(2) into it), for a Linux segment and
-    # another enclave's; exec drops the old image's segment and attachment. A read into an attachment that waits in Linux
-    # while the owner (on Linux, in the same enclave, in another) removes
-    # the segment gets EFAULT, and the owner's buffer stays as it was:
-    # `atoll run` no longer maps those frames.
+    # another enclave's; exec drops the old image's segment and attachment.
+    # A read into an attachment that waits in Linux while the owner (on
+    # Linux, in the same enclave, in another) removes the segment gets
+    # EFAULT, and the owner's buffer stays as it was: `atoll run` no longer
+    # maps those frames.
     res = vm(PAIRS + r"""
 atoll create --cpus 1 --mem 256M --name a > /dev/null || exit 9
 atoll create --cpus 1 --mem 256M --name b > /dev/null || exit 9

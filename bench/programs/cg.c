@@ -54,8 +54,10 @@ static double sum_parts(int threads)
 	return s;
 }
 
-/* Solves A x = 1 with `iterations` CG steps; returns |1 - A x| / |1| and
- * sets *carried to the recurrence's |r| / |1|. */
+/*
+ * Solves A x = 1 with `iterations` CG steps; returns |1 - A x| / |1| and
+ * sets *carried to the recurrence's |r| / |1|.
+ */
 static double solve(int iterations, double *carried)
 {
 	double res = 0, rr_end = 0;

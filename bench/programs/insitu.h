@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
 /* The in-situ workflow's segment (bench/programs/insitu_sim.c, insitu_analytics.c). */
 #ifndef INSITU_H
 #define INSITU_H

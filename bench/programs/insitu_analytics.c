@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The analytics of the in-situ workflow: for each snapshot of the
  * simulation's grid, a 64-bin histogram and the sum, minimum and maximum.

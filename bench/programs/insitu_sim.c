@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * The simulation of the in-situ workflow: a 2-D Jacobi stencil (5 points,
  * n x n doubles, fixed hot edge) that publishes its grid every `every`

@@ -61,7 +61,10 @@ int main(int argc, char **argv)
 	int n = 0;
 	FILE *f;
 
-	if (argc != 3 || (units = atol(argv[1])) < 1)
+	if (argc != 3)
+		return 2;
+	units = atol(argv[1]);
+	if (units < 1)
 		return 2;
 	start_real = real_ns();
 	start = now_ns();

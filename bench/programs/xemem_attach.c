@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Attaching a segment against copying it.
  *   xemem_attach make SIZE NAME DIR   makes NAME (SIZE bytes, written), says

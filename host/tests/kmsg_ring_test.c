@@ -105,12 +105,13 @@ struct sender {
 
 static void *sender_main(void *arg)
 {
+	static const u32 sizes[] = { 16, 40, 60, 110 };
 	struct sender *s = arg;
 	u8 m[120];
 	u32 seq;
 
 	for (seq = 0; seq < EACH; seq++)
-		send_retrying(s->k, 5, m, fill(m, s->id, seq, (u32[]){ 16, 40, 60, 110 }[seq % 4]), 1);
+		send_retrying(s->k, 5, m, fill(m, s->id, seq, sizes[seq % 4]), 1);
 	return NULL;
 }
 

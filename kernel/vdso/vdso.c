@@ -27,7 +27,7 @@ static __u64 monotonic_ns(void)
 	__u32 lo, hi;
 
 	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (__u64)(((unsigned __int128)((__u64)hi << 32 | lo) * atoll_vdso_data.ns_mult) >> 32);
+	return (__u64)(((__uint128_t)((__u64)hi << 32 | lo) * atoll_vdso_data.ns_mult) >> 32);
 }
 
 static __s64 clock_ns(int clock, int *served)
@@ -86,6 +86,8 @@ long __vdso_time(long *t)
 	return s;
 }
 
-int clock_gettime(int, struct timespec *) __attribute__((weak, alias("__vdso_clock_gettime")));
-int gettimeofday(struct timeval *, struct timezone *) __attribute__((weak, alias("__vdso_gettimeofday")));
-long time(long *) __attribute__((weak, alias("__vdso_time")));
+int clock_gettime(int clock, struct timespec *ts)
+	__attribute__((weak, alias("__vdso_clock_gettime")));
+int gettimeofday(struct timeval *tv, struct timezone *tz)
+	__attribute__((weak, alias("__vdso_gettimeofday")));
+long time(long *t) __attribute__((weak, alias("__vdso_time")));

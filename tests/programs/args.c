@@ -42,7 +42,7 @@ int main(int argc, char **argv, char **envp)
 	printf("auxv AT_PHDR=%s\n", getauxval(AT_PHDR) ? "present" : "missing");
 	printf("auxv AT_ENTRY=%s\n", getauxval(AT_ENTRY) ? "present" : "missing");
 	/* The System V ABI: rsp is 16-byte aligned at entry, so argv is 8 past it. */
-	printf("stack argv%%16=%u\n", (unsigned)((uintptr_t)argv % 16));
+	printf("stack argv%%16=%u\n", (unsigned int)((uintptr_t)argv % 16));
 
 	if (argc > 1)
 		status = atoi(argv[1]);

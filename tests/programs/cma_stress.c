@@ -61,7 +61,10 @@ int main(int argc, char **argv)
 	char path[4096];
 	int n, status, bad = 0;
 
-	if (argc != 4 || (n = atoi(argv[1])) < 2 || n > MAX)
+	if (argc != 4)
+		return 2;
+	n = atoi(argv[1]);
+	if (n < 2 || n > MAX)
 		return 2;
 	snprintf(path, sizeof(path), "%s/cma_stress.table", argv[3]);
 	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);

@@ -16,10 +16,12 @@ int main(int argc, char **argv)
 		return 2;
 	plugin = dlopen(argv[1], RTLD_NOW);
 	int (*answer)(int) = plugin ? (int (*)(int))dlsym(plugin, "plugin_answer") : NULL;
+
 	printf("plugin: %s, answer %d\n", plugin ? "loaded" : dlerror(), answer ? answer(2) : -1);
 
 	libm = dlopen("libm.so.6", RTLD_LAZY);
 	double (*cosine)(double) = libm ? (double (*)(double))dlsym(libm, "cos") : NULL;
+
 	printf("libm: %s, cos(0) = %.1f\n", libm ? "loaded" : dlerror(), cosine ? cosine(0) : -1);
 
 	printf("missing: %s\n", dlopen("libatoll-no-such.so", RTLD_NOW) ? "loaded?" : "not found");

@@ -58,8 +58,10 @@ static uint64_t fnv1a64(const unsigned char *p, size_t len)
 	return h;
 }
 
-/* Insertion sort by strcmp: glibc's qsort asks sysinfo for the memory size
- * when it sorts more than 1 KiB, a call the enclave does not handle. */
+/*
+ * Insertion sort by strcmp: glibc's qsort asks sysinfo for the memory size
+ * when it sorts more than 1 KiB, a call the enclave does not handle.
+ */
 static void sort_names(char **v, size_t n)
 {
 	size_t i, j;

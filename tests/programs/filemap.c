@@ -62,8 +62,10 @@ static void shared_writes(const char *path, int fd)
 	fstat(fd, &st);
 	printf("shared write, munmap: file has it %s, size kept %s\n",
 	       file_has(fd, "UNMAP", PAGE + 10), st.st_size == SIZE ? "yes" : "no");
-	/* Closing every other descriptor (as daemons and spawn helpers do)
-	 * loses no mapping's writes; neither does trying to replace one. */
+	/*
+	 * Closing every other descriptor (as daemons and spawn helpers do)
+	 * loses no mapping's writes; neither does trying to replace one.
+	 */
 	p = map_shared(path);
 	for (int other = 3; other < 1024; other++)
 		if (other != fd)
@@ -128,9 +130,11 @@ int main(int argc, char **argv)
 
 	p = mmap(NULL, 4 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
 	int same = p != MAP_FAILED;
+
 	for (long i = 0; same && i < SIZE; i++)
 		same = p[i] == expected(i);
 	int zero = p != MAP_FAILED;
+
 	for (long i = SIZE; zero && i < 4 * PAGE; i++)
 		zero = p[i] == 0;
 	printf("private, whole file: same bytes %s, zero past the end %s\n",
@@ -149,6 +153,7 @@ int main(int argc, char **argv)
 	/* A fixed mapping over part of another, as ld.so maps libraries. */
 	p = mmap(NULL, 3 * PAGE, PROT_READ, MAP_PRIVATE, fd, 0);
 	char *q = mmap(p + PAGE, PAGE, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 2 * PAGE);
+
 	printf("fixed over another: at the hint %s, bytes from offset 2 pages %s, neighbours kept %s\n",
 	       q == p + PAGE ? "yes" : "no", q[1] == expected(2 * PAGE + 1) ? "yes" : "no",
 	       p[5] == expected(5) && p[2 * PAGE + 7] == expected(2 * PAGE + 7) ? "yes" : "no");

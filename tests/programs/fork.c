@@ -95,6 +95,7 @@ static void family(void)
 		abort();
 	waitpid(pid, &st, 0);
 	ssize_t n = read(fds[0], buf, sizeof(buf) - 1);
+
 	buf[n > 0 ? n : 0] = 0;
 	printf("pipe: the child answered \"%s\"\n", buf);
 	printf("getppid: the child saw its parent: %s\n", WEXITSTATUS(st) == 0 ? "yes" : "no");

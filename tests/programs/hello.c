@@ -13,9 +13,11 @@
 #define LIBC "musl"	/* the only other C library the build uses */
 #endif
 
-/* The linker's symbol for our own ELF header: ET_DYN means position
+/*
+ * The linker's symbol for our own ELF header: ET_DYN means position
  * independent (static-pie), ET_EXEC a fixed-address executable. A loader
- * (AT_BASE) means dynamically linked. */
+ * (AT_BASE) means dynamically linked.
+ */
 extern const Elf64_Ehdr __ehdr_start;
 
 int main(int argc, char **argv)

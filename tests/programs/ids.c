@@ -2,7 +2,7 @@
 /*
  * Who a program is, and becoming another user; prints the same lines on
  * Linux and in an enclave.
- *   ids                  its ids; setuid/setgid to its own ids
+ *   ids                  its ids, and setuid/setgid to them
  *   ids UID FILE         then, as root, becomes UID (groups, gid, uid),
  *                        opens FILE, tries to become root again, forks
  */

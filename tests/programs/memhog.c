@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * Holds memory while the enclave is resized around it.
  *   memhog MIB DIR   maps MIB MiB, writes a pattern into all of it, says

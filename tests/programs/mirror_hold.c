@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * A program whose mirror (its memory mapped in `atoll run`) holds pages
  * while the enclave's memory changes around it (tests/test_resize.py).
@@ -38,7 +39,7 @@ static void on_hup(int sig)
 
 /* One round in [p, p + len): 1 if the bytes read back are the ones written. */
 static int round_trip(const char *dir, const char *role, unsigned char *p, size_t len,
-		      unsigned seed)
+		      unsigned int seed)
 {
 	size_t half = len / 2, done = 0, i;
 	char path[512];

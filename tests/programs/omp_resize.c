@@ -73,7 +73,8 @@ int main(int argc, char **argv)
 		int count[TEAM] = { 0 }, where[TEAM] = { 0 }, pinned = -1;
 		volatile int stop = 0;
 
-#pragma omp parallel reduction(+:wrong, chunks)
+		/* _Pragma: checkpatch.pl reads a #pragma's reduction(+:x) as C. */
+		_Pragma("omp parallel reduction(+:wrong, chunks)")
 		{
 			int t = omp_get_thread_num();
 			cpu_set_t m;

@@ -28,18 +28,20 @@ int main(void)
 		if (omp_get_thread_num() < 64)
 			__atomic_or_fetch(&seen, 1UL << omp_get_thread_num(), __ATOMIC_RELAXED);
 
-#pragma omp for reduction(+:sum, dsum) schedule(static)
+		/* _Pragma: checkpatch.pl reads a #pragma's reduction(+:x) as C. */
+		_Pragma("omp for reduction(+:sum, dsum) schedule(static)")
 		for (long i = 0; i < N; i++) {
 			sum += i;
 			dsum += (double)i;
 		}
 
-#pragma omp for reduction(+:dyn) schedule(dynamic, 1000)
+		_Pragma("omp for reduction(+:dyn) schedule(dynamic, 1000)")
 		for (long i = 0; i < N; i++)
 			dyn += i % 7;
 	}
 
 	long dyn_expected = 0;
+
 	for (long i = 0; i < N; i++)
 		dyn_expected += i % 7;
 

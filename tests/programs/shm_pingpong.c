@@ -71,6 +71,7 @@ static int pingpong(const char *name, int first, long rounds)
 		}
 	}
 	volatile long *turn = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
 	close(fd);
 	if (turn == MAP_FAILED) {
 		perror("mmap");
@@ -123,8 +124,10 @@ static int forked(const char *dir)
 		return 1;
 	char *p = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	char *q = mmap(NULL, SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
 	strcpy(p, "parent");
 	pid_t child = fork();
+
 	if (child == 0) {
 		strcpy(p + 100, "written by the child");
 		_exit(0);

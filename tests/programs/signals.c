@@ -274,8 +274,10 @@ static void *late_writer(void *arg)
 	return NULL;
 }
 
-/* A blocking read on a pipe, interrupted by SIGALRM 50 ms in: restarted
- * with SA_RESTART, EINTR without. */
+/*
+ * A blocking read on a pipe, interrupted by SIGALRM 50 ms in: restarted
+ * with SA_RESTART, EINTR without.
+ */
 static void check_restart(int flags, const char *name)
 {
 	struct itimerval it = { { 0, 0 }, { 0, 50000 } };

@@ -27,9 +27,11 @@ static void *reader(void *arg)
 {
 	int fd = open("/dev/zero", O_RDONLY);
 
-	/* The first read leaves every page of buf mapped in the mirror, so
+	/*
+	 * The first read leaves every page of buf mapped in the mirror, so
 	 * the second writes them without a fault: after the unmap, only the
-	 * guard keeps it from writing frames given to someone else. */
+	 * guard keeps it from writing frames given to someone else.
+	 */
 	if (read(fd, buf, SIZE) != SIZE)
 		reading = 3;
 	else

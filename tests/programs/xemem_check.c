@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * XEMEM through xpmem.h, the same binary in an enclave and on Linux.
  *   xemem_check make NAME SIZE DIR [MODE]   makes a segment of SIZE bytes

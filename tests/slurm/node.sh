@@ -1,3 +1,4 @@
+# shellcheck shell=sh  # no shebang: test_slurm.py puts it into its guest scripts (busybox sh)
 # A Slurm cluster in the test VM (sourced by tests/test_slurm.py): Debian's
 # munged, slurmctld and slurmd (the host's /usr, shared into the VM),
 # configured under /tmp/slurm, with the Atoll SPANK plugin at $SPANK_ATOLL
@@ -15,12 +16,13 @@ if [ "$NODES" = 1 ]; then
     ip addr add 10.0.2.15/24 dev lo
     hosts="10.0.2.15 atollvm"
 else
+    # shellcheck disable=SC2153  # NODE: test_slurm.py's, not a misspelt NODES
     me=atoll$NODE ctld=atoll1 nodelist="atoll[1-2]"
-    ip link set eth0 up && ip addr add 10.0.3.$NODE/24 dev eth0 || exit 89
+    ip link set eth0 up && ip addr add "10.0.3.$NODE/24" dev eth0 || exit 89
     hosts="10.0.3.1 atoll1
 10.0.3.2 atoll2"
 fi
-hostname $me
+hostname "$me"
 cp /etc/hosts /tmp/hosts && echo "$hosts" >> /tmp/hosts && mount --bind /tmp/hosts /etc/hosts
 cp /etc/passwd /tmp/passwd; cp /etc/group /tmp/group
 echo 'alice:x:1001:1001:Alice:/tmp:/bin/sh' >> /tmp/passwd
@@ -72,6 +74,6 @@ as_alice() { /usr/bin/setpriv --reuid=1001 --regid=1001 --init-groups env SLURM_
 # Node 1 waits for every node to be idle (a node 2 asks nothing of Slurm).
 if [ "${NODE:-1}" = 1 ]; then
     idle() { [ "$(sinfo -h -N -o %T 2>/dev/null | grep -c idle)" = "$NODES" ]; }
-    for i in $(seq 240); do idle && break; sleep 0.5; done
+    for _ in $(seq 240); do idle && break; sleep 0.5; done
     idle || { echo "the nodes did not come up"; sinfo -N; tail /tmp/slurm/*.log; exit 95; }
 fi
