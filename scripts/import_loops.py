@@ -33,6 +33,7 @@ def module_path(src: Path, file: Path) -> tuple:
 
 def expand_use(tree: str) -> list:
     """`a::{b, c::{d, e}}` -> ["a::b", "a::c::d", "a::c::e"] (renames dropped)."""
+    tree = re.sub(r"\s+as\s+\w+", "", tree)  # renames: the path is what counts
     tree = re.sub(r"\s+", "", tree)
     out = []
 
@@ -52,7 +53,7 @@ def expand_use(tree: str) -> list:
             if brace >= 0:
                 walk(prefix + item[:brace], item[brace + 1:item.rindex("}")])
             else:
-                out.append(prefix + item.split("as")[0] if "::" in item or prefix else item)
+                out.append(prefix + item)
 
     walk("", tree)
     return [p.rstrip(":") for p in out]
