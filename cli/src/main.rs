@@ -10,7 +10,6 @@ mod enclave;
 mod error;
 mod format;
 mod image;
-mod mirror;
 mod noise_linux;
 mod noise_plot;
 mod noise_probe;

@@ -126,24 +126,6 @@ pub fn may_execute(path: &std::path::Path) -> bool {
     rustix::fs::access(path, Access::EXEC_OK).is_ok()
 }
 
-/// execve's last step on Linux's side: closes every descriptor below
-/// `limit` that is marked close-on-exec (the program's; ours lie above).
-pub fn close_on_exec_below(limit: RawFd) {
-    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
-    let fds: Vec<RawFd> =
-        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).filter(|&fd| fd < limit).collect();
-    for fd in fds {
-        // SAFETY: F_GETFD reads a flag; close ends a descriptor the program
-        // asked to lose at exec, which no Rust object here owns.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags >= 0 && flags & libc::FD_CLOEXEC != 0 {
-                libc::close(fd);
-            }
-        }
-    }
-}
-
 /// Closes a descriptor this process no longer wants (one inherited).
 pub fn close(fd: RawFd) {
     // SAFETY: the callers own `fd` (a descriptor of the parent's they took
