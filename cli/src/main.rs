@@ -10,9 +10,9 @@ mod enclave;
 mod error;
 mod format;
 mod image;
-mod mirror;
 mod noise_linux;
 mod noise_plot;
+mod noise_probe;
 mod owner;
 mod parse;
 mod program;
@@ -163,7 +163,7 @@ enum Command {
 
         /// selfish detour, fixed work quanta or fixed time quanta
         #[arg(long, value_enum, default_value = "selfish")]
-        probe: noise::Probe,
+        probe: noise_probe::Probe,
 
         /// FWQ's and FTQ's quantum (1 µs to 1 s)
         #[arg(long, value_name = "NS", default_value_t = 1_000_000,

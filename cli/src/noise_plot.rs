@@ -4,8 +4,8 @@
 //! right a histogram of their lengths (or work). Detour lengths are drawn
 //! on a log scale: they span microseconds to milliseconds.
 
-use crate::commands::noise::{CpuNoise, Probe};
 use crate::error::{Error, Result};
+use crate::noise_probe::{CpuNoise, Probe};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;

@@ -6,16 +6,17 @@
 //! call while no other is idle starts another first.
 
 pub mod call_stats;
+pub mod descriptors;
 pub mod kept_files;
 pub mod messages;
 pub mod names;
+pub mod passthrough;
 pub mod perform;
 pub mod policy;
 pub mod proc_paths;
 pub mod signals;
 pub mod status;
 pub mod system_files;
-pub mod usercopy;
 
 use crate::device::Device;
 use crate::error::os_error;
@@ -40,10 +41,6 @@ pub type ForkServer = fn(u32, u32, u64, &[RawFd]) -> i64;
 
 /// Set by `atoll run` (unset, fork fails with ENOSYS).
 pub static FORK: OnceLock<ForkServer> = OnceLock::new();
-
-/// How an execve is performed (the call's arguments) -> 0 or -errno; set
-/// by `atoll run` (unset, execve fails with ENOSYS).
-pub static EXEC: OnceLock<fn([u64; 6]) -> i64> = OnceLock::new();
 
 /// One worker per LWK thread that can wait at once, and one more idle.
 pub const MAX_WORKERS: usize = MAX_SLOTS + 2;
@@ -210,16 +207,7 @@ impl<M: Module, P: Perform> Server<M, P> {
                 self.unsupported(call.nr);
                 -(libc::ENOSYS as i64)
             }
-            CALL_EXEC => match EXEC.get() {
-                Some(exec) => {
-                    let r = exec(call.args);
-                    if r == 0 {
-                        self.performer.exec_done();
-                    }
-                    r
-                }
-                None => -(libc::ENOSYS as i64),
-            },
+            CALL_EXEC => self.performer.exec(call.args),
             CALL_KEPT_FILE => self.performer.kept_file(call.nr, call.args),
             CALL_FILE_NAME => self.performer.file_name(call.args),
             CALL_TEXT_FILE => self.performer.text_file(call.nr, call.args),

@@ -1,10 +1,18 @@
 //! Facts about this process that std does not offer: its user and group ids,
 //! the CPU's feature bits and time-stamp counter, random bytes, duplicating
-//! a descriptor to a high number, pinning a thread to a CPU. A thin layer
-//! over libc; each `unsafe` says why it is sound.
+//! a descriptor to a high number, pinning a thread to a CPU, fork. Through
+//! rustix where it has the call; the rest (fork, signal dispositions, the
+//! time-stamp counter) through libc or the CPU, each `unsafe` saying why it
+//! is sound.
 
+use rustix::fs::Access;
+use rustix::io::{fcntl_dupfd_cloexec, Errno};
+use rustix::pipe::{pipe_with, PipeFlags};
+use rustix::process::{getegid, geteuid, getgid, getuid};
+use rustix::rand::{getrandom, GetRandomFlags};
+use rustix::thread::{sched_setaffinity, CpuSet};
 use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 /// The ids a program started by this process would have.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,9 +24,7 @@ pub struct Ids {
 }
 
 pub fn ids() -> Ids {
-    // SAFETY: these four calls take no arguments, cannot fail and only read
-    // the calling process's credentials.
-    unsafe { Ids { uid: libc::getuid(), euid: libc::geteuid(), gid: libc::getgid(), egid: libc::getegid() } }
+    Ids { uid: getuid().as_raw(), euid: geteuid().as_raw(), gid: getgid().as_raw(), egid: getegid().as_raw() }
 }
 
 /// CPUID leaf 1, EDX: what Linux passes to programs as AT_HWCAP on x86-64.
@@ -40,18 +46,10 @@ pub fn random16() -> io::Result<[u8; 16]> {
     let mut bytes = [0u8; 16];
     let mut filled = 0;
     while filled < bytes.len() {
-        let rest = &mut bytes[filled..];
-        // SAFETY: `rest` is an exclusively borrowed byte buffer of rest.len()
-        // bytes; getrandom writes at most that many bytes into it.
-        let n = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
-        match n {
-            n if n > 0 => filled += n as usize,
-            _ => {
-                let e = io::Error::last_os_error();
-                if e.kind() != io::ErrorKind::Interrupted {
-                    return Err(e);
-                }
-            }
+        match getrandom(&mut bytes[filled..], GetRandomFlags::empty()) {
+            Ok(n) => filled += n,
+            Err(Errno::INTR) => {}
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(bytes)
@@ -59,15 +57,7 @@ pub fn random16() -> io::Result<[u8; 16]> {
 
 /// A close-on-exec duplicate of `fd` on the lowest free descriptor >= `min`.
 pub fn dup_above(fd: BorrowedFd<'_>, min: RawFd) -> io::Result<OwnedFd> {
-    // SAFETY: F_DUPFD_CLOEXEC only reads the integer `min`; `fd` is borrowed,
-    // so it stays open for the call.
-    let new = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_DUPFD_CLOEXEC, min) };
-    if new < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `new` was just returned by fcntl, so it is an open descriptor
-    // that nothing else owns.
-    Ok(unsafe { OwnedFd::from_raw_fd(new) })
+    Ok(fcntl_dupfd_cloexec(fd, min)?)
 }
 
 extern "C" fn ignore_signal(_: libc::c_int) {}
@@ -101,13 +91,7 @@ pub fn reap_children_automatically() -> io::Result<()> {
 
 /// A new pipe (close-on-exec): (read end, write end).
 pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe2 writes.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: pipe2 just opened both; nothing else owns them.
-    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+    Ok(pipe_with(PipeFlags::CLOEXEC)?)
 }
 
 /// What `fork` made of this process.
@@ -139,28 +123,7 @@ pub fn take_inherited(fd: RawFd) -> OwnedFd {
 
 /// True if this process may execute `path` (execute permission).
 pub fn may_execute(path: &std::path::Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else { return false };
-    // SAFETY: `c` is a NUL-terminated string that outlives the call.
-    unsafe { libc::access(c.as_ptr(), libc::X_OK) == 0 }
-}
-
-/// execve's last step on Linux's side: closes every descriptor below
-/// `limit` that is marked close-on-exec (the program's; ours lie above).
-pub fn close_on_exec_below(limit: RawFd) {
-    let Ok(dir) = std::fs::read_dir("/proc/self/fd") else { return };
-    let fds: Vec<RawFd> =
-        dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok()).filter(|&fd| fd < limit).collect();
-    for fd in fds {
-        // SAFETY: F_GETFD reads a flag; close ends a descriptor the program
-        // asked to lose at exec, which no Rust object here owns.
-        unsafe {
-            let flags = libc::fcntl(fd, libc::F_GETFD);
-            if flags >= 0 && flags & libc::FD_CLOEXEC != 0 {
-                libc::close(fd);
-            }
-        }
-    }
+    rustix::fs::access(path, Access::EXEC_OK).is_ok()
 }
 
 /// Closes a descriptor this process no longer wants (one inherited).
@@ -179,28 +142,18 @@ pub fn exit_now(code: i32) -> ! {
 
 /// Pins the calling thread to Linux CPU `cpu`.
 pub fn pin_to_cpu(cpu: u32) -> io::Result<()> {
-    if cpu as usize >= libc::CPU_SETSIZE as usize {
-        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    if cpu as usize >= CpuSet::MAX_CPU {
+        return Err(Errno::INVAL.into());
     }
-    // SAFETY: cpu_set_t is plain bits, all-zero is an empty set; CPU_SET
-    // writes inside it (the index is checked above); sched_setaffinity only
-    // reads the set, of the size given, for the calling thread (pid 0).
-    let r = unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu as usize, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    let mut set = CpuSet::new();
+    set.set(cpu as usize);
+    Ok(sched_setaffinity(None, &set)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::fd::AsFd;
+    use std::os::fd::{AsFd, AsRawFd};
 
     #[test]
     fn facts() {

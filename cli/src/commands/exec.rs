@@ -5,42 +5,36 @@
 //! through the mirror, start it (ATOLL_IOC_START), and close the
 //! descriptors marked close-on-exec, as Linux's execve does.
 
-use super::run::RESERVED_FD;
-use crate::device::Device;
-use crate::mirror;
+use crate::device::{mirror, Device};
 use crate::program::{self, file_name, Facts, Invocation};
-use crate::serve::usercopy::UserCopy;
-use crate::serve::EXEC;
+use crate::serve::descriptors::RESERVED_FD;
+use crate::serve::passthrough::{self, usercopy::UserCopy};
+use crate::serve::perform::EXEC;
 use crate::serve::{policy, proc_paths};
 use crate::sys;
 use atoll_abi::Run;
-use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicI32, Ordering};
-
-/// This process's /dev/atoll descriptor (a forked `atoll run` has its own).
-static DEVICE_FD: AtomicI32 = AtomicI32::new(-1);
 
 /// Longest string and most strings read (Linux's MAX_ARG_STRLEN and a
 /// bound of the same order).
 const MAX_STRING: usize = 128 * 1024;
 const MAX_STRINGS: usize = 64 * 1024;
 
-/// Lets the program exec from now on, with `device` bound to it.
-pub fn prepare(device: RawFd) {
-    DEVICE_FD.store(device, Ordering::SeqCst);
+/// Lets programs exec from now on.
+pub fn prepare() {
     let _ = EXEC.set(exec);
 }
 
-/// CALL_EXEC: 0 once the new program is in place, or -errno.
-fn exec(args: [u64; 6]) -> i64 {
-    match exec_program(args) {
+/// CALL_EXEC of the program bound to `device`: 0 once the new program is
+/// in place, or -errno.
+fn exec(device: &Device, args: [u64; 6]) -> i64 {
+    match exec_program(device, args) {
         Ok(()) => 0,
         Err(errno) => -(errno as i64),
     }
 }
 
-fn exec_program(args: [u64; 6]) -> Result<(), i32> {
+fn exec_program(device: &Device, args: [u64; 6]) -> Result<(), i32> {
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| e.raw_os_error().unwrap_or(libc::EAGAIN))?;
     let mut path = copier.read_c_string(args[0], MAX_STRING)?;
     // /proc/self/exe is the program, not this process (busybox runs its
@@ -61,7 +55,6 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     let how = Invocation { name: &name, execfn: path.as_os_str().as_bytes(), argv: &argv, envp: &envp };
     let plan = program::plan(&files.files(), &how, &facts).map_err(|_| libc::ENOEXEC)?;
 
-    let fd = DEVICE_FD.load(Ordering::SeqCst);
     let mut req = Run::new();
     req.region_count = plan.layout.regions.len() as u32;
     req.region[..plan.layout.regions.len()].copy_from_slice(&plan.layout.regions);
@@ -70,15 +63,15 @@ fn exec_program(args: [u64; 6]) -> Result<(), i32> {
     let file_name = path.file_name().map(|n| n.as_bytes()).unwrap_or_default();
     let n = file_name.len().min(req.comm.len() - 1);
     req.comm[..n].copy_from_slice(&file_name[..n]);
-    Device::exec_on(fd, &mut req).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
+    device.exec(&mut req).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
     // From here the old image is gone: any failure ends the program.
     for p in &plan.placements {
         mirror::write_loading(p.addr, files.files().bytes(p)).map_err(|_| libc::EIO)?;
     }
     mirror::write_loading(plan.stack.sp, &plan.stack.bytes).map_err(|_| libc::EIO)?;
-    Device::start_on(fd, plan.entry, plan.stack.sp).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
+    device.start(plan.entry, plan.stack.sp).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))?;
     proc_paths::set_program(path.as_os_str().as_bytes());
-    sys::close_on_exec_below(RESERVED_FD);
+    passthrough::close_on_exec_below(RESERVED_FD);
     Ok(())
 }
 

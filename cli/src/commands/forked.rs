@@ -6,12 +6,13 @@
 //! the parent's descriptors, which are the child's: its delegated calls
 //! see what the program inherited, as on Linux.
 
-use super::run::{failed, serve, serve_until_end, RESERVED_FD};
+use super::serving::{failed, serve, serve_until_end};
+use crate::device::mirror::Mirror;
 use crate::device::Device;
 use crate::error::{os_error, Result};
-use crate::mirror::Mirror;
+use crate::serve::descriptors::RESERVED_FD;
 use crate::serve::messages::Messages;
-use crate::serve::usercopy::UserCopy;
+use crate::serve::passthrough::usercopy::UserCopy;
 use crate::serve::FORK;
 use crate::sys::{self, Forked};
 use atoll_abi::{c_str, Adopt};

@@ -19,6 +19,7 @@ pub mod ping;
 pub mod remove_segment;
 pub mod resize;
 pub mod run;
+pub mod serving;
 pub mod status;
 pub mod syscalls;
 

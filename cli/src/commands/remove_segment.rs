@@ -6,7 +6,6 @@ use super::print_json;
 use crate::device::Device;
 use crate::error::{os_error, Error, Result};
 use crate::segments::Segment;
-use atoll_abi::{XememIo, XEMEM_REMOVE};
 use serde_json::json;
 
 pub fn run(key: &str, json: bool) -> Result<()> {
@@ -23,10 +22,7 @@ pub fn run(key: &str, json: bool) -> Result<()> {
         // Beyond what the list holds: the module checks who may.
         None => key.parse().map_err(|_| not_found(key))?,
     };
-    let mut io = XememIo::new();
-    io.op = XEMEM_REMOVE;
-    io.segid = segid;
-    dev.xemem(&mut io).map_err(|e| match e.raw_os_error() {
+    dev.remove_segment(segid).map_err(|e| match e.raw_os_error() {
         Some(libc::EPERM) => {
             Error::new(format!("segment {key} is not yours: only its owner's user or root may remove it"))
         }

@@ -7,39 +7,31 @@
 //! IOC_START, then IOC_CALL workers until the program ends.
 
 use super::forked;
+use super::serving::{failed, serve, serve_until_end};
+use crate::device::mirror::Mirror;
 use crate::device::Device;
 use crate::enclave::{self, Enclave};
 use crate::error::{module_error, os_error, Error, Result};
-use crate::mirror::Mirror;
 use crate::program::read::{self, ProgramFiles};
 use crate::program::{self, file_name, regions::Layout, search, Facts, Invocation, Plan};
+use crate::serve::call_stats;
+use crate::serve::descriptors::RESERVED_FD;
 use crate::serve::messages::Messages;
-use crate::serve::perform::Performer;
+use crate::serve::passthrough::usercopy::UserCopy;
 use crate::serve::proc_paths;
-use crate::serve::status::{self, FAILED};
-use crate::serve::usercopy::UserCopy;
-use crate::serve::{call_stats, signals, End, Server};
+use crate::serve::status::FAILED;
 use crate::{rank_cpus, sys};
 use atoll_abi::{Run, ENCLAVE_RUNNING};
 use std::ffi::{OsStr, OsString};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
 
 /// Exit statuses of `atoll run` itself, as env(1) and timeout(1) use them;
 /// any other status is the program's.
 pub const NOT_FOUND: u8 = 127;
 pub const CANNOT_RUN: u8 = 126;
 // FAILED (125): atoll run or the enclave failed.
-
-/// Descriptors this process keeps for itself go at least this high, out of
-/// the way of the numbers a program uses.
-pub const RESERVED_FD: RawFd = 1000;
-
-/// How often the main thread looks for SIGINT, SIGTERM and SIGHUP.
-const SIGNAL_POLL: Duration = Duration::from_millis(20);
 
 pub struct Options {
     pub enclave: String,
@@ -118,53 +110,6 @@ fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool) ->
         server.messages().line(stats.summary().trim_end());
     }
     Ok(status)
-}
-
-/// Starts the program (`start` on the device) and the workers serving it.
-pub fn serve(
-    dev: Device,
-    enclave_id: u32,
-    messages: Messages,
-    copier: UserCopy,
-    strict: bool,
-    start: impl FnOnce(&Device) -> std::io::Result<()>,
-) -> Result<Arc<Server<Device, Performer>>> {
-    let reserved = [dev.fd().as_raw_fd()].into_iter().chain(messages.fd()).collect();
-    let performer = Performer::new(reserved, copier).with_programs(dev.fd().as_raw_fd(), enclave_id);
-    super::exec::prepare(dev.fd().as_raw_fd());
-    signals::catch().map_err(|e| failed(format!("cannot catch signals: {}", os_error(&e))))?;
-    start(&dev).map_err(|e| failed(format!("start failed: {}", os_error(&e))))?;
-    let server = Server::new(dev, performer, messages, strict);
-    // Without a worker the program cannot make a single call; exiting
-    // closes /dev/atoll, which ends it.
-    server.start().map_err(|e| failed(format!("cannot start a thread: {}", os_error(&e))))?;
-    Ok(server)
-}
-
-/// Serves until the program ends, passing on SIGINT, SIGTERM and SIGHUP;
-/// the exit status for `atoll run`. `say_how` prints how a program ended
-/// by a signal ("Terminated"), as a shell would; a forked child's end is
-/// its parent program's business.
-pub fn serve_until_end(server: &Server<Device, Performer>, enclave: &str, say_how: bool) -> u8 {
-    let end = loop {
-        if let Some(end) = server.wait(SIGNAL_POLL) {
-            break end;
-        }
-        if let Some(signal) = signals::take() {
-            if let Err(e) = server.kill(signal) {
-                server.messages().line(&format!("atoll run: cannot pass signal {signal} on: {}", os_error(&e)));
-            }
-        }
-    };
-    let (code, message) = conclusion(&end, enclave);
-    if let Some(message) = message.filter(|_| say_how || !matches!(end, End::Exited(_))) {
-        server.messages().line(&message);
-    }
-    code
-}
-
-pub fn failed(message: String) -> Error {
-    Error::new(message).with_status(FAILED)
 }
 
 /// The program file, found like execvp finds it, and its (and its
@@ -268,20 +213,6 @@ fn run_request(enclave: &Enclave, cpu_count: u32, layout: &Layout, path: &Path) 
     req
 }
 
-/// The exit status for how serving ended, and the line to print, if any.
-fn conclusion(end: &End, enclave: &str) -> (u8, Option<String>) {
-    match end {
-        End::Exited(wait_status) => {
-            let outcome = status::outcome(*wait_status);
-            (outcome.exit_code, outcome.message)
-        }
-        End::Crashed => {
-            (FAILED, Some(format!("atoll run: the enclave's LWK crashed; `atoll console {enclave}` shows why")))
-        }
-        End::Failed(why) => (FAILED, Some(format!("atoll run: {why}"))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,18 +267,6 @@ mod tests {
         assert_eq!((req.id, req.cpu_count, req.region_count, req.brk_start), (4, 2, 2, 0x40_2000));
         assert_eq!(req.region[..2], regions[..]);
         assert!(req.region[2..MAX_REGIONS].iter().all(|r| *r == Region::default()));
-    }
-
-    #[test]
-    fn conclusions() {
-        assert_eq!(conclusion(&End::Exited(3 << 8), "web"), (3, None));
-        assert_eq!(conclusion(&End::Exited(11), "web"), (139, Some("Segmentation fault".into())));
-        assert_eq!(conclusion(&End::Exited(2), "web"), (130, Some("Interrupt".into())));
-        assert_eq!(
-            conclusion(&End::Crashed, "web"),
-            (125, Some("atoll run: the enclave's LWK crashed; `atoll console web` shows why".into()))
-        );
-        assert_eq!(conclusion(&End::Failed("x".into()), "web"), (125, Some("atoll run: x".into())));
     }
 
     #[test]

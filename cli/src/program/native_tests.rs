@@ -12,7 +12,7 @@ use super::*;
 use crate::program::test_programs::{compile_with, Compiled};
 use atoll_abi::{PROT_EXEC, PROT_READ, PROT_WRITE};
 use std::io::Read;
-use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 
 const PROBE: &str = r#"
 #include <stdio.h>
@@ -54,9 +54,7 @@ fn plan_for(files: &Files) -> Plan {
 
 /// Runs `plan` in a child; its exit status (as waitpid gives it) and stdout.
 fn run_natively(files: &Files, plan: &Plan) -> (i32, String) {
-    let mut fds = [0; 2];
-    // SAFETY: `fds` has room for the two descriptors pipe writes.
-    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    let (read_end, write_end) = rustix::pipe::pipe().unwrap();
     // SAFETY: fork in a threaded test process; until it execs the program,
     // the child only makes async-signal-safe system calls and copies bytes
     // that are already allocated (no allocation, no locks).
@@ -64,17 +62,14 @@ fn run_natively(files: &Files, plan: &Plan) -> (i32, String) {
     assert!(pid >= 0);
     if pid == 0 {
         // SAFETY: the child's memory is its own copy; see start_program.
-        unsafe { start_program(files, plan, fds[1]) }
+        unsafe { start_program(files, plan, write_end.as_raw_fd()) }
     }
-    // SAFETY: both descriptors come from pipe above and are owned here only.
-    let (read_end, write_end) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
     drop(write_end);
     let mut out = String::new();
     std::fs::File::from(read_end).read_to_string(&mut out).unwrap();
-    let mut status = 0;
-    // SAFETY: `pid` is our child; `status` is a valid int to write to.
-    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-    (status, out)
+    let pid = rustix::process::Pid::from_raw(pid);
+    let (_, status) = rustix::process::waitpid(pid, rustix::process::WaitOptions::empty()).unwrap().unwrap();
+    (status.as_raw(), out)
 }
 
 /// In the child: map, copy, protect, jump. Never returns.

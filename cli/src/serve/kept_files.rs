@@ -6,25 +6,23 @@
 //! replace one: they count as reserved, and a close or dup2 of the program
 //! holds the set still from its check to its end.
 
-use std::collections::BTreeSet;
-use std::os::fd::RawFd;
+use std::collections::BTreeMap;
+use std::os::fd::{AsFd, AsRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::sync::{RwLock, RwLockReadGuard};
 
-use super::perform::raw_result as result;
-use super::policy;
+use super::descriptors::{KEPT_FD as FIRST, RESERVED_FD as LIMIT};
+use super::passthrough;
 use atoll_abi::{KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
-
-/// Where the kept descriptors are numbered from, and up to (atoll run's own).
-const FIRST: RawFd = 512;
-const LIMIT: RawFd = crate::commands::run::RESERVED_FD;
+use rustix::fs::{open, Mode, OFlags};
+use rustix::io::fcntl_dupfd_cloexec;
 
 #[derive(Default)]
 pub struct KeptFiles {
-    fds: RwLock<BTreeSet<RawFd>>,
+    fds: RwLock<BTreeMap<RawFd, OwnedFd>>,
 }
 
 /// The kept set, held still while the guard lives.
-pub type Held<'a> = RwLockReadGuard<'a, BTreeSet<RawFd>>;
+pub type Held<'a> = RwLockReadGuard<'a, BTreeMap<RawFd, OwnedFd>>;
 
 impl KeptFiles {
     /// The set, held still until the guard is dropped.
@@ -37,26 +35,14 @@ impl KeptFiles {
         let fd = args[0] as u32 as RawFd;
         match op {
             KEPT_KEEP => self.keep(fd),
-            KEPT_WRITE => {
-                let kept = self.hold();
-                if !kept.contains(&fd) {
-                    return -(libc::EBADF as i64);
-                }
-                if !policy::inside(args[1], args[2]) {
-                    return -(libc::EFAULT as i64);
-                }
-                // SAFETY: a kept descriptor (held still), and a buffer
-                // inside the program area, the mirror, which pwrite64 only reads.
-                result(unsafe { libc::syscall(libc::SYS_pwrite64, fd, args[1], args[2], args[3]) })
-            }
-            KEPT_DROP => {
-                let mut kept = self.fds.write().unwrap_or_else(|p| p.into_inner());
-                if !kept.remove(&fd) {
-                    return -(libc::EBADF as i64);
-                }
-                // SAFETY: closes a descriptor this process kept and nothing else uses.
-                result(unsafe { libc::close(fd) }.into())
-            }
+            KEPT_WRITE => match self.hold().get(&fd) {
+                Some(kept) => passthrough::pwrite(kept.as_fd(), args[1], args[2], args[3]),
+                None => -(libc::EBADF as i64),
+            },
+            KEPT_DROP => match self.fds.write().unwrap_or_else(|p| p.into_inner()).remove(&fd) {
+                Some(kept) => passthrough::close(kept),
+                None => -(libc::EBADF as i64),
+            },
             _ => -(libc::EINVAL as i64),
         }
     }
@@ -64,41 +50,34 @@ impl KeptFiles {
     /// A description of the program's `fd`'s file of its own, kept.
     fn keep(&self, fd: RawFd) -> i64 {
         let mut kept = self.fds.write().unwrap_or_else(|p| p.into_inner());
-        if kept.contains(&fd) || fd >= LIMIT {
+        if kept.contains_key(&fd) || fd >= LIMIT {
             return -(libc::EBADF as i64);
         }
-        let path = format!("/proc/self/fd/{fd}\0");
-        // SAFETY: a NUL-terminated path; open only reads it.
-        let own = unsafe { libc::open(path.as_ptr().cast(), libc::O_RDWR | libc::O_CLOEXEC) };
-        if own < 0 {
-            return result(-1);
-        }
-        // SAFETY: fcntl and close on the descriptor just opened, ours alone.
-        let moved = unsafe { libc::fcntl(own, libc::F_DUPFD_CLOEXEC, FIRST) };
-        let err = result(-1);
-        // SAFETY: as above.
-        unsafe { libc::close(own) };
-        if moved < 0 {
-            return err;
-        }
-        if moved >= LIMIT {
-            // SAFETY: as above: the duplicate just made.
-            unsafe { libc::close(moved) };
+        let moved = open(format!("/proc/self/fd/{fd}"), OFlags::RDWR | OFlags::CLOEXEC, Mode::empty())
+            .and_then(|own| fcntl_dupfd_cloexec(own, FIRST));
+        let moved = match moved {
+            Ok(moved) => moved,
+            Err(e) => return -(e.raw_os_error() as i64),
+        };
+        let number = moved.as_raw_fd();
+        if number >= LIMIT {
             return -(libc::EMFILE as i64);
         }
-        kept.insert(moved);
-        moved.into()
+        kept.insert(number, moved);
+        number.into()
     }
 
     /// The kept descriptors now (for a forked copy of this process, which
     /// closes them: its child's mappings are written back by its parent).
     pub fn snapshot(&self) -> Vec<RawFd> {
-        self.hold().iter().copied().collect()
+        self.hold().keys().copied().collect()
     }
 
     /// The program exec'ed: its kept descriptors were closed with the other
-    /// close-on-exec ones; the numbers are free again.
+    /// close-on-exec ones (passthrough::close_on_exec_below), so they are
+    /// forgotten, not closed again; the numbers are free again.
     pub fn exec_done(&self) {
-        self.fds.write().unwrap_or_else(|p| p.into_inner()).clear();
+        let closed = std::mem::take(&mut *self.fds.write().unwrap_or_else(|p| p.into_inner()));
+        closed.into_values().for_each(|fd| _ = fd.into_raw_fd());
     }
 }

@@ -1,18 +1,26 @@
-//! Performing one delegated system call in this process, once
-//! `policy::check` has let it through. The thin layer over libc::syscall.
+//! Performing one delegated system call in this process: `policy::check`
+//! lets it through, /proc paths are given their meaning, and the raw
+//! pass-through (passthrough.rs) performs it.
 
 use super::kept_files::{Held, KeptFiles};
-use super::policy::{self, IFCONF_SIZE, IOVEC_SIZE, IOV_MAX, MSGHDR_SIZE, PATH_MAX, SIGMASK_ARG_SIZE};
+use super::passthrough::{self, usercopy::UserCopy};
+use super::policy::{self, PATH_MAX};
 use super::proc_paths::{self, Meaning};
 use super::system_files::Memory;
-use super::usercopy::UserCopy;
 use crate::device::Device;
 use atoll_abi::{MAX_TEXT_FILE, STAT_SIZE, TEXT_MAY_READ, TEXT_OPEN};
+use rustix::fs::{memfd_create, open, MemfdFlags, Mode, OFlags};
 use std::borrow::Cow;
 use std::ffi::CString;
-use std::io;
-use std::os::fd::RawFd;
+use std::io::Write;
+use std::os::fd::{AsRawFd, IntoRawFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
+use std::sync::OnceLock;
+
+/// How an execve is performed (the program's device, the call's
+/// arguments) -> 0 or -errno; set by `atoll run` (unset, execve fails with
+/// ENOSYS).
+pub static EXEC: OnceLock<fn(&Device, [u64; 6]) -> i64> = OnceLock::new();
 
 /// Performs delegated system calls (a trait so the worker tests can block
 /// and count at will).
@@ -38,13 +46,15 @@ pub trait Perform: Send + Sync + 'static {
         -(libc::ENOSYS as i64)
     }
 
+    /// CALL_EXEC: 0 once the new program is in place, or -errno.
+    fn exec(&self, _args: [u64; 6]) -> i64 {
+        -(libc::ENOSYS as i64)
+    }
+
     /// The descriptors kept for write-back now.
     fn kept_snapshot(&self) -> Vec<RawFd> {
         Vec::new()
     }
-
-    /// The program exec'ed (its close-on-exec descriptors are gone).
-    fn exec_done(&self) {}
 }
 
 pub struct Performer {
@@ -54,22 +64,23 @@ pub struct Performer {
     /// must not touch them either.
     kept: KeptFiles,
     copier: UserCopy,
-    /// (/dev/atoll descriptor, enclave id): where to look up the programs
-    /// of the enclave, for their /proc paths.
-    programs: Option<(RawFd, u32)>,
+    /// The program's /dev/atoll and its enclave's id: for execve, and for
+    /// the /proc paths of the enclave's programs.
+    device: Option<(Device, u32)>,
 }
 
 impl Performer {
     /// `reserved` is extended with the copier's own descriptors.
     pub fn new(mut reserved: Vec<RawFd>, copier: UserCopy) -> Performer {
         reserved.extend(copier.fds());
-        Performer { reserved, kept: KeptFiles::default(), copier, programs: None }
+        Performer { reserved, kept: KeptFiles::default(), copier, device: None }
     }
 
-    /// /proc/<pid> of a program in enclave `id` (listed through /dev/atoll
-    /// descriptor `fd`) leads to its `atoll run` (proc_paths.rs).
-    pub fn with_programs(mut self, fd: RawFd, id: u32) -> Performer {
-        self.programs = Some((fd, id));
+    /// The program is bound to `device`, in enclave `id`: it may exec, and
+    /// /proc/<pid> of a program in the enclave leads to its `atoll run`
+    /// (proc_paths.rs).
+    pub fn with_device(mut self, device: Device, id: u32) -> Performer {
+        self.device = Some((device, id));
         self
     }
 
@@ -78,7 +89,7 @@ impl Performer {
         if kept.is_empty() {
             Cow::Borrowed(&self.reserved)
         } else {
-            Cow::Owned(self.reserved.iter().chain(kept.iter()).copied().collect())
+            Cow::Owned(self.reserved.iter().chain(kept.keys()).copied().collect())
         }
     }
 
@@ -97,7 +108,8 @@ impl Performer {
 
     /// The call with its /proc paths replaced by what they mean, if any is
     /// (proc_paths.rs); None to perform it as it is.
-    fn with_proc_paths(&self, nr: u64, args: [u64; 6]) -> Option<i64> {
+    fn with_proc_paths(&self, call: &policy::Allowed) -> Option<i64> {
+        let (nr, args) = (call.nr(), call.args());
         let (i, meaning) = policy::path_args(nr).find_map(|i| Some((i, self.path_meaning(args[i])?)))?;
         let path = match meaning {
             Meaning::Exe if nr == libc::SYS_readlink as u64 || nr == libc::SYS_readlinkat as u64 => {
@@ -111,12 +123,7 @@ impl Performer {
             Meaning::Text(_) => return None,
         };
         let path = CString::new(path).ok()?;
-        let mut ours = args;
-        ours[i] = path.as_ptr() as u64;
-        let [a, b, c, d, e, f] = ours;
-        // SAFETY: as in perform(), but for argument i: our own string,
-        // which outlives the call.
-        Some(raw_result(unsafe { libc::syscall(nr as libc::c_long, a, b, c, d, e, f) }))
+        Some(passthrough::perform_with_path(call, i, &path))
     }
 
     /// readlink of /proc/self/exe: the program's path, cut to `size` bytes
@@ -129,156 +136,19 @@ impl Performer {
             Err(errno) => -(errno as i64),
         }
     }
-
-    /// A copy of the program's iovec array at `at`, each buffer checked.
-    fn iovecs(&self, at: u64, count: u64) -> Result<Vec<libc::iovec>, i32> {
-        if count > IOV_MAX {
-            return Err(libc::EMSGSIZE);
-        }
-        let mut raw = vec![0u8; (count * IOVEC_SIZE) as usize];
-        self.copier.read(at, &mut raw)?;
-        raw.chunks_exact(IOVEC_SIZE as usize)
-            .map(|entry| {
-                let base = u64::from_le_bytes(entry[..8].try_into().unwrap_or_default());
-                let len = u64::from_le_bytes(entry[8..].try_into().unwrap_or_default());
-                policy::inside(base, len)
-                    .then_some(libc::iovec { iov_base: base as *mut libc::c_void, iov_len: len as usize })
-                    .ok_or(libc::EFAULT)
-            })
-            .collect()
-    }
-
-    /// readv/writev with a copy of the program's iovec array, each buffer
-    /// checked, so the kernel only ever touches the program area.
-    fn vectored(&self, nr: u64, args: [u64; 6]) -> i64 {
-        let iovecs = match self.iovecs(args[1], args[2]) {
-            Ok(v) => v,
-            Err(errno) => return -(errno as i64),
-        };
-        // preadv's offset and pwritev2's flags come after the array.
-        let [fd, _, _, d, e, f] = args;
-        // SAFETY: `iovecs` is our own array and outlives the call; each
-        // buffer lies in the program area (checked), which holds no memory
-        // of this process, and a fault there is EFAULT.
-        raw_result(unsafe { libc::syscall(nr as libc::c_long, fd, iovecs.as_ptr(), iovecs.len(), d, e, f) })
-    }
-
-    /// sendmsg/recvmsg with our own copy of the msghdr: its name and
-    /// control buffers and every iovec checked to lie in the program area;
-    /// descriptors sent (SCM_RIGHTS) must not be ours; what recvmsg reports
-    /// in the msghdr is written back to the program's.
-    fn message(&self, nr: u64, args: [u64; 6]) -> i64 {
-        match self.message_checked(nr, args) {
-            Ok(ret) => ret,
-            Err(errno) => -(errno as i64),
-        }
-    }
-
-    fn message_checked(&self, nr: u64, args: [u64; 6]) -> Result<i64, i32> {
-        let mut raw = [0u8; MSGHDR_SIZE as usize];
-        self.copier.read(args[1], &mut raw)?;
-        let word = |at: usize| u64::from_le_bytes(raw[at..at + 8].try_into().unwrap_or_default());
-        let (name, name_len) = (word(0), word(8) as u32);
-        let (control, control_len) = (word(32), word(40));
-        if (name != 0 && !policy::inside(name, name_len.into()))
-            || (control != 0 && !policy::inside(control, control_len))
-        {
-            return Err(libc::EFAULT);
-        }
-        let mut iovecs = self.iovecs(word(16), word(24))?;
-        let sending = nr == libc::SYS_sendmsg as u64;
-        // What the kernel reads is ours (checked); what recvmsg fills in stays the program's.
-        let mut control_copy = vec![0u8; if sending && control != 0 { control_len as usize } else { 0 }];
-        if !control_copy.is_empty() {
-            self.copier.read(control, &mut control_copy)?;
-            if sends_reserved_descriptor(&control_copy, &self.reserved(&self.kept.hold())) {
-                return Err(libc::EBADF);
-            }
-        }
-        // SAFETY: all-zero is a valid msghdr.
-        let mut hdr: libc::msghdr = unsafe { std::mem::zeroed() };
-        hdr.msg_name = name as *mut libc::c_void;
-        hdr.msg_namelen = name_len;
-        hdr.msg_iov = iovecs.as_mut_ptr();
-        hdr.msg_iovlen = iovecs.len();
-        hdr.msg_control = if control_copy.is_empty() { control as *mut _ } else { control_copy.as_mut_ptr().cast() };
-        hdr.msg_controllen = control_len as usize;
-        // SAFETY: `hdr`, `iovecs` and `control_copy` are ours and outlive
-        // the call; every pointer in them lies in the program area (checked
-        // above) or in them, and a fault in the program area is EFAULT.
-        let ret =
-            raw_result(unsafe { libc::syscall(nr as libc::c_long, args[0], &mut hdr as *mut libc::msghdr, args[2]) });
-        if ret >= 0 && !sending {
-            // msg_namelen, msg_controllen and msg_flags, as the kernel left them.
-            self.copier.write(args[1] + 8, &hdr.msg_namelen.to_le_bytes())?;
-            self.copier.write(args[1] + 40, &(hdr.msg_controllen as u64).to_le_bytes())?;
-            self.copier.write(args[1] + 48, &hdr.msg_flags.to_le_bytes())?;
-        }
-        Ok(ret)
-    }
-
-    /// pselect6 with a copy of its {sigset pointer, size} pair, the pointer
-    /// checked, so the kernel reads the signal mask from the program area.
-    fn pselect(&self, args: [u64; 6]) -> i64 {
-        let mut raw = [0u8; SIGMASK_ARG_SIZE as usize];
-        if let Err(errno) = self.copier.read(args[5], &mut raw) {
-            return -(errno as i64);
-        }
-        let pair = [
-            u64::from_le_bytes(raw[..8].try_into().unwrap_or_default()),
-            u64::from_le_bytes(raw[8..].try_into().unwrap_or_default()),
-        ];
-        if pair[0] != 0 && !policy::inside(pair[0], pair[1]) {
-            return -(libc::EFAULT as i64);
-        }
-        let [a, b, c, d, e, _] = args;
-        // SAFETY: as in perform(), and the sixth argument is our own pair,
-        // which outlives the call, whose pointer lies in the program area.
-        raw_result(unsafe { libc::syscall(libc::SYS_pselect6, a, b, c, d, e, pair.as_ptr()) })
-    }
-}
-
-impl Performer {
-    /// SIOCGIFCONF with our own copy of the struct ifconf, its buffer
-    /// checked to lie in the program area; the length the kernel reports
-    /// goes back to the program's.
-    fn interfaces(&self, args: [u64; 6]) -> i64 {
-        let mut raw = [0u8; IFCONF_SIZE as usize];
-        if let Err(errno) = self.copier.read(args[2], &mut raw) {
-            return -(errno as i64);
-        }
-        let len = i32::from_le_bytes(raw[..4].try_into().unwrap_or_default());
-        let buf = u64::from_le_bytes(raw[8..].try_into().unwrap_or_default());
-        if buf != 0 && !policy::inside(buf, len.max(0) as u64) {
-            return -(libc::EFAULT as i64);
-        }
-        // SAFETY: all-zero is a valid ifconf.
-        let mut ours: libc::ifconf = unsafe { std::mem::zeroed() };
-        ours.ifc_len = len;
-        ours.ifc_ifcu.ifcu_buf = buf as *mut libc::c_char;
-        // SAFETY: `ours` is our own and outlives the call; its buffer lies
-        // in the program area (checked), where a fault is EFAULT.
-        let ret = raw_result(unsafe { libc::ioctl(args[0] as i32, libc::SIOCGIFCONF, &mut ours) } as libc::c_long);
-        if ret >= 0 {
-            if let Err(errno) = self.copier.write(args[2], &ours.ifc_len.to_le_bytes()) {
-                return -(errno as i64);
-            }
-        }
-        ret
-    }
 }
 
 impl proc_paths::Enclave for Performer {
     fn host_pid_of(&self, pid: u32) -> Option<u32> {
-        let (fd, id) = self.programs?;
-        let list = Device::programs_on(fd, id).ok()?;
+        let (device, id) = self.device.as_ref()?;
+        let list = device.programs(*id).ok()?;
         let n = (list.count as usize).min(list.program.len());
         list.program[..n].iter().find(|p| p.pid == pid).map(|p| p.host_pid)
     }
 
     fn memory(&self) -> Option<Memory> {
-        let (fd, id) = self.programs?;
-        let info = (0..).map_while(|index| Device::info_on(fd, index).ok().flatten()).find(|e| e.id == id)?;
+        let (device, id) = self.device.as_ref()?;
+        let info = (0..).map_while(|index| device.info(index).ok().flatten()).find(|e| e.id == *id)?;
         (info.lwk_total_bytes > 0).then_some(Memory { total: info.lwk_total_bytes, free: info.lwk_free_bytes })
     }
 }
@@ -334,50 +204,35 @@ impl Perform for Performer {
         }
     }
 
+    fn exec(&self, args: [u64; 6]) -> i64 {
+        let (Some(exec), Some((device, _))) = (EXEC.get(), &self.device) else { return -(libc::ENOSYS as i64) };
+        let r = exec(device, args);
+        if r == 0 {
+            self.kept.exec_done();
+        }
+        r
+    }
+
     fn kept_snapshot(&self) -> Vec<RawFd> {
         self.kept.snapshot()
     }
 
-    fn exec_done(&self) {
-        self.kept.exec_done();
-    }
-
     fn perform(&self, nr: u64, args: [u64; 6]) -> i64 {
         let kept = self.kept.hold();
-        if let Err(errno) = policy::check(nr, &args, &self.reserved(&kept)) {
-            return -(errno as i64);
-        }
+        let reserved = self.reserved(&kept);
+        let call = match policy::check(nr, &args, &reserved) {
+            Ok(call) => call,
+            Err(errno) => return -(errno as i64),
+        };
         // A close or dup2 keeps the kept set still until it is done (no
         // descriptor becomes kept between its check and the call); other
         // calls may block for long, and need not.
         let numbers = [libc::SYS_close, libc::SYS_dup2, libc::SYS_dup3];
         let _held = numbers.contains(&(nr as libc::c_long)).then_some(kept);
-        if policy::is_vectored(nr) {
-            return self.vectored(nr, args);
-        }
-        if nr == libc::SYS_pselect6 as u64 && args[5] != 0 {
-            return self.pselect(args);
-        }
-        if nr == libc::SYS_sendmsg as u64 || nr == libc::SYS_recvmsg as u64 {
-            return self.message(nr, args);
-        }
-        if nr == libc::SYS_ioctl as u64 && args[1] as u32 as libc::Ioctl == libc::SIOCGIFCONF {
-            return self.interfaces(args);
-        }
-        if let Some(ret) = set_ids(nr, args) {
+        if let Some(ret) = self.with_proc_paths(&call) {
             return ret;
         }
-        if let Some(ret) = self.with_proc_paths(nr, args) {
-            return ret;
-        }
-        let [a, b, c, d, e, f] = args;
-        // SAFETY: policy::check allowed only calls of the delegated set, on
-        // descriptors that are not this process's own, with every pointer
-        // argument inside the program area for as many bytes as the call
-        // may touch. That area is the mirror: it holds no memory of this
-        // process, so whatever the kernel writes there cannot break it, and
-        // an unmapped page there makes the call fail with EFAULT.
-        raw_result(unsafe { libc::syscall(nr as libc::c_long, a, b, c, d, e, f) })
+        passthrough::perform(&call, &self.copier, &reserved)
     }
 }
 
@@ -385,75 +240,18 @@ impl Perform for Performer {
 /// memory holding `text`, read from its start, opened read-only as the
 /// file it stands for would be.
 fn text_file(text: &[u8], flags: u64) -> i64 {
-    // SAFETY: the name is a NUL-terminated literal.
-    let fd = unsafe { libc::memfd_create(c"atoll-proc".as_ptr(), libc::MFD_CLOEXEC) };
-    if fd < 0 {
-        return raw_result(-1);
-    }
-    // SAFETY: `fd` was just made and nothing else has it; File closes it.
-    let mut file = unsafe { <std::fs::File as std::os::fd::FromRawFd>::from_raw_fd(fd) };
-    if let Err(e) = std::io::Write::write_all(&mut file, text) {
+    let memory = match memfd_create(c"atoll-proc", MemfdFlags::CLOEXEC) {
+        Ok(fd) => std::fs::File::from(fd),
+        Err(e) => return -(e.raw_os_error() as i64),
+    };
+    if let Err(e) = (&memory).write_all(text) {
         return -(e.raw_os_error().unwrap_or(libc::EIO) as i64);
     }
-    let cloexec = flags as i32 & libc::O_CLOEXEC;
-    let path = CString::new(format!("/proc/self/fd/{fd}")).unwrap_or_default();
-    // SAFETY: a NUL-terminated path of our own; a new description, at offset 0.
-    raw_result(unsafe { libc::open(path.as_ptr(), libc::O_RDONLY | cloexec) } as libc::c_long)
-}
-
-/// Whether control messages `control` pass one of `reserved` (SCM_RIGHTS).
-fn sends_reserved_descriptor(control: &[u8], reserved: &[RawFd]) -> bool {
-    const HEADER: usize = 16; // struct cmsghdr: len (8), level (4), type (4)
-    let mut at = 0;
-    while at + HEADER <= control.len() {
-        let len = u64::from_le_bytes(control[at..at + 8].try_into().unwrap_or_default()) as usize;
-        let level = i32::from_le_bytes(control[at + 8..at + 12].try_into().unwrap_or_default());
-        let kind = i32::from_le_bytes(control[at + 12..at + 16].try_into().unwrap_or_default());
-        if len < HEADER {
-            return false; // the kernel refuses it (EINVAL)
-        }
-        if level == libc::SOL_SOCKET && kind == libc::SCM_RIGHTS {
-            let fds = &control[at + HEADER..(at + len).min(control.len())];
-            let mut ids = fds.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().unwrap_or_default()));
-            if ids.any(|fd| reserved.contains(&fd)) {
-                return true;
-            }
-        }
-        at += len.div_ceil(8) * 8;
-    }
-    false
-}
-
-/// The calls that change who the program is, for the whole of `atoll run`
-/// (its every thread makes the program's calls): libc's wrappers change
-/// every thread's credentials, the kernel's calls only the caller's. None
-/// for other calls.
-fn set_ids(nr: u64, args: [u64; 6]) -> Option<i64> {
-    let [a, b, c, ..] = args.map(|x| x as u32);
-    // SAFETY: plain numbers but for setgroups, whose list policy::check
-    // found inside the program area (the mirror) for as many gids as it
-    // counts; libc only reads it.
-    let r = unsafe {
-        match nr as libc::c_long {
-            libc::SYS_setuid => libc::setuid(a),
-            libc::SYS_setgid => libc::setgid(a),
-            libc::SYS_setreuid => libc::setreuid(a, b),
-            libc::SYS_setregid => libc::setregid(a, b),
-            libc::SYS_setresuid => libc::setresuid(a, b, c),
-            libc::SYS_setresgid => libc::setresgid(a, b, c),
-            libc::SYS_setgroups => libc::setgroups(args[0] as usize, args[1] as *const libc::gid_t),
-            _ => return None,
-        }
-    };
-    Some(raw_result(r.into()))
-}
-
-/// libc::syscall's -1 and errno as the kernel's -errno.
-pub(super) fn raw_result(value: libc::c_long) -> i64 {
-    if value == -1 {
-        -(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO) as i64)
-    } else {
-        value
+    let cloexec = if flags as i32 & libc::O_CLOEXEC != 0 { OFlags::CLOEXEC } else { OFlags::empty() };
+    // A new description, at offset 0; the program's descriptor from here on.
+    match open(format!("/proc/self/fd/{}", memory.as_raw_fd()), OFlags::RDONLY | cloexec, Mode::empty()) {
+        Ok(fd) => fd.into_raw_fd().into(),
+        Err(e) => -(e.raw_os_error() as i64),
     }
 }
 

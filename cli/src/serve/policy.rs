@@ -92,11 +92,31 @@ pub fn path_args(nr: u64) -> impl Iterator<Item = usize> {
     })
 }
 
-/// Ok if the call may be performed as it is, else the errno to answer.
-/// readv and writev pass with their iovec array checked; the caller still
-/// checks each iovec's buffer, after copying the array (the program could
-/// change it meanwhile).
-pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
+/// A call `check` let through; only `check` makes one. Its descriptors are
+/// not this process's own, and its addresses lie in the program area for
+/// as many bytes as the call may touch, but for those inside the structs
+/// it points to (an iovec array, a msghdr, pselect6's sigmask pair, an
+/// ifconf), which the pass-through copies and checks.
+pub struct Allowed {
+    nr: u64,
+    args: [u64; 6],
+}
+
+impl Allowed {
+    pub fn nr(&self) -> u64 {
+        self.nr
+    }
+
+    pub fn args(&self) -> [u64; 6] {
+        self.args
+    }
+}
+
+/// The call if it may be performed, else the errno to answer.
+/// readv and writev pass with their iovec array checked; the pass-through
+/// still checks each iovec's buffer, after copying the array (the program
+/// could change it meanwhile).
+pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<Allowed, i32> {
     let rules = rules(nr as c_long).ok_or(libc::ENOSYS)?;
     for &rule in rules {
         match rule {
@@ -124,7 +144,8 @@ pub fn check(nr: u64, args: &[u64; 6], reserved: &[RawFd]) -> Result<(), i32> {
         libc::SYS_fcntl => fcntl(args),
         _ if is_vectored(nr) => iovecs(args),
         _ => Ok(()),
-    }
+    }?;
+    Ok(Allowed { nr, args: *args })
 }
 
 fn rules(nr: c_long) -> Option<&'static [Arg]> {
@@ -301,6 +322,29 @@ pub fn is_vectored(nr: u64) -> bool {
         .contains(&(nr as c_long))
 }
 
+/// Whether control messages `control` pass one of `reserved` (SCM_RIGHTS).
+pub fn sends_reserved_descriptor(control: &[u8], reserved: &[RawFd]) -> bool {
+    const HEADER: usize = 16; // struct cmsghdr: len (8), level (4), type (4)
+    let mut at = 0;
+    while at + HEADER <= control.len() {
+        let len = u64::from_le_bytes(control[at..at + 8].try_into().unwrap_or_default()) as usize;
+        let level = i32::from_le_bytes(control[at + 8..at + 12].try_into().unwrap_or_default());
+        let kind = i32::from_le_bytes(control[at + 12..at + 16].try_into().unwrap_or_default());
+        if len < HEADER {
+            return false; // the kernel refuses it (EINVAL)
+        }
+        if level == libc::SOL_SOCKET && kind == libc::SCM_RIGHTS {
+            let fds = &control[at + HEADER..(at + len).min(control.len())];
+            let mut ids = fds.chunks_exact(4).map(|b| i32::from_le_bytes(b.try_into().unwrap_or_default()));
+            if ids.any(|fd| reserved.contains(&fd)) {
+                return true;
+            }
+        }
+        at += len.div_ceil(8) * 8;
+    }
+    false
+}
+
 fn iovecs(args: &[u64; 6]) -> Result<(), i32> {
     let count = args[2];
     if count > IOV_MAX {
@@ -323,7 +367,7 @@ mod tests {
     const BUF: u64 = 0x40_0000;
 
     fn check6(nr: c_long, args: [u64; 6]) -> Result<(), i32> {
-        check(nr as u64, &args, &[MINE, 1001])
+        check(nr as u64, &args, &[MINE, 1001]).map(drop)
     }
 
     #[test]
@@ -479,7 +523,7 @@ mod tests {
         {
             assert_eq!(check6(nr, [0; 6]), Err(libc::ENOSYS), "system call {nr}");
         }
-        assert_eq!(check(1 << 40, &[0; 6], &[]), Err(libc::ENOSYS));
+        assert_eq!(check(1 << 40, &[0; 6], &[]).map(drop), Err(libc::ENOSYS));
     }
 
     /// The calls with rules here are the ABI's delegated list, no more, no less.

@@ -2,59 +2,17 @@
 //! area of this test process (where the mirror would be).
 
 use super::*;
+use crate::serve::passthrough::test_area::Area;
 use crate::serve::policy::MSGHDR_SIZE;
 use std::os::fd::AsRawFd;
-
-/// Anonymous memory at a fixed address in the program area; one per test.
-struct Area {
-    base: u64,
-    len: usize,
-}
-
-impl Area {
-    fn map(base: u64) -> Area {
-        let len = 0x10000;
-        let flags = libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE;
-        // SAFETY: a new private mapping at an address this process does not
-        // use (MAP_FIXED_NOREPLACE fails otherwise); nothing aliases it.
-        let at = unsafe { libc::mmap(base as *mut _, len, libc::PROT_READ | libc::PROT_WRITE, flags, -1, 0) };
-        assert_eq!(at as u64, base, "cannot map the test area");
-        Area { base, len }
-    }
-
-    fn put(&self, offset: u64, bytes: &[u8]) -> u64 {
-        assert!(offset as usize + bytes.len() <= self.len);
-        // SAFETY: inside this mapping, which only this test uses.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), (self.base + offset) as *mut u8, bytes.len()) };
-        self.base + offset
-    }
-
-    fn get(&self, offset: u64, len: usize) -> Vec<u8> {
-        assert!(offset as usize + len <= self.len);
-        // SAFETY: inside this mapping, which only this test uses.
-        unsafe { std::slice::from_raw_parts((self.base + offset) as *const u8, len).to_vec() }
-    }
-}
-
-impl Drop for Area {
-    fn drop(&mut self) {
-        // SAFETY: unmaps exactly the mapping made in `map`.
-        unsafe { libc::munmap(self.base as *mut _, self.len) };
-    }
-}
 
 fn performer() -> Performer {
     Performer::new(vec![1000], UserCopy::new(1000).unwrap())
 }
 
 fn pipe() -> (std::fs::File, std::fs::File) {
-    let mut fds = [0; 2];
-    // SAFETY: room for the two descriptors; they are owned by the Files.
-    unsafe {
-        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
-        use std::os::fd::FromRawFd;
-        (std::fs::File::from_raw_fd(fds[0]), std::fs::File::from_raw_fd(fds[1]))
-    }
+    let (r, w) = rustix::pipe::pipe().unwrap();
+    (r.into(), w.into())
 }
 
 const READ: u64 = libc::SYS_read as u64;
@@ -110,7 +68,7 @@ fn vectored_calls() {
     assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, bad, 1, 0, 0, 0]), -14);
     assert_eq!(p.perform(libc::SYS_readv as u64, [r.as_raw_fd() as u64, 0x1000, 1, 0, 0, 0]), -14);
     // An array in the program area but on an unmapped page.
-    let unmapped = area.base + area.len as u64 + 0x10_0000;
+    let unmapped = area.hole();
     assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, unmapped, 1, 0, 0, 0]), -14);
     assert_eq!(p.perform(libc::SYS_writev as u64, [w.as_raw_fd() as u64, iov, 0, 0, 0, 0]), 0);
 }
@@ -170,10 +128,8 @@ fn msghdr(name: (u64, u32), iov: (u64, u64), control: (u64, u64)) -> Vec<u8> {
 fn messages_are_checked_copied_and_reported() {
     let area = Area::map(0x2000_0003_0000);
     let p = performer();
-    let mut sv = [0; 2];
-    // SAFETY: room for the two descriptors socketpair writes.
-    assert_eq!(unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_DGRAM, 0, sv.as_mut_ptr()) }, 0);
-    let (a, b) = (sv[0] as u64, sv[1] as u64);
+    let (sa, sb) = std::os::unix::net::UnixDatagram::pair().unwrap();
+    let (a, b) = (sa.as_raw_fd() as u64, sb.as_raw_fd() as u64);
     let one = area.put(0x1000, b"scatter ");
     let two = area.put(0x2000, b"gather");
     let iov: Vec<u8> = [one, 8, two, 6].iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -205,9 +161,4 @@ fn messages_are_checked_copied_and_reported() {
     let rights = area.put(0x800, &rights);
     let send_ours = area.put(0x900, &msghdr((0, 0), (iov, 2), (rights, 24)));
     assert_eq!(p.perform(libc::SYS_sendmsg as u64, [a, send_ours, 0, 0, 0, 0]), -(libc::EBADF as i64));
-    // SAFETY: closes the pair made above.
-    unsafe {
-        libc::close(sv[0]);
-        libc::close(sv[1]);
-    }
 }

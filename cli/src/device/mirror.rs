@@ -6,8 +6,10 @@
 
 use crate::error::{os_error, Error, Result};
 use atoll_abi::{USER_END, USER_START};
-use std::io;
-use std::os::fd::{AsRawFd, BorrowedFd};
+use rustix::io::Errno;
+use rustix::mm::{mmap, munmap, MapFlags, ProtFlags};
+use std::ffi::c_void;
+use std::os::fd::BorrowedFd;
 
 const LEN: usize = (USER_END - USER_START) as usize;
 
@@ -21,32 +23,21 @@ impl Mirror {
         if let Some(mapping) = std::fs::read_to_string("/proc/self/maps").ok().and_then(|maps| conflict(&maps)) {
             return Err(taken(&mapping));
         }
-        let flags = libc::MAP_SHARED | libc::MAP_FIXED_NOREPLACE;
+        let flags = MapFlags::SHARED | MapFlags::FIXED_NOREPLACE;
+        let prot = ProtFlags::READ | ProtFlags::WRITE;
         // SAFETY: a new shared mapping of the device at a fixed address;
         // MAP_FIXED_NOREPLACE makes the kernel refuse (EEXIST) rather than
         // replace anything this process has mapped, so no memory of ours
         // changes under us.
-        let at = unsafe {
-            libc::mmap(
-                USER_START as *mut libc::c_void,
-                LEN,
-                libc::PROT_READ | libc::PROT_WRITE,
-                flags,
-                device.as_raw_fd(),
-                0,
-            )
+        let at = match unsafe { mmap(USER_START as *mut c_void, LEN, prot, flags, device, 0) } {
+            Ok(at) => at,
+            Err(Errno::EXIST) => return Err(taken("a mapping")),
+            Err(e) => return Err(Error::new(format!("cannot map the program's memory: {}", os_error(&e.into())))),
         };
-        if at == libc::MAP_FAILED {
-            let e = io::Error::last_os_error();
-            return Err(match e.raw_os_error() {
-                Some(libc::EEXIST) => taken("a mapping"),
-                _ => Error::new(format!("cannot map the program's memory: {}", os_error(&e))),
-            });
-        }
         if at as u64 != USER_START {
             // Kernels before 4.17 take MAP_FIXED_NOREPLACE as a mere hint.
             // SAFETY: unmaps exactly the mapping just made, which nothing uses.
-            unsafe { libc::munmap(at, LEN) };
+            let _ = unsafe { munmap(at, LEN) };
             return Err(Error::new(
                 "cannot map the program's memory at its own addresses: Linux 4.17 or later is needed",
             ));
@@ -89,7 +80,7 @@ impl Drop for Mirror {
     fn drop(&mut self) {
         // SAFETY: unmaps exactly the mirror, made in `map`; nothing of this
         // process lives there.
-        unsafe { libc::munmap(USER_START as *mut libc::c_void, LEN) };
+        let _ = unsafe { munmap(USER_START as *mut c_void, LEN) };
     }
 }
 
@@ -134,20 +125,16 @@ mod tests {
     /// Runs `f` in a forked child (the mirror covers 64 TiB of this
     /// process, where other tests map memory) and returns its exit status.
     fn in_child(f: impl FnOnce() -> i32) -> i32 {
-        // SAFETY: glibc's fork leaves the child's allocator usable; the
-        // child runs `f` and exits without returning into the test harness.
-        let pid = unsafe { libc::fork() };
-        assert!(pid >= 0);
-        if pid == 0 {
-            let code = f();
-            // SAFETY: ends the child at once, skipping the harness.
-            unsafe { libc::_exit(code) };
-        }
-        let mut status = 0;
-        // SAFETY: `pid` is our child; `status` is a valid int to write to.
-        assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
-        assert!(libc::WIFEXITED(status), "child status {status:#x}");
-        libc::WEXITSTATUS(status)
+        use crate::sys::{self, Forked};
+        use rustix::process::{waitpid, Pid, WaitOptions};
+        // glibc's fork leaves the child's allocator usable; the child runs
+        // `f` and exits without returning into the test harness.
+        let pid = match sys::fork().unwrap() {
+            Forked::Child => sys::exit_now(f()),
+            Forked::Parent(pid) => Pid::from_raw(pid).unwrap(),
+        };
+        let (_, status) = waitpid(Some(pid), WaitOptions::empty()).unwrap().unwrap();
+        status.exit_status().unwrap_or_else(|| panic!("child status {status:?}"))
     }
 
     #[test]
