@@ -6,7 +6,10 @@
 #                            most, on a debug build of Debian's 6.1 (KASAN,
 #                            KFENCE, lockdep, kmemleak, UBSAN) in build/kdebug/
 #   make lint                style: rustfmt and clippy -D warnings on every Rust
-#                            workspace, checkpatch.pl --strict on host/
+#                            workspace, checkpatch.pl --strict on host/, and
+#                            the generated C ABI header not stale
+#   make abi-header          abi/atoll_abi_gen.h, the C side of the ABI, from
+#                            its one source, the atoll-abi crate (cbindgen)
 #   make kernel module cli   build into build/ what is installed: the LWK
 #                            (atoll-kernel), atoll.ko and the atoll CLI; and for
 #                            the test VM the test parts beside them: the LWK's
@@ -96,7 +99,7 @@ INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname 
 install: kernel cli xemem
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
+.PHONY: all deps lint abi-header kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
 
 all: kernel module cli xemem
 
@@ -139,6 +142,7 @@ xemem:
 CLIPPY_LWK := cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml --release \
 	--target x86_64-unknown-none -p atoll-kernel -p atoll-hal
 lint:
+	scripts/abi-header.sh --check
 	cd $(KERNEL_SRC) && cargo fmt --check
 	cd abi && cargo fmt --check
 	cd cli && cargo fmt --check
@@ -149,6 +153,11 @@ lint:
 	cd cli && cargo clippy --all-targets -- -D warnings
 	cd cli && cargo clippy --all-targets --features testing -- -D warnings
 	scripts/checkpatch.sh
+
+# The ABI is written once, in Rust (abi/src); its C side is generated from
+# it and checked in (the module builds without cargo or cbindgen; DKMS too).
+abi-header:
+	scripts/abi-header.sh
 
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic

@@ -1,7 +1,9 @@
-//! Proves the C header and the Rust crate agree byte for byte: it writes a C
-//! program that prints, from `atoll_abi.h`, every struct's size, every
-//! field's offset and size, and every constant, compiles it with the system
-//! C compiler, and compares each line with what Rust says.
+//! Proves the C header generated from this crate (`atoll_abi_gen.h`, by
+//! scripts/abi-header.sh with cbindgen, through `atoll_abi.h`) agrees with
+//! the crate byte for byte: a check of the generator. It writes a C program
+//! that prints, from `atoll_abi.h`, every struct's size, every field's
+//! offset and size, and every constant, compiles it with the system C
+//! compiler, and compares each line with what Rust says.
 
 use atoll_abi::*;
 use std::fmt::Write as _;
