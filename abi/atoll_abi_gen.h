@@ -149,18 +149,45 @@
 
 #define ATOLL_IMAGE_OFFSET ATOLL_SHARED_SIZE
 
-// Vectors: the host sends LWK_VECTOR to the LWK's first CPU; the LWK
-// sends HOST_VECTOR (Linux's platform IPI) to host_apic_id.
+// Interrupt vectors: every fixed vector an LWK CPU takes, and the one the
+// LWK sends Linux, in one table (VECTORS), no two alike. The host sends
+// LWK_VECTOR, DONE_VECTOR and BENCH_VECTOR to LWK CPUs; the LWK sends the
+// others among its own CPUs, and HOST_VECTOR to Linux. The LWK's dynamic
+// vectors (kernel/hal/src/irq.rs) lie below all of them.
+//
+// The local APIC's timer.
+#define ATOLL_TIMER_VECTOR 240
+
+// LWK -> LWK: look at your run queue now.
+#define ATOLL_RESCHED_VECTOR 241
+
+// Host or another enclave's LWK -> the LWK CPU that hears messages
+// (apic_ids[0], notify_apic_id): a message waits in a ring.
 #define ATOLL_LWK_VECTOR 242
 
-#define ATOLL_HOST_VECTOR 247
+// LWK -> LWK: stop this CPU for good (shutdown).
+#define ATOLL_STOP_VECTOR 243
 
 // The host sends DONE_VECTOR to the LWK CPU named in a delegated-call
 // slot once the call's result is in the slot.
 #define ATOLL_DONE_VECTOR 244
 
+// LWK -> LWK: flush your TLB (shootdown).
+#define ATOLL_SHOOTDOWN_VECTOR 245
+
 // Benchmarks (test image): a bare IPI to time against a message round trip.
 #define ATOLL_BENCH_VECTOR 246
+
+// LWK -> Linux (host_apic_id): Linux's platform IPI vector
+// (X86_PLATFORM_IPI_VECTOR), whose callback the module installs; the
+// module fails to build if the two differ.
+#define ATOLL_HOST_VECTOR 247
+
+// The local APIC's error interrupt.
+#define ATOLL_ERROR_VECTOR 254
+
+// The local APIC's spurious interrupt.
+#define ATOLL_SPURIOUS_VECTOR 255
 
 // The SMP trampoline starts with a 2-byte jump, then a [`TrampolineSlots`]
 // at offset TRAMPOLINE_SLOTS. It enters long mode with cr3, loads rsp, rdi

@@ -165,15 +165,66 @@ pub const PROC_SIZE: u64 = PROC_AREA_SIZE * MAX_PROGRAMS as u64;
 pub const SHARED_SIZE: u64 = 0x40_0000;
 pub const IMAGE_OFFSET: u64 = SHARED_SIZE;
 
-/// Vectors: the host sends LWK_VECTOR to the LWK's first CPU; the LWK
-/// sends HOST_VECTOR (Linux's platform IPI) to host_apic_id.
+// ---- Interrupt vectors ----
+
+/// Interrupt vectors: every fixed vector an LWK CPU takes, and the one the
+/// LWK sends Linux, in one table (VECTORS), no two alike. The host sends
+/// LWK_VECTOR, DONE_VECTOR and BENCH_VECTOR to LWK CPUs; the LWK sends the
+/// others among its own CPUs, and HOST_VECTOR to Linux. The LWK's dynamic
+/// vectors (kernel/hal/src/irq.rs) lie below all of them.
+///
+/// The local APIC's timer.
+pub const TIMER_VECTOR: u8 = 0xf0;
+/// LWK -> LWK: look at your run queue now.
+pub const RESCHED_VECTOR: u8 = 0xf1;
+/// Host or another enclave's LWK -> the LWK CPU that hears messages
+/// (apic_ids[0], notify_apic_id): a message waits in a ring.
 pub const LWK_VECTOR: u8 = 0xf2;
-pub const HOST_VECTOR: u8 = 0xf7;
+/// LWK -> LWK: stop this CPU for good (shutdown).
+pub const STOP_VECTOR: u8 = 0xf3;
 /// The host sends DONE_VECTOR to the LWK CPU named in a delegated-call
 /// slot once the call's result is in the slot.
 pub const DONE_VECTOR: u8 = 0xf4;
+/// LWK -> LWK: flush your TLB (shootdown).
+pub const SHOOTDOWN_VECTOR: u8 = 0xf5;
 /// Benchmarks (test image): a bare IPI to time against a message round trip.
 pub const BENCH_VECTOR: u8 = 0xf6;
+/// LWK -> Linux (host_apic_id): Linux's platform IPI vector
+/// (X86_PLATFORM_IPI_VECTOR), whose callback the module installs; the
+/// module fails to build if the two differ.
+pub const HOST_VECTOR: u8 = 0xf7;
+/// The local APIC's error interrupt.
+pub const ERROR_VECTOR: u8 = 0xfe;
+/// The local APIC's spurious interrupt.
+pub const SPURIOUS_VECTOR: u8 = 0xff;
+
+/// Every vector above.
+/// cbindgen:ignore
+pub const VECTORS: [u8; 10] = [
+    TIMER_VECTOR,
+    RESCHED_VECTOR,
+    LWK_VECTOR,
+    STOP_VECTOR,
+    DONE_VECTOR,
+    SHOOTDOWN_VECTOR,
+    BENCH_VECTOR,
+    HOST_VECTOR,
+    ERROR_VECTOR,
+    SPURIOUS_VECTOR,
+];
+
+/// cbindgen:ignore
+const _: () = {
+    let mut i = 0;
+    while i < VECTORS.len() {
+        let mut j = i + 1;
+        while j < VECTORS.len() {
+            assert!(VECTORS[i] != VECTORS[j], "two interrupt vectors are the same");
+            j += 1;
+        }
+        i += 1;
+    }
+};
 
 #[repr(C)]
 #[derive(Clone, Copy)]

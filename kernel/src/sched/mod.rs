@@ -10,6 +10,7 @@ pub mod timer;
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
+use atoll_abi::{RESCHED_VECTOR, TIMER_VECTOR};
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use hal::task::Switcher;
 use hal::{cpu, MAX_CPUS};
@@ -17,9 +18,6 @@ use spin::Once;
 
 use crate::sync::SpinLock;
 pub use thread::{State, Thread, ThreadId};
-
-/// Asks the target core's scheduler to look at its run queue now.
-pub const RESCHED_VECTOR: u8 = 0xf1;
 
 struct RunQueue {
     threads: VecDeque<Arc<Thread>>,
@@ -76,7 +74,7 @@ pub fn this_cpu() -> &'static CpuSched {
 /// The timer and reschedule interrupts.
 pub fn init() {
     switcher();
-    hal::irq::register(hal::apic::TIMER_VECTOR, |_| timer::on_interrupt());
+    hal::irq::register(TIMER_VECTOR, |_| timer::on_interrupt());
     hal::irq::register(RESCHED_VECTOR, |_| request_resched());
 }
 
