@@ -109,6 +109,12 @@
 
 #define ATOLL_BOOT_KIND_COKERNEL 2
 
+// The LWK's direct map: all physical memory it owns is mapped at phys +
+// KERNEL_OFFSET, leaving the lower half to programs. The host's boot page
+// tables map the enclave's memory there, and the stack and entry it gives
+// the boot CPU are such addresses.
+#define ATOLL_KERNEL_OFFSET 18446603336221196288ull
+
 // Layout of the enclave's first memory block: the shared area (boot
 // parameters, status page, console ring, message rings, program area) then
 // the LWK image.
@@ -584,8 +590,12 @@
 // LWK: u64 mode, median ns, min ns, 90th percentile ns, s64 error.
 #define ATOLL_KMSG_BENCH_RESULT 30
 
-// 48 or 64 bytes, echoed by the receiver (the round trips).
+// 48 or 64 bytes, echoed by the receiver (the round trips): u64 round,
+// BENCH_REPLY set in the answer's.
 #define ATOLL_KMSG_BENCH_ECHO 31
+
+// Set in an echo's round on the answer: the round number comes back with it.
+#define ATOLL_BENCH_REPLY (1ull << 63)
 
 // Any bytes, received and dropped (the stream).
 #define ATOLL_KMSG_BENCH_SINK 37

@@ -139,6 +139,12 @@ pub struct MemRange {
 pub const BOOT_KIND_PVH: u64 = 1;
 pub const BOOT_KIND_COKERNEL: u64 = 2;
 
+/// The LWK's direct map: all physical memory it owns is mapped at phys +
+/// KERNEL_OFFSET, leaving the lower half to programs. The host's boot page
+/// tables map the enclave's memory there, and the stack and entry it gives
+/// the boot CPU are such addresses.
+pub const KERNEL_OFFSET: u64 = 0xffff_8000_0000_0000_u64;
+
 /// Layout of the enclave's first memory block: the shared area (boot
 /// parameters, status page, console ring, message rings, program area) then
 /// the LWK image.
@@ -912,8 +918,11 @@ pub const KMSG_BENCH_DONE: u16 = 28;
 pub const KMSG_BENCH_RUN: u16 = 29;
 /// LWK: u64 mode, median ns, min ns, 90th percentile ns, s64 error.
 pub const KMSG_BENCH_RESULT: u16 = 30;
-/// 48 or 64 bytes, echoed by the receiver (the round trips).
+/// 48 or 64 bytes, echoed by the receiver (the round trips): u64 round,
+/// BENCH_REPLY set in the answer's.
 pub const KMSG_BENCH_ECHO: u16 = 31;
+/// Set in an echo's round on the answer: the round number comes back with it.
+pub const BENCH_REPLY: u64 = 1_u64 << 63;
 /// Any bytes, received and dropped (the stream).
 pub const KMSG_BENCH_SINK: u16 = 37;
 

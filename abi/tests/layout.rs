@@ -407,6 +407,8 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_COMM_LEN", COMM_LEN as u64),
         ("ATOLL_NODENAME_LEN", NODENAME_LEN as u64),
         ("ATOLL_DONE_VECTOR", DONE_VECTOR as u64),
+        ("ATOLL_KERNEL_OFFSET", KERNEL_OFFSET),
+        ("ATOLL_BENCH_REPLY", BENCH_REPLY),
         ("ATOLL_TIMER_VECTOR", TIMER_VECTOR as u64),
         ("ATOLL_RESCHED_VECTOR", RESCHED_VECTOR as u64),
         ("ATOLL_STOP_VECTOR", STOP_VECTOR as u64),

@@ -56,8 +56,9 @@ pub use idt::TrapFrame;
 pub use percpu::{cpu_index, MAX_CPUS};
 
 /// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
-/// leaving the lower half free for user programs.
-pub const KERNEL_OFFSET: u64 = 0xffff_8000_0000_0000;
+/// leaving the lower half free for user programs (the host maps it there
+/// to boot the LWK: an ABI constant).
+pub use atoll_abi::KERNEL_OFFSET;
 
 /// The kernel's spinlock: pmtlock (compact-static) with interrupts masked
 /// while it is held.
