@@ -8,7 +8,10 @@
 #   make lint                style: flake8 on the Python, shellcheck on the shell
 #                            scripts, rustfmt and clippy -D warnings on every Rust
 #                            workspace, checkpatch.pl on the C (--strict on the
-#                            kernel code)
+#                            kernel code), no import loop in the crates listed
+#                            in LOOP_FREE, and the generated C ABI header not stale
+#   make abi-header          abi/atoll_abi_gen.h, the C side of the ABI, from
+#                            its one source, the atoll-abi crate (cbindgen)
 #   make kernel module cli   build into build/ what is installed: the LWK
 #                            (atoll-kernel), atoll.ko and the atoll CLI; and for
 #                            the test VM the test parts beside them: the LWK's
@@ -98,7 +101,7 @@ INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname 
 install: kernel cli xemem
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
+.PHONY: all deps lint abi-header kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
 
 all: kernel module cli xemem
 
@@ -145,6 +148,7 @@ CLIPPY_LWK := cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml --release \
 # them); scripts/import_loops.py lists the loops in any crate.
 LOOP_FREE := $(KERNEL_SRC)/logic/src cli/src
 lint:
+	scripts/abi-header.sh --check
 	$(PYTHON) -m flake8 $$(git ls-files '*.py')
 	$(PYTHON) scripts/import_loops.py $(LOOP_FREE)
 	scripts/shellcheck.sh
@@ -158,6 +162,11 @@ lint:
 	cd cli && cargo clippy --all-targets -- -D warnings
 	cd cli && cargo clippy --all-targets --features testing -- -D warnings
 	scripts/checkpatch.sh
+
+# The ABI is written once, in Rust (abi/src); its C side is generated from
+# it and checked in (the module builds without cargo or cbindgen; DKMS too).
+abi-header:
+	scripts/abi-header.sh
 
 unit:
 	cargo test --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic

@@ -19,7 +19,6 @@
 #include <asm/tsc.h>
 #include "atoll.h"
 
-#define KERNEL_OFFSET		0xffff800000000000ULL	/* the LWK's direct map */
 #define PTE_PRESENT_RW		0x3ULL
 #define PTE_LARGE		0x80ULL
 #define MAX_BOOT_TABLES		40
@@ -92,7 +91,7 @@ static int tables_build(struct boot_tables *bt, struct atoll_enclave *e)
 	for (i = 0; i < e->block_count && !ret; i++) {
 		phys = atoll_block_phys(e, i);
 		for (off = 0; off < e->block_size && !ret; off += SZ_2M)
-			ret = map_2m(bt, KERNEL_OFFSET + phys + off, phys + off);
+			ret = map_2m(bt, ATOLL_KERNEL_OFFSET + phys + off, phys + off);
 	}
 	if (ret)
 		tables_free(bt);
@@ -258,8 +257,8 @@ int atoll_boot(struct atoll_enclave *e, const struct atoll_create *req, char *er
 	e->phase_ns[ATOLL_PHASE_LOAD] = ktime_get_ns() - t0;
 
 	slots.cr3 = __pa(bt.pml4);
-	slots.stack = KERNEL_OFFSET + base + ATOLL_SHARED_SIZE;
-	slots.entry = KERNEL_OFFSET + base + ATOLL_IMAGE_OFFSET + req->entry_offset;
+	slots.stack = ATOLL_KERNEL_OFFSET + base + ATOLL_SHARED_SIZE;
+	slots.entry = ATOLL_KERNEL_OFFSET + base + ATOLL_IMAGE_OFFSET + req->entry_offset;
 	slots.arg0 = base + ATOLL_BOOT_PARAMS_OFFSET;
 	slots.arg1 = ATOLL_BOOT_KIND_COKERNEL;
 	/* No CPU may come online through the page while it is lent. */

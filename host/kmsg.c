@@ -14,6 +14,7 @@
 #include <linux/export.h>
 #include <linux/vmalloc.h>
 #include <asm/apic.h>
+#include <asm/irq_vectors.h>
 #include "atoll.h"
 
 static atoll_kmsg_handler handlers[ATOLL_KMSG_MAX_TYPES];
@@ -211,6 +212,8 @@ int atoll_kmsg_start(void)
 {
 	void (**hook)(void) = atoll_platform_ipi_hook();
 
+	/* The LWK sends ATOLL_HOST_VECTOR (abi/src/lib.rs): it must be this one. */
+	BUILD_BUG_ON(ATOLL_HOST_VECTOR != X86_PLATFORM_IPI_VECTOR);
 	hooked = !cmpxchg(hook, NULL, platform_ipi);
 	if (!hooked)
 		pr_warn("atoll: the platform IPI is in use by another driver; the LWK's messages are polled\n");

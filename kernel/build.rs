@@ -22,7 +22,7 @@ fn main() {
         .expect("building the vDSO needs gcc");
     assert!(status.success(), "building the vDSO failed");
     println!("cargo:rustc-env=ATOLL_VDSO={out}");
-    for f in ["vdso/vdso.c", "vdso/vdso.lds", "../abi/atoll_abi.h"] {
+    for f in ["vdso/vdso.c", "vdso/vdso.lds", "../abi/atoll_abi.h", "../abi/atoll_abi_gen.h"] {
         println!("cargo:rerun-if-changed={f}");
     }
 }

@@ -7,6 +7,9 @@ need_apt=()
 command -v qemu-system-x86_64 >/dev/null || need_apt+=(qemu-system-x86)
 command -v readelf >/dev/null || need_apt+=(binutils)
 command -v make >/dev/null || need_apt+=(make)
+# The C side of the ABI (abi/atoll_abi_gen.h) is generated from the Rust
+# crate; `make lint` regenerates it to check the checked-in copy.
+command -v cbindgen >/dev/null || need_apt+=(cbindgen)
 # Static test programs for `atoll run` (scripts/build-programs.sh): a musl build too.
 command -v musl-gcc >/dev/null || need_apt+=(musl-tools)
 # Dynamic programs and MPI jobs (issue 13): Debian's Open MPI and MPICH; the

@@ -4,8 +4,8 @@
 #   PREFIX/bin/atoll                       the CLI (static)
 #   PREFIX/lib/atoll/atoll-kernel          the LWK image: `atoll create` finds it
 #                                          beside the CLI, without --kernel
-#   PREFIX/include/atoll_abi.h, atoll_msg.h, xpmem.h; PREFIX/lib/libxpmem.{a,so}
-#                                          for programs that message or share memory
+#   PREFIX/include/atoll_abi.h, atoll_abi_gen.h (which it includes), atoll_msg.h,
+#   xpmem.h; PREFIX/lib/libxpmem.{a,so}    for programs that message or share memory
 #   PREFIX/lib/atoll/spank_atoll.so        the Slurm plugin (with Slurm's headers)
 #   /lib/modules/KVER/updates/atoll.ko     the module, built here for kernel KVER
 #   /lib/udev/rules.d/99-atoll.rules       /dev/atoll's mode
@@ -48,6 +48,7 @@ put() { install -D -m "$1" "$2" "$destdir$3"; }
 put 755 "$ROOT/build/atoll" "$prefix/bin/atoll"
 put 644 "$ROOT/build/atoll-kernel" "$prefix/lib/atoll/atoll-kernel"
 put 644 "$ROOT/abi/atoll_abi.h" "$prefix/include/atoll_abi.h"
+put 644 "$ROOT/abi/atoll_abi_gen.h" "$prefix/include/atoll_abi_gen.h"
 put 644 "$ROOT/abi/atoll_msg.h" "$prefix/include/atoll_msg.h"
 if [ -f "$ROOT/build/include/xpmem.h" ]; then
     put 644 "$ROOT/build/include/xpmem.h" "$prefix/include/xpmem.h"

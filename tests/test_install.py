@@ -23,12 +23,12 @@ def test_install_tree_works_in_the_vm(vm, tmp_path):
     assert f"installed Atoll 0.1.0 for kernel {kver}" in res.stdout, res.stdout
     files = sorted(os.path.relpath(os.path.join(d, f), stage) for d, _, fs in os.walk(stage) for f in fs)
     for want in ["usr/local/bin/atoll", "usr/local/lib/atoll/atoll-kernel", "usr/local/include/atoll_abi.h",
-                 "usr/local/include/atoll_msg.h", "usr/local/include/xpmem.h", "usr/local/lib/libxpmem.a",
-                 "usr/local/lib/libxpmem.so", "usr/local/lib/atoll/spank_atoll.so",
-                 f"lib/modules/{kver}/updates/atoll.ko",
+                 "usr/local/include/atoll_abi_gen.h", "usr/local/include/atoll_msg.h",
+                 "usr/local/include/xpmem.h", "usr/local/lib/libxpmem.a", "usr/local/lib/libxpmem.so",
+                 "usr/local/lib/atoll/spank_atoll.so", f"lib/modules/{kver}/updates/atoll.ko",
                  "lib/udev/rules.d/99-atoll.rules", "usr/src/atoll-0.1.0/dkms.conf",
                  "usr/src/atoll-0.1.0/host/Kbuild", "usr/src/atoll-0.1.0/host/main.c",
-                 "usr/src/atoll-0.1.0/abi/atoll_abi.h"]:
+                 "usr/src/atoll-0.1.0/abi/atoll_abi.h", "usr/src/atoll-0.1.0/abi/atoll_abi_gen.h"]:
         assert want in files, (want, files)
     assert not [f for f in files if f.endswith((".o", ".mod.c", ".cmd"))], files
     assert not [f for f in files if "atoll_test" in f or "kmsg_check" in f or f.endswith("-test")], files

@@ -1,7 +1,9 @@
-//! Proves the C header and the Rust crate agree byte for byte: it writes a C
-//! program that prints, from `atoll_abi.h`, every struct's size, every
-//! field's offset and size, and every constant, compiles it with the system
-//! C compiler, and compares each line with what Rust says.
+//! Proves the C header generated from this crate (`atoll_abi_gen.h`, by
+//! scripts/abi-header.sh with cbindgen, through `atoll_abi.h`) agrees with
+//! the crate byte for byte: a check of the generator. It writes a C program
+//! that prints, from `atoll_abi.h`, every struct's size, every field's
+//! offset and size, and every constant, compiles it with the system C
+//! compiler, and compares each line with what Rust says.
 
 use atoll_abi::*;
 use std::fmt::Write as _;
@@ -405,6 +407,21 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_COMM_LEN", COMM_LEN as u64),
         ("ATOLL_NODENAME_LEN", NODENAME_LEN as u64),
         ("ATOLL_DONE_VECTOR", DONE_VECTOR as u64),
+        ("ATOLL_KERNEL_OFFSET", KERNEL_OFFSET),
+        ("ATOLL_BENCH_REPLY", BENCH_REPLY),
+        ("ATOLL_TIMER_VECTOR", TIMER_VECTOR as u64),
+        ("ATOLL_RESCHED_VECTOR", RESCHED_VECTOR as u64),
+        ("ATOLL_STOP_VECTOR", STOP_VECTOR as u64),
+        ("ATOLL_SHOOTDOWN_VECTOR", SHOOTDOWN_VECTOR as u64),
+        ("ATOLL_ERROR_VECTOR", ERROR_VECTOR as u64),
+        ("ATOLL_SPURIOUS_VECTOR", SPURIOUS_VECTOR as u64),
+        ("ATOLL_PHASE_CPUS", PHASE_CPUS as u64),
+        ("ATOLL_PHASE_MEMORY", PHASE_MEMORY as u64),
+        ("ATOLL_PHASE_LOAD", PHASE_LOAD as u64),
+        ("ATOLL_PHASE_BOOT", PHASE_BOOT as u64),
+        ("ATOLL_DPHASE_STOP", DPHASE_STOP as u64),
+        ("ATOLL_DPHASE_CPUS", DPHASE_CPUS as u64),
+        ("ATOLL_DPHASE_MEMORY", DPHASE_MEMORY as u64),
         ("ATOLL_USER_START", USER_START),
         ("ATOLL_USER_END", USER_END),
         ("ATOLL_PIE_BASE", PIE_BASE),

@@ -18,7 +18,6 @@
 #include "atoll_test.h"
 
 #define BENCH_WAIT_NS	(2ULL * NSEC_PER_SEC)	/* for the other side, each time */
-#define BENCH_REPLY	BIT_ULL(63)		/* set on an echo's answer */
 #define BENCH_MAX_ROUNDS 100000
 
 /* What the handlers hear during a benchmark. */
@@ -60,8 +59,8 @@ static void on_echo(struct atoll_enclave *e, const struct atoll_kmsg *m)
 
 	WRITE_ONCE(bench.echo_at, at);
 
-	if (READ_ONCE(bench.e) == e && (round & BENCH_REPLY))
-		WRITE_ONCE(bench.echo, round & ~BENCH_REPLY);
+	if (READ_ONCE(bench.e) == e && (round & ATOLL_BENCH_REPLY))
+		WRITE_ONCE(bench.echo, round & ~ATOLL_BENCH_REPLY);
 }
 
 static void on_result(struct atoll_enclave *e, const struct atoll_kmsg *m)

@@ -4,7 +4,7 @@
 
 use atoll_abi::{
     KMSG_BOOTED, KMSG_PANIC, KMSG_PEER_PING, KMSG_PEER_PONG, KMSG_PING, KMSG_PONG, KMSG_SHUTDOWN,
-    KMSG_STOPPED, LWK_CRASHED, LWK_RUNNING, LWK_STOPPED,
+    KMSG_STOPPED, LWK_CRASHED, LWK_RUNNING, LWK_STOPPED, STOP_VECTOR,
 };
 use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use lwk_logic::errno::EINVAL;
@@ -14,9 +14,6 @@ use crate::status;
 use hal::{cpu, tsc};
 
 static STOPPED_CPUS: AtomicUsize = AtomicUsize::new(0);
-
-/// Stops a secondary CPU for good (shutdown).
-const STOP_VECTOR: u8 = 0xf3;
 
 /// The host's ping to a peer in flight: its cookie and when it left (TSC).
 static PEER_PING: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];

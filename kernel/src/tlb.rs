@@ -4,14 +4,13 @@
 //! lent memory is unmapped from the kernel's map, every core does. Kernel
 //! pages are not global, so reloading CR3 drops both.
 
+use atoll_abi::SHOOTDOWN_VECTOR;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use hal::{
     cpu, paging,
     percpu::{self, MAX_CPUS},
 };
-
-pub const SHOOTDOWN_VECTOR: u8 = 0xf5;
 
 /// Per core: flush requests taken (a ticket counter) and completed.
 static REQUESTED: [AtomicU64; MAX_CPUS] = [const { AtomicU64::new(0) }; MAX_CPUS];

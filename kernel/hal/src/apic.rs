@@ -1,6 +1,7 @@
 //! Local APIC in xAPIC (MMIO) or x2APIC (MSR) mode: identity, EOI, IPIs and
 //! the one-shot / TSC-deadline timer.
 
+use atoll_abi::{ERROR_VECTOR, SPURIOUS_VECTOR, TIMER_VECTOR};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::{cpu, physmem::phys_to_virt, tsc};
@@ -35,10 +36,6 @@ const ICR_NMI: u32 = 0b100 << 8;
 const ICR_INIT: u32 = 0b101 << 8;
 const ICR_STARTUP: u32 = 0b110 << 8;
 const DIVIDE_BY_1: u32 = 0b1011;
-
-pub const SPURIOUS_VECTOR: u8 = 0xff;
-pub const TIMER_VECTOR: u8 = 0xf0;
-pub const ERROR_VECTOR: u8 = 0xfe;
 
 static X2APIC: AtomicBool = AtomicBool::new(false);
 static TSC_DEADLINE: AtomicBool = AtomicBool::new(false);

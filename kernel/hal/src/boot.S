@@ -13,8 +13,11 @@
  * ap_entry64: secondary CPUs arrive here from the SMP trampoline with %rsp set
  *   to their stack and %rdi = their CPU index.
  */
-.set KERNEL_OFFSET, 0xffff800000000000
-.set BOOT_KIND_PVH, 1
+/* From atoll_abi (boot.rs); linker.ld asserts its KERNEL_OFFSET is this one. */
+.set KERNEL_OFFSET, {KERNEL_OFFSET}
+.set BOOT_KIND_PVH, {BOOT_KIND_PVH}
+.global __abi_kernel_offset
+.set __abi_kernel_offset, {KERNEL_OFFSET}
 .set R_X86_64_RELATIVE, 8
 
 .section .text.boot, "awx"

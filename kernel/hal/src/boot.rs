@@ -11,7 +11,14 @@ use lwk_logic::memmap::RangeSet;
 use crate::physmem::{read_struct, read_u32, read_u64, BootMemory};
 pub use crate::smpboot::Trampoline;
 
-core::arch::global_asm!(include_str!("boot.S"), options(att_syntax));
+// boot.S's constants that the host shares come from the ABI crate (and
+// linker.ld checks its own KERNEL_OFFSET against boot.S's).
+core::arch::global_asm!(
+    include_str!("boot.S"),
+    KERNEL_OFFSET = const atoll_abi::KERNEL_OFFSET,
+    BOOT_KIND_PVH = const atoll_abi::BOOT_KIND_PVH,
+    options(att_syntax)
+);
 core::arch::global_asm!(include_str!("trampoline.S"), options(att_syntax));
 
 const PVH_MAGIC: u32 = 0x336e_c578;

@@ -10,15 +10,23 @@ use crate::{apic, cpu, percpu, smp};
 
 pub type Handler = fn(vector: u8);
 
-/// Dynamic event vectors come from this range.
+/// Dynamic event vectors come from this range, below every fixed one
+/// (atoll_abi's table of vectors).
 const DYNAMIC_FIRST: u8 = 0x40;
 const DYNAMIC_LAST: u8 = 0xdf;
+const _: () = {
+    let mut i = 0;
+    while i < atoll_abi::VECTORS.len() {
+        assert!(atoll_abi::VECTORS[i] > DYNAMIC_LAST, "a fixed vector in the dynamic range");
+        i += 1;
+    }
+};
 
 static TABLE: SpinLock<[Option<Handler>; 256]> = SpinLock::new([None; 256]);
 
 /// The vectors the hardware layer handles itself.
 pub fn init() {
-    register(apic::ERROR_VECTOR, |_| crate::println!("APIC error interrupt"));
+    register(atoll_abi::ERROR_VECTOR, |_| crate::println!("APIC error interrupt"));
 }
 
 /// Gives `vector` its handler; a vector has one owner, so taking one

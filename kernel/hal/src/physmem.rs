@@ -1,11 +1,12 @@
 //! Access to physical memory through the direct map.
 
-/// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
-/// leaving the lower half free for user programs.
-pub const KERNEL_OFFSET: u64 = 0xffff_8000_0000_0000;
-
 use core::sync::atomic::Ordering;
 use lwk_logic::acpi::PhysRead;
+
+/// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
+/// leaving the lower half free for user programs (the host maps it there
+/// to boot the LWK: an ABI constant).
+pub use atoll_abi::KERNEL_OFFSET;
 
 extern "C" {
     static __image_start: u8;

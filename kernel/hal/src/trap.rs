@@ -57,7 +57,7 @@ extern "C" fn trap_entry(frame: &mut TrapFrame) {
         return;
     }
     crate::irq::note_taken();
-    if vector == apic::SPURIOUS_VECTOR {
+    if vector == atoll_abi::SPURIOUS_VECTOR {
         return;
     }
     if !crate::irq::dispatch(vector) {

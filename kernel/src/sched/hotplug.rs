@@ -7,10 +7,11 @@
 //! for the host to take back. Threads blocked with the core as home move
 //! when they are woken (`enqueue` finds its queue gone).
 
+use atoll_abi::RESCHED_VECTOR;
 use core::sync::atomic::Ordering;
 use lwk_logic::errno::{Errno, EBUSY, EINVAL, ETIMEDOUT};
 
-use super::{enqueue, switcher, timer, user, Thread, CPUS, RESCHED_VECTOR};
+use super::{enqueue, switcher, timer, user, Thread, CPUS};
 
 pub const ACTIVE: u8 = 0;
 pub const LEAVING: u8 = 1;

@@ -11,6 +11,7 @@ pub mod user;
 use alloc::boxed::Box;
 use alloc::collections::VecDeque;
 use alloc::sync::Arc;
+use atoll_abi::{RESCHED_VECTOR, TIMER_VECTOR};
 use core::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use hal::task::Switcher;
 use hal::{cpu, MAX_CPUS};
@@ -18,9 +19,6 @@ use spin::Once;
 
 use hal::SpinLock;
 pub use thread::{State, Thread, ThreadId};
-
-/// Asks the target core's scheduler to look at its run queue now.
-pub const RESCHED_VECTOR: u8 = 0xf1;
 
 struct RunQueue {
     threads: VecDeque<Arc<Thread>>,
@@ -77,7 +75,7 @@ pub fn this_cpu() -> &'static CpuSched {
 /// The timer and reschedule interrupts.
 pub fn init() {
     switcher();
-    hal::irq::register(hal::apic::TIMER_VECTOR, |_| timer::on_interrupt());
+    hal::irq::register(TIMER_VECTOR, |_| timer::on_interrupt());
     hal::irq::register(RESCHED_VECTOR, |_| request_resched());
 }
 

@@ -7,6 +7,7 @@ use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU64, Ordering};
 
+use atoll_abi::TIMER_VECTOR;
 use hal::{apic, cpu, tsc, MAX_CPUS};
 
 pub(super) use super::thread::NO_TIMER;
@@ -71,7 +72,7 @@ pub(super) fn hand_over(from: usize, to: usize) {
     }
     drop(dest);
     drop(moved);
-    hal::irq::send(to, apic::TIMER_VECTOR);
+    hal::irq::send(to, TIMER_VECTOR);
 }
 
 /// Takes `me`'s timer entry back, from whichever core's list holds it

@@ -11,7 +11,7 @@
 
 use alloc::vec::Vec;
 use atoll_abi::{BENCH_IPI, BENCH_KMSG_POLL, BENCH_LINE, BENCH_SLOT_POLL};
-use atoll_abi::{BENCH_VECTOR, KMSG_HEAD_DATA};
+use atoll_abi::{BENCH_REPLY, BENCH_VECTOR, KMSG_HEAD_DATA};
 use atoll_abi::{KMSG_BENCH_DONE, KMSG_BENCH_ECHO, KMSG_BENCH_READY, KMSG_BENCH_RESPOND};
 use atoll_abi::{KMSG_BENCH_RESULT, KMSG_BENCH_RUN, KMSG_BENCH_SINK};
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -25,8 +25,6 @@ use crate::sync::{SpinLock, WaitQueue};
 use hal::println;
 use hal::{apic, cpu, tsc};
 
-/// Set on the answer to an echo: the round number comes back with it.
-const REPLY: u64 = 1 << 63;
 /// How long one side waits for the other before giving up.
 const PATIENCE_NS: u64 = 2_000_000_000;
 
@@ -77,12 +75,12 @@ fn post(kind: u16, peer: Peer, a: u64, b: u64) {
 fn on_echo(msg: &Message) {
     kmsg_path::handler_entered();
     let round = msg.word(0);
-    if round & REPLY != 0 {
-        LAST_ECHO.store(round & !REPLY, Ordering::Release);
+    if round & BENCH_REPLY != 0 {
+        LAST_ECHO.store(round & !BENCH_REPLY, Ordering::Release);
     } else {
         // As long as the echo was.
         let mut answer = [0u8; 64];
-        answer[..8].copy_from_slice(&(round | REPLY).to_le_bytes());
+        answer[..8].copy_from_slice(&(round | BENCH_REPLY).to_le_bytes());
         let len = msg.data.len().clamp(8, answer.len());
         let _ = kmsg_path::timed_send(|| msg.reply(KMSG_BENCH_ECHO, &answer[..len]));
     }
