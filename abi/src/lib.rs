@@ -20,18 +20,14 @@
 /// cbindgen:ignore
 mod bytes;
 /// cbindgen:ignore
-mod noise_bytes;
+pub mod noise_bytes;
 /// cbindgen:ignore
 mod noise_work;
 /// cbindgen:ignore
 pub mod syscalls;
 /// cbindgen:ignore
-mod xemem_bytes;
-pub use noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES, NOISE_RUN_BYTES};
+pub mod xemem_bytes;
 pub use noise_work::{noise_units_for, noise_units_within, noise_work};
-pub use xemem_bytes::{
-    XEMEM_EVENT_BYTES, XEMEM_IO_BYTES, XEMEM_REPLY_BYTES, XEMEM_REQ_BYTES, XEMEM_RUN_BYTES,
-};
 
 /// A byte of text in a fixed-size field, NUL padded: `char` in C (the
 /// generator maps it), a byte in Rust.

@@ -10,10 +10,10 @@
 //! which it holds for the probe's duration.
 
 use alloc::vec::Vec;
+use atoll_abi::noise_bytes::{NOISE_DETOUR_BYTES, NOISE_RESULT_BYTES};
 use atoll_abi::{
     noise_units_for, noise_units_within, noise_work, NoiseDetour, NoiseResult, NoiseRun,
-    KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_DETOUR_BYTES, NOISE_FTQ, NOISE_FWQ, NOISE_RESULT_BYTES,
-    NOISE_SELFISH,
+    KMSG_NOISE_DONE, KMSG_NOISE_RUN, NOISE_FTQ, NOISE_FWQ, NOISE_SELFISH,
 };
 use hal::{cpu, tsc};
 use lwk_logic::errno::EINVAL;

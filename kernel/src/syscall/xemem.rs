@@ -2,6 +2,7 @@
 //! in, the answer written back into it; xemem/xpmem.h wraps it (and falls
 //! back to /dev/atoll's ioctl on Linux, where the call does not exist).
 
+use atoll_abi::xemem_bytes::XEMEM_IO_BYTES;
 use atoll_abi::*;
 use lwk_logic::errno::*;
 
