@@ -276,6 +276,7 @@ void atoll_kmsg_link_exit(struct atoll_enclave *e);
 int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len);
 int atoll_kmsg_send_wait(struct atoll_enclave *e, u16 type, const void *data, u32 len);
 void atoll_kmsg_poll(struct atoll_enclave *e);
+bool atoll_kmsg_waiting(struct atoll_enclave *e);
 void atoll_kmsg_polling(struct atoll_enclave *e, bool on);
 bool atoll_kmsg_broken(struct atoll_enclave *e);
 u64 atoll_kmsg_ipis(void);

@@ -175,6 +175,18 @@ void atoll_kmsg_poll(struct atoll_enclave *e)
 EXPORT_SYMBOL_GPL(atoll_kmsg_poll);
 
 /*
+ * Whether a message from e's LWK waits whole in its ring (no lock: a racy
+ * look, for a poller that wants to know before it polls).
+ */
+bool atoll_kmsg_waiting(struct atoll_enclave *e)
+{
+	struct atoll_kmsg_link *l = &e->link;
+
+	return l->buf && !READ_ONCE(l->broken) && atoll_kring_ready(&l->in, &l->rx);
+}
+EXPORT_SYMBOL_GPL(atoll_kmsg_waiting);
+
+/*
  * Whether Linux polls e's messages (a check's or benchmark's flood): the
  * LWK sends no interrupts meanwhile. Poll once more after turning it off,
  * as a message may have come while it was on.

@@ -195,6 +195,13 @@ int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void 
 	return 1;
 }
 
+/* Whether rx's next message is whole in the ring (its first slot stamped). */
+bool atoll_kring_ready(struct atoll_kring *k, const struct atoll_kreceiver *rx)
+{
+	/* Pairs with the sender's release of the stamp, as receive's look does. */
+	return smp_load_acquire(&slot_at(k, rx->next)->stamp) == rx->next + 1;
+}
+
 /* Whether receiver r says it polls (a sender then needs no interrupt). */
 bool atoll_kring_polling(struct atoll_kring *k, u32 receiver)
 {

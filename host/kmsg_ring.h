@@ -36,6 +36,7 @@ void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers
 int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers);
 int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
 			struct atoll_kmsg *m, const char **why);
+bool atoll_kring_ready(struct atoll_kring *k, const struct atoll_kreceiver *rx);
 bool atoll_kring_polling(struct atoll_kring *k, u32 receiver);
 void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on);
 

@@ -99,7 +99,11 @@ static int spin_until(struct atoll_enclave *e, bool (*done)(u64 arg), u64 arg, b
 	u64 deadline = ktime_get_ns() + BENCH_WAIT_NS, t0, at;
 
 	while (!done(arg)) {
-		if (poll) {
+		/*
+		 * Polls only once a message is whole, so the count never
+		 * includes the LWK's writing it (under -icount, its vCPU's turn).
+		 */
+		if (poll && atoll_kmsg_waiting(e)) {
 			t0 = rdtsc();
 			atoll_kmsg_poll(e);
 			at = READ_ONCE(bench.echo_at);
