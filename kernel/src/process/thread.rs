@@ -36,12 +36,16 @@ pub fn spawn_user_thread(
         cpu,
         alloc::boxed::Box::new(move || {
             let frame = frame;
-            let me = sched::current();
-            kill_check(&me);
-            if let Some(u) = UserThread::of(&me) {
-                u.cpu_time.leave_kernel();
-            }
-            drop(me);
+            // Borrowed, not counted: a thread that leaves at once never
+            // returns to drop a count it held.
+            sched::with_current(|me| {
+                if let Some(u) = UserThread::of(me) {
+                    if u.must_leave() {
+                        exit_current_thread();
+                    }
+                    u.cpu_time.leave_kernel();
+                }
+            });
             user::enter(&frame)
         }),
         |stack_top| {
@@ -107,16 +111,6 @@ pub fn exit_current_thread() -> ! {
     }
     drop(p);
     sched::exit_current()
-}
-
-/// On the way back to user mode: leave if the program is ending (or
-/// another thread execs).
-pub fn kill_check(t: &Thread) {
-    if let Some(u) = UserThread::of(t) {
-        if u.must_leave() {
-            exit_current_thread();
-        }
-    }
 }
 
 /// A fault in user mode: the signal a Linux program would get. Its handler
