@@ -7,39 +7,17 @@
 //! for the host to take back. Threads blocked with the core as home move
 //! when they are woken (`enqueue` finds its queue gone).
 
-use atoll_abi::RESCHED_VECTOR;
 use core::sync::atomic::Ordering;
 use lwk_logic::errno::{Errno, EBUSY, EINVAL, ETIMEDOUT};
 
-use super::{enqueue, switcher, timer, user, Thread, CPUS};
-
-pub const ACTIVE: u8 = 0;
-pub const LEAVING: u8 = 1;
-pub const PARKING: u8 = 2;
-
-/// A core (re)starting at `index`: it takes work again.
-pub(super) fn reset(index: usize) {
-    let c = &CPUS[index];
-    c.ready.lock().gone = false;
-    c.need_resched.store(false, Ordering::Relaxed);
-    c.presence.store(ACTIVE, Ordering::Release);
-    timer::reset(index);
-}
-
-pub fn is_leaving(cpu: usize) -> bool {
-    CPUS[cpu].presence.load(Ordering::Acquire) != ACTIVE
-}
-
-/// Cores that take work: online and not leaving.
-pub fn active_cpus() -> impl Iterator<Item = usize> {
-    hal::smp::online_cpus().filter(|&c| !is_leaving(c))
-}
-
-/// Where a thread goes when its core leaves: a program's thread to one of
-/// the cores it may use, a kernel thread to the boot core.
-pub fn new_home(t: &Thread) -> usize {
-    t.user.as_ref().and_then(|u| u.new_home()).unwrap_or(0)
-}
+pub use super::cpus::active_cpus;
+use super::cpus::{new_home, ACTIVE, CPUS, LEAVING, PARKING};
+use super::oneshot;
+use super::running::switcher;
+use super::switch::enqueue;
+use super::timer::sleep_ns;
+use super::user;
+use atoll_abi::RESCHED_VECTOR;
 
 /// Asks core `cpu` to leave and waits until it is parked. If it is not
 /// parked within `timeout_ns` (a kernel thread that never yields holds
@@ -66,7 +44,7 @@ pub fn take_down(cpu: usize, timeout_ns: u64) -> Result<(), Errno> {
             user::cpu_joined(cpu);
             return Err(ETIMEDOUT);
         }
-        super::sleep_ns(100_000);
+        sleep_ns(100_000);
     }
     Ok(())
 }
@@ -95,7 +73,7 @@ pub(super) fn park() -> ! {
         }
         enqueue(&t, true);
     }
-    timer::hand_over(cpu, 0);
+    oneshot::hand_over(cpu, 0);
     drop(me.idle.lock().take());
     drop(switcher().release_this_cpu());
     hal::smp::park_this_cpu()

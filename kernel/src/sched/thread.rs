@@ -1,18 +1,20 @@
-//! Kernel threads, each bound to one core (the Nautilus model).
+//! A kernel thread's own data, each thread bound to one core (the Nautilus
+//! model): what run queues, timer lists and waiters hold. The lowest file of
+//! the scheduler: it is generic over the part a program's thread adds, which
+//! user.rs names, and takes the code a new thread starts in from its maker.
 
 use alloc::boxed::Box;
+use alloc::collections::VecDeque;
 use alloc::string::String;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 
 use hal::task::Context;
-
-use super::user::UserPart;
-use crate::sync::WaitQueue;
 use hal::SpinLock;
 
 pub type ThreadId = u64;
 const STACK_SIZE: usize = 64 * 1024;
+/// `timer_cpu` of a thread no core's timer list holds.
 pub const NO_TIMER: usize = usize::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,9 +26,14 @@ pub enum State {
     Dead = 3,
 }
 
-type Entry = Box<dyn FnOnce() + Send>;
+pub type Entry = Box<dyn FnOnce() + Send>;
 
-pub struct Thread {
+/// Threads waiting for something, first come first (wait.rs blocks and
+/// wakes them).
+pub type Waiters<T> = SpinLock<VecDeque<Arc<T>>>;
+
+/// A thread; `U` is what a thread of a user program adds (`user::Thread`).
+pub struct ThreadOf<U: ?Sized> {
     pub id: ThreadId,
     pub name: String,
     /// The core whose run queue holds it (migrate_current, move_thread, or
@@ -46,41 +53,30 @@ pub struct Thread {
     /// this one.
     pub(super) hand_over: AtomicBool,
     state: AtomicU8,
-    context: Context,
+    pub(super) context: Context,
     entry: SpinLock<Option<Entry>>,
     finished: AtomicBool,
-    pub(super) joiners: WaitQueue,
+    pub(super) joiners: Waiters<Self>,
     /// Present for threads of a user program.
-    pub user: Option<Box<dyn UserPart>>,
+    pub user: Option<Box<U>>,
 }
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-impl Thread {
-    pub(super) fn new(name: &str, cpu: usize, preemptive: bool, entry: Entry) -> Arc<Thread> {
-        Self::build(name, cpu, preemptive, entry, |_| None)
-    }
-
-    /// A thread of a user program: `user` gets the kernel stack's top.
-    pub fn new_user(
-        name: &str,
-        cpu: usize,
-        entry: Entry,
-        user: impl FnOnce(u64) -> Box<dyn UserPart>,
-    ) -> Arc<Thread> {
-        Self::build(name, cpu, true, entry, |top| Some(user(top)))
-    }
-
-    fn build(
+impl<U: ?Sized> ThreadOf<U> {
+    /// A thread on a stack of its own, which enters `start` (its maker's
+    /// trampoline, which runs `entry`); `user` gets the stack's top.
+    pub(super) fn new(
         name: &str,
         cpu: usize,
         preemptive: bool,
         entry: Entry,
-        user: impl FnOnce(u64) -> Option<Box<dyn UserPart>>,
-    ) -> Arc<Thread> {
-        let context = Context::new(STACK_SIZE, super::thread_start);
+        start: fn() -> !,
+        user: impl FnOnce(u64) -> Option<Box<U>>,
+    ) -> Arc<Self> {
+        let context = Context::new(STACK_SIZE, start);
         let top = context.stack_top().expect("a new context has its own stack");
-        Arc::new(Thread {
+        Arc::new(ThreadOf {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.into(),
             cpu: AtomicUsize::new(cpu),
@@ -94,14 +90,14 @@ impl Thread {
             context,
             entry: SpinLock::new(Some(entry)),
             finished: AtomicBool::new(false),
-            joiners: WaitQueue::new(),
+            joiners: SpinLock::new(VecDeque::new()),
             user: user(top),
         })
     }
 
     /// Wraps the context that is already running on a CPU (its boot stack).
-    pub(super) fn adopt_running(name: &str, cpu: usize, is_idle: bool) -> Arc<Thread> {
-        Arc::new(Thread {
+    pub(super) fn adopt_running(name: &str, cpu: usize, is_idle: bool) -> Arc<Self> {
+        Arc::new(ThreadOf {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.into(),
             cpu: AtomicUsize::new(cpu),
@@ -115,7 +111,7 @@ impl Thread {
             context: Context::running(),
             entry: SpinLock::new(None),
             finished: AtomicBool::new(false),
-            joiners: WaitQueue::new(),
+            joiners: SpinLock::new(VecDeque::new()),
             user: None,
         })
     }
@@ -167,18 +163,5 @@ impl Thread {
 
     pub(super) fn mark_finished(&self) {
         self.finished.store(true, Ordering::Release);
-    }
-}
-
-impl hal::task::Task for Thread {
-    fn context(&self) -> &Context {
-        &self.context
-    }
-
-    /// A thread that moved to another core is queued there once off this one.
-    fn left_cpu(thread: &Arc<Thread>) {
-        if thread.hand_over.swap(false, Ordering::AcqRel) {
-            super::enqueue(thread, true);
-        }
     }
 }

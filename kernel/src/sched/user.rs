@@ -1,13 +1,17 @@
 //! What the scheduler knows of a program's threads: the part a thread of a
 //! user program adds, switched in and out with it, entered by its system calls,
-//! and the hooks for cores leaving and joining. The program layer supplies both at start; the scheduler
-//! never names it.
+//! and the hooks for cores leaving and joining. The program layer supplies both
+//! at start; the scheduler never names it. Here a thread gets its user part's
+//! type, so thread.rs need not know this trait.
 
 use core::any::Any;
 use hal::TrapFrame;
 use spin::Once;
 
-use super::thread::Thread;
+use super::thread::ThreadOf;
+
+/// A kernel thread, with the part a program adds when it runs one.
+pub type Thread = ThreadOf<dyn UserPart>;
 
 /// What a user thread adds to a kernel thread.
 pub trait UserPart: Any + Send + Sync {
