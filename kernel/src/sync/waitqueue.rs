@@ -1,9 +1,10 @@
 //! A queue of blocked threads: a list of waiters, and the scheduler's
 //! waiting on it (`sched::wait`).
 
-use crate::sched::{wait, Thread, Waiters};
 use alloc::collections::VecDeque;
 use hal::SpinLock;
+
+use crate::sched::{wait, Thread, Waiters};
 
 pub struct WaitQueue {
     waiters: Waiters<Thread>,
