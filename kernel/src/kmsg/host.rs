@@ -6,6 +6,7 @@ use hal::shared::SharedRegion;
 use spin::Once;
 
 use super::link::Link;
+use super::outbox::Outbox;
 use super::peer::Peer;
 use super::ring::SharedRing;
 
@@ -35,6 +36,11 @@ pub fn attach(shared_phys: u64, host_apic_id: u32) {
 #[inline]
 pub fn link() -> Option<&'static Link> {
     HOST.get()
+}
+
+/// Our ring to the host, where answers to its multicasts go.
+pub fn outbox() -> Option<&'static Outbox> {
+    HOST.get().map(Link::outbox)
 }
 
 /// The benchmarks' cache line, once attached.

@@ -34,6 +34,11 @@ impl Link {
         self.programs_talk.store(on, Ordering::Release);
     }
 
+    /// Our ring to the peer.
+    pub fn outbox(&self) -> &Outbox {
+        &self.out
+    }
+
     /// `Outbox::send` on our ring to the peer.
     #[inline]
     pub fn send(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {

@@ -2,7 +2,6 @@
 //! the way an answer goes back.
 
 use lwk_logic::kmsg::SendError;
-use spin::Once;
 
 use super::outbox::Outbox;
 use super::peer::Peer;
@@ -13,27 +12,14 @@ pub struct Message<'a> {
     pub from: Peer,
     pub kind: u16,
     pub data: &'a [u8],
-    /// The ring to its sender, for answers without a lookup (None: it came
-    /// on a multicast ring).
+    /// The ring to its sender, where answers go (None: none is attached).
     pub(super) link: Option<&'a Outbox>,
-}
-
-type Route = fn(Peer, u16, &[u8]) -> Result<(), SendError>;
-
-/// How an answer to a message that came on no link is sent (`kmsg::send`).
-static ROUTE: Once<Route> = Once::new();
-
-pub(super) fn set_route(route: Route) {
-    ROUTE.call_once(|| route);
 }
 
 impl Message<'_> {
     /// Sends an answer to whoever sent this, as `send` does.
     pub fn reply(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {
-        match self.link {
-            Some(link) => link.send(kind, payload),
-            None => ROUTE.get().ok_or(SendError::Invalid)?(self.from, kind, payload),
-        }
+        self.link.ok_or(SendError::Invalid)?.send(kind, payload)
     }
 
     /// `reply` of little-endian u64s, as `send_words` does.

@@ -37,7 +37,6 @@ pub fn on_peer_gone(hook: fn(u32)) {
 /// every peer's interrupt.
 pub fn init_host(shared_phys: u64, host_apic_id: u32) {
     host::attach(shared_phys, host_apic_id);
-    message::set_route(send);
     hal::irq::register(LWK_VECTOR, |_| poll());
 }
 

@@ -72,7 +72,8 @@ impl Lending {
     fn drain(&self) {
         match &self.what {
             What::Peer { link, .. } => link.drain(),
-            What::Group(inbox) => inbox.drain(None),
+            // Multicast comes from the host: answers go on its link.
+            What::Group(inbox) => inbox.drain(super::host::outbox()),
         }
     }
 }
