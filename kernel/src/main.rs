@@ -110,7 +110,7 @@ fn run_command() {
     if cmd.has("selftest") {
         let ok = selftest::run_all();
         if standalone {
-            hal::trap::stop_system(ok);
+            hal::stop::stop_system(ok);
         }
     } else if cmd.has("crashtest") {
         selftest::crash::run();
@@ -127,7 +127,7 @@ fn run_command() {
     } else if cmd.has("bench") {
         bench::run_all();
         if standalone {
-            hal::trap::stop_system(true);
+            hal::stop::stop_system(true);
         }
     } else {
         println!(

@@ -8,7 +8,7 @@ use atoll_abi::{
     KMSG_CPU_ADD, KMSG_CPU_ADDED, KMSG_CPU_REMOVE, KMSG_CPU_REMOVED, KMSG_MEM_ADD, KMSG_MEM_ADDED,
     KMSG_MEM_REMOVE, KMSG_MEM_REMOVED,
 };
-use hal::mem::{self, AddBlockError};
+use hal::blocks::{self, AddBlockError};
 use lwk_logic::errno::{Errno, EBUSY, EEXIST, EINVAL, EIO, ENOMEM};
 use lwk_logic::frames::RemoveError;
 
@@ -77,7 +77,7 @@ fn add(phys: u64, len: u64) -> Result<(), Errno> {
         println!("resize: refusing the block at {phys:#x} (refuse_resize)");
         return Err(ENOMEM);
     }
-    mem::add_block(phys, len).map_err(|e| {
+    blocks::add_block(phys, len).map_err(|e| {
         println!("resize: block at {phys:#x} ({} MiB) not added: {e:?}", len >> 20);
         match e {
             AddBlockError::Map(hal::lent::LendError::NoMemory) => ENOMEM,
@@ -90,7 +90,7 @@ fn add(phys: u64, len: u64) -> Result<(), Errno> {
 }
 
 fn remove(phys: u64, len: u64) -> Result<(), Errno> {
-    mem::remove_block(phys, len).map_err(|e| match e {
+    blocks::remove_block(phys, len).map_err(|e| match e {
         RemoveError::InUse => EBUSY,
         RemoveError::NoSuchRegion => EINVAL,
     })?;

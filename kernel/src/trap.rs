@@ -8,7 +8,7 @@ use hal::TrapFrame;
 
 pub fn init() {
     hal::trap::set_handlers(on_exception, after_interrupt);
-    hal::trap::set_crash_reporter(crate::lifecycle::report_crash);
+    hal::stop::set_crash_reporter(crate::lifecycle::report_crash);
 }
 
 fn on_exception(frame: &mut TrapFrame) {
@@ -18,7 +18,7 @@ fn on_exception(frame: &mut TrapFrame) {
         return;
     }
     crate::sched::describe_current(|tid, name| hal::trap::report_exception(frame, tid, name));
-    hal::trap::stop_system(false);
+    hal::stop::stop_system(false);
 }
 
 fn after_interrupt(frame: &mut TrapFrame) {
@@ -45,5 +45,5 @@ fn panic(info: &core::panic::PanicInfo) -> ! {
             info
         ))
     });
-    hal::trap::stop_system(false)
+    hal::stop::stop_system(false)
 }

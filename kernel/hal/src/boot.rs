@@ -2,8 +2,6 @@
 //! kernel: the PVH boot block (standalone) or the host module's boot
 //! parameters (co-kernel), read into a [`BootInfo`].
 
-use core::sync::atomic::{AtomicBool, Ordering};
-
 use atoll_abi::{BootParams, BOOT_KIND_COKERNEL, BOOT_KIND_PVH, MAGIC_BOOT};
 use lwk_logic::acpi::PhysRead;
 use lwk_logic::memmap::RangeSet;
@@ -94,14 +92,6 @@ impl BootInfo {
     }
 }
 
-static COKERNEL: AtomicBool = AtomicBool::new(false);
-
-/// True from the first instruction of a co-kernel boot: the machine's serial
-/// port, PIT and QEMU devices belong to Linux then.
-pub fn is_cokernel() -> bool {
-    COKERNEL.load(Ordering::Relaxed)
-}
-
 /// Names the kernel's main function, which the boot CPU enters once it has
 /// a console and its [`BootInfo`]. Used once, in the kernel crate.
 #[macro_export]
@@ -127,7 +117,7 @@ extern "C" fn kernel_main(boot_block: u64, kind: u64) -> ! {
             parse_pvh(boot_block)
         }
         BOOT_KIND_COKERNEL => {
-            COKERNEL.store(true, Ordering::Relaxed);
+            crate::mode::set_cokernel();
             parse_cokernel(boot_block)
         }
         // No console is known yet: nothing to tell, nobody to tell it to.

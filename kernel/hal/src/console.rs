@@ -57,7 +57,7 @@ pub fn print_fatal(args: fmt::Arguments) {
     }
     let mut emergency = match RING.get() {
         Some(ring) => Backend::Ring(*ring),
-        None if crate::boot::is_cokernel() => Backend::None,
+        None if crate::mode::is_cokernel() => Backend::None,
         None => Backend::Serial(Serial::com1()),
     };
     let _ = Writer(&mut emergency).write_fmt(args);
@@ -72,14 +72,4 @@ macro_rules! print {
 macro_rules! println {
     () => { $crate::print!("\n") };
     ($($arg:tt)*) => { $crate::console::print(format_args!("{}\n", format_args!($($arg)*))) };
-}
-
-/// Reports an unrecoverable condition and stops the system.
-#[macro_export]
-macro_rules! fatal {
-    ($($arg:tt)*) => {{
-        $crate::console::print_fatal(format_args!("\nFATAL on CPU {}: {}\n",
-            $crate::percpu::cpu_index(), format_args!($($arg)*)));
-        $crate::trap::stop_system(false)
-    }};
 }

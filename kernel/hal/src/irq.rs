@@ -107,7 +107,7 @@ pub fn send(cpu: usize, vector: u8) {
 /// Sends `vector` to every other online CPU. As a co-kernel the APIC's
 /// all-but-self shorthand would reach Linux's CPUs too, so it goes one by one.
 pub fn broadcast(vector: u8) {
-    if crate::boot::is_cokernel() {
+    if crate::mode::is_cokernel() {
         let me = percpu::cpu_index();
         smp::online_cpus().filter(|&c| c != me).for_each(|c| send(c, vector));
     } else {

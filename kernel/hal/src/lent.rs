@@ -54,7 +54,8 @@ fn map_range(phys: u64, len: u64) -> Result<(), LendError> {
         return Err(LendError::Overlaps);
     }
     for (done, p) in pages.enumerate() {
-        if let Err(e) = paging::map_kernel_page(phys_to_virt(p), p) {
+        let new_table = || crate::mem::alloc_zeroed_frames(1, 1);
+        if let Err(e) = paging::map_kernel_page(phys_to_virt(p), p, new_table) {
             // Nothing half-mapped stays behind.
             (0..done as u64).for_each(|i| paging::unmap_kernel_page(phys_to_virt(phys + i * PAGE)));
             return Err(match e {

@@ -15,7 +15,7 @@
 //! | exception, after-interrupt | [`trap::set_handlers`] | an exception; the end of an interrupt |
 //! | interrupt handlers | [`irq::register`] | their vector fires |
 //! | after-switch step | [`task::Task::left_cpu`] | a context switch has left the previous task |
-//! | crash reporter | [`trap::set_crash_reporter`] | the system stops with a failure |
+//! | crash reporter | [`stop::set_crash_reporter`] | the system stops with a failure |
 //!
 //! Every `unsafe` block carries a `// SAFETY:` reason (a clippy lint
 //! enforces it).
@@ -25,6 +25,7 @@
 extern crate alloc;
 
 pub mod apic;
+pub mod blocks;
 pub mod boot;
 pub mod console;
 mod console_ring;
@@ -37,6 +38,7 @@ pub mod lent;
 pub mod lock;
 pub mod machine;
 pub mod mem;
+pub mod mode;
 pub mod paging;
 pub mod percpu;
 pub mod physmem;
@@ -45,11 +47,13 @@ mod serial;
 pub mod shared;
 pub mod smp;
 mod smpboot;
+pub mod stop;
 pub mod string;
 pub mod task;
 pub mod trap;
 pub mod tsc;
 pub mod user;
+pub mod user_space;
 
 pub use boot::{BootInfo, BootKind, Enclave};
 pub use idt::TrapFrame;

@@ -4,7 +4,6 @@
 use lwk_logic::frames::{bitmap_words, FrameAllocator, FrameError, RemoveError, FRAME_SIZE};
 use lwk_logic::memmap::RangeSet;
 
-use crate::lent::{self, LendError};
 use crate::lock::SpinLock;
 use crate::{heap, paging, physmem};
 
@@ -77,51 +76,26 @@ pub(crate) fn build_page_tables(
     paging::activate_kernel_tables();
 }
 
-/// Why a block the host adds was not taken.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AddBlockError {
-    Map(LendError),
-    Region(FrameError),
-}
-
 /// Frames at the start of a block of `len` bytes that hold its own bitmap.
 fn bitmap_frames(len: u64) -> u64 {
     (bitmap_words(len / FRAME_SIZE) as u64 * 8).div_ceil(FRAME_SIZE)
 }
 
-/// Memory the host adds while the kernel runs (`atoll add --mem`):
-/// mapped into the direct map and given to the frame allocator, with its
-/// bitmap in its own first frames.
-pub fn add_block(phys: u64, len: u64) -> Result<(), AddBlockError> {
-    lent::map_block(phys, len, permanent_table).map_err(AddBlockError::Map)?;
+/// Gives a block the direct map now maps to the allocator, its bitmap in
+/// its own first frames (blocks.rs).
+pub(crate) fn add_region(phys: u64, len: u64) -> Result<(), FrameError> {
     let frames = len / FRAME_SIZE;
     let bitmap = physmem::claim_for_allocator(phys, bitmap_words(frames));
     let mut allocator = FRAMES.lock();
-    if let Err(e) = allocator.add_region(phys, frames, bitmap) {
-        drop(allocator);
-        lent::unmap_block(phys, len);
-        return Err(AddBlockError::Region(e));
-    }
+    allocator.add_region(phys, frames, bitmap)?;
     allocator.reserve(phys, bitmap_frames(len));
     Ok(())
 }
 
-/// Takes a block `add_block` added out of the allocator if none of its
-/// frames is in use, and out of the direct map; the caller flushes every
-/// CPU's TLB before the host takes it back.
-pub fn remove_block(phys: u64, len: u64) -> Result<(), RemoveError> {
-    FRAMES.lock().remove_region(phys, bitmap_frames(len))?;
-    lent::unmap_block(phys, len);
-    Ok(())
-}
-
-/// A page directory for a block's direct map, from the kernel heap (boot
-/// memory, never given back), so that no block is held by another's table.
-fn permanent_table() -> Option<u64> {
-    #[repr(C, align(4096))]
-    struct Table([u64; 512]);
-    let t: &'static mut Table = alloc::boxed::Box::leak(alloc::boxed::Box::new(Table([0; 512])));
-    Some(physmem::virt_to_phys(t as *mut Table as u64))
+/// Takes a block `add_region` added out of the allocator if none of its
+/// frames is in use.
+pub(crate) fn remove_region(phys: u64, len: u64) -> Result<(), RemoveError> {
+    FRAMES.lock().remove_region(phys, bitmap_frames(len))
 }
 
 pub fn alloc_frames(count: u64, align: u64) -> Option<u64> {
@@ -131,7 +105,15 @@ pub fn alloc_frames(count: u64, align: u64) -> Option<u64> {
 /// As `alloc_frames`, with the frames zeroed (page tables, user memory).
 pub fn alloc_zeroed_frames(count: u64, align: u64) -> Option<u64> {
     let f = alloc_frames(count, align)?;
-    physmem::zero_owned(f, (count * FRAME_SIZE) as usize);
+    // SAFETY: frames the allocator just handed out, direct-mapped RAM that
+    // nothing else holds yet.
+    unsafe {
+        core::ptr::write_bytes(
+            physmem::phys_to_virt(f) as *mut u8,
+            0,
+            (count * FRAME_SIZE) as usize,
+        )
+    };
     Some(f)
 }
 

@@ -154,10 +154,14 @@ pub(crate) fn unmap_kernel_large_page(virt: u64) {
 
 /// The table an entry points to, made (zeroed) if absent. Runs after boot,
 /// on the live kernel tables, under the caller's lock.
-fn next_live(table_phys: u64, index: usize) -> Result<u64, PteError> {
+fn next_live(
+    table_phys: u64,
+    index: usize,
+    new_table: &mut impl FnMut() -> Option<u64>,
+) -> Result<u64, PteError> {
     let t = table(table_phys);
     if t[index] & PRESENT == 0 {
-        let fresh = super::mem::alloc_zeroed_frames(1, 1).ok_or(PteError::NoMemory)?;
+        let fresh = new_table().ok_or(PteError::NoMemory)?;
         t[index] = fresh | PRESENT | WRITABLE;
     } else if t[index] & HUGE != 0 {
         return Err(PteError::Huge);
@@ -165,18 +169,23 @@ fn next_live(table_phys: u64, index: usize) -> Result<u64, PteError> {
     Ok(t[index] & ADDR_MASK)
 }
 
-/// Maps one 4 KiB page write-back in the live kernel tables; the caller
-/// serializes changes and checked that `virt` was unmapped. A present
-/// entry never changes, so no CPU needs a flush.
-pub(crate) fn map_kernel_page(virt: u64, phys: u64) -> Result<(), PteError> {
+/// Maps one 4 KiB page write-back in the live kernel tables, missing
+/// tables from `new_table` (zeroed frames); the caller serializes changes
+/// and checked that `virt` was unmapped. A present entry never changes, so
+/// no CPU needs a flush.
+pub(crate) fn map_kernel_page(
+    virt: u64,
+    phys: u64,
+    mut new_table: impl FnMut() -> Option<u64>,
+) -> Result<(), PteError> {
     let [i4, i3, i2, i1] = table_indices(virt);
     let top = table(KERNEL_PML4.load(Ordering::Relaxed))[i4];
     if top & PRESENT == 0 {
         return Err(PteError::OutOfReach);
     }
     let pdpt = top & ADDR_MASK;
-    let pd = next_live(pdpt, i3)?;
-    let pt = next_live(pd, i2)?;
+    let pd = next_live(pdpt, i3, &mut new_table)?;
+    let pt = next_live(pd, i2, &mut new_table)?;
     table(pt)[i1] = phys | PRESENT | WRITABLE;
     Ok(())
 }
@@ -275,32 +284,4 @@ pub fn flush_user_tlb() {
     let root = current_root();
     // SAFETY: reloads the page tables already in use.
     unsafe { core::arch::asm!("mov cr3, {}", in(reg) root, options(nostack)) };
-}
-
-/// User page tables in frames from the frame allocator, reached through
-/// the direct map (for `lwk_logic::user_pages::UserPageTable`).
-pub struct UserTables;
-
-impl lwk_logic::user_pages::TableMemory for UserTables {
-    fn read(&self, table: u64, index: usize) -> u64 {
-        crate::physmem::read_u64(table + 8 * index as u64)
-    }
-    fn write(&mut self, table: u64, index: usize, value: u64) {
-        crate::physmem::write_u64(table + 8 * index as u64, value)
-    }
-    fn compare_exchange(
-        &mut self,
-        table: u64,
-        index: usize,
-        current: u64,
-        new: u64,
-    ) -> Result<(), u64> {
-        crate::physmem::compare_exchange_u64(table + 8 * index as u64, current, new)
-    }
-    fn new_table(&mut self) -> Option<u64> {
-        crate::mem::alloc_zeroed_frames(1, 1)
-    }
-    fn free_table(&mut self, table: u64) {
-        crate::mem::free_frames(table, 1)
-    }
 }

@@ -1,6 +1,5 @@
 //! Access to physical memory through the direct map.
 
-use core::sync::atomic::Ordering;
 use lwk_logic::acpi::PhysRead;
 
 /// All physical memory the kernel owns is mapped at `phys + KERNEL_OFFSET`,
@@ -64,81 +63,18 @@ pub(crate) fn read_u32(phys: u64) -> u32 {
 }
 
 /// Hands memory to the frame allocator as a zeroed `'static` bitmap. Only
-/// `mem::init` (boot memory) and `mem::add_block` (a block the host adds)
+/// `mem::init` (boot memory) and `mem::add_region` (a block the host adds)
 /// call this, once per region, with frames they then mark used, so nothing
 /// else can own them; `mem::remove_block` drops the region, bitmap and all,
 /// before the block's memory goes back.
 pub(crate) fn claim_for_allocator(phys: u64, words: usize) -> &'static mut [u64] {
     let ptr = phys_to_virt(phys) as *mut u64;
     // SAFETY: mem::init passes only ranges the boot tables map (the direct
-    // map), mem::add_block only a block it just mapped; both reserve them in
+    // map), mem::add_region only a block blocks.rs just mapped; both reserve them in
     // the allocator for this bitmap while the region exists, and the region
     // (which holds the only reference) goes before its memory does.
     unsafe {
         core::ptr::write_bytes(ptr, 0, words);
         core::slice::from_raw_parts_mut(ptr, words)
     }
-}
-
-/// Zeroes a physical range the caller owns.
-pub fn zero_owned(phys: u64, len: usize) {
-    // SAFETY: callers pass frames they just took from the frame allocator,
-    // which are mapped and used by nothing else.
-    unsafe { core::ptr::write_bytes(phys_to_virt(phys) as *mut u8, 0, len) };
-}
-
-// User memory and user page tables are frames the kernel owns (from the
-// frame allocator), reached through the direct map. The process layer
-// passes only frames its page tables own, translated under its lock.
-
-/// Writes one word of a page-table frame.
-pub(crate) fn write_u64(phys: u64, value: u64) {
-    // SAFETY: an owned, direct-mapped, 8-byte aligned frame word (see above).
-    unsafe { core::ptr::write_volatile(phys_to_virt(phys) as *mut u64, value) };
-}
-
-/// Compare-and-swap of one word of a page-table frame (the host's mirror
-/// sets bits in leaves the same way): Ok, or Err with the word it holds.
-pub(crate) fn compare_exchange_u64(phys: u64, current: u64, new: u64) -> Result<(), u64> {
-    // SAFETY: an owned, direct-mapped, 8-byte aligned frame word (see
-    // above), which other CPUs and the host access only atomically.
-    let word = unsafe { core::sync::atomic::AtomicU64::from_ptr(phys_to_virt(phys) as *mut u64) };
-    word.compare_exchange(current, new, Ordering::AcqRel, Ordering::Acquire).map(|_| ())
-}
-
-/// Copies bytes out of owned RAM.
-pub fn copy_from(phys: u64, buf: &mut [u8]) {
-    // SAFETY: [phys, phys+len) is owned, direct-mapped RAM (see above); the
-    // bytes are plain data.
-    unsafe {
-        core::ptr::copy_nonoverlapping(phys_to_virt(phys) as *const u8, buf.as_mut_ptr(), buf.len())
-    };
-}
-
-/// Copies bytes into owned RAM.
-pub fn copy_to(phys: u64, buf: &[u8]) {
-    // SAFETY: as in copy_from.
-    unsafe {
-        core::ptr::copy_nonoverlapping(buf.as_ptr(), phys_to_virt(phys) as *mut u8, buf.len())
-    };
-}
-
-/// Copies between two owned RAM ranges that do not overlap.
-pub fn copy_within(from: u64, to: u64, len: usize) {
-    // SAFETY: as in copy_from; the callers copy between distinct frames.
-    unsafe {
-        core::ptr::copy_nonoverlapping(
-            phys_to_virt(from) as *const u8,
-            phys_to_virt(to) as *mut u8,
-            len,
-        )
-    };
-}
-
-/// A user word shared with user threads (futexes), accessed atomically.
-pub fn atomic_u32(phys: u64) -> &'static core::sync::atomic::AtomicU32 {
-    assert!(phys.is_multiple_of(4), "unaligned futex word");
-    // SAFETY: an owned, direct-mapped, aligned word (see above); user code
-    // accesses it concurrently, so only atomic access is offered.
-    unsafe { &*(phys_to_virt(phys) as *const core::sync::atomic::AtomicU32) }
 }

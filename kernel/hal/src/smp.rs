@@ -95,7 +95,7 @@ const ABANDONED: u8 = 3;
 /// Starts every secondary CPU, one at a time (they share the trampoline).
 /// Each enters `entry(index)` with its GDT, IDT, APIC, kernel page tables
 /// and SYSCALL set up, interrupts off; it calls `mark_online` when ready.
-pub fn start_secondaries(trampoline: crate::boot::Trampoline, entry: fn(usize) -> !) {
+pub fn start_secondaries(trampoline: crate::smpboot::Trampoline, entry: fn(usize) -> !) {
     SECONDARY_ENTRY.call_once(|| entry);
     for i in 1..count() {
         if !start_one(trampoline, i) {
@@ -107,14 +107,14 @@ pub fn start_secondaries(trampoline: crate::boot::Trampoline, entry: fn(usize) -
 /// A CPU added while the kernel runs (the host lent the trampoline page):
 /// started at `index` as the boot CPU started the others. False if it did
 /// not come up within 2 s.
-pub fn start_cpu(trampoline: crate::boot::Trampoline, index: usize, apic_id: u32) -> bool {
+pub fn start_cpu(trampoline: crate::smpboot::Trampoline, index: usize, apic_id: u32) -> bool {
     assert!(index > 0 && index < MAX_CPUS && !is_online(index), "CPU index {index} is taken");
     APIC_IDS[index].store(apic_id, Ordering::Relaxed);
     COUNT.fetch_max(index + 1, Ordering::AcqRel);
     start_one(trampoline, index)
 }
 
-fn start_one(trampoline: crate::boot::Trampoline, i: usize) -> bool {
+fn start_one(trampoline: crate::smpboot::Trampoline, i: usize) -> bool {
     let mut top = AP_STACK_TOPS[i].load(Ordering::Acquire);
     if top == 0 {
         let stack = alloc::boxed::Box::leak(vec![0u8; AP_STACK_SIZE].into_boxed_slice());

@@ -3,13 +3,14 @@
 //! vector ([`crate::irq`]), then to the kernel's after-interrupt hook;
 //! NMIs are counted as interrupts and return; exceptions go to the kernel's
 //! exception hook, or, before the kernel has one, are reported and stop
-//! the system.
+//! the system (stop.rs).
 
 use spin::Once;
 
 use crate::console::print_fatal;
 use crate::idt::TrapFrame;
-use crate::{apic, cpu, percpu, qemu};
+use crate::stop::stop_system;
+use crate::{apic, cpu, percpu};
 
 /// The kernel's handlers for one trap frame.
 pub type FrameHook = fn(&mut TrapFrame);
@@ -22,19 +23,12 @@ struct Handlers {
 const NMI_VECTOR: u8 = 2;
 
 static HANDLERS: Once<Handlers> = Once::new();
-static CRASH_REPORTER: Once<fn(usize)> = Once::new();
 
 /// Registers the kernel's handlers: `exception` for vectors 0-31, and
 /// `after_interrupt` on the way out of every other interrupt (the place to
 /// preempt). Once, before interrupts are enabled.
 pub fn set_handlers(exception: FrameHook, after_interrupt: FrameHook) {
     HANDLERS.call_once(|| Handlers { exception, after_interrupt });
-}
-
-/// Registers what a co-kernel does when the system stops with a failure
-/// (tell the host); it gets the CPU index and must not wait for locks.
-pub fn set_crash_reporter(report: fn(usize)) {
-    CRASH_REPORTER.call_once(|| report);
 }
 
 #[no_mangle]
@@ -153,22 +147,4 @@ pub fn report_exception(f: &TrapFrame, tid: u64, name: &str) {
         "    r13 {:#018x}  r14 {:#018x}  r15 {:#018x}\n",
         f.r13, f.r14, f.r15
     ));
-}
-
-/// Stops the system: standalone, QEMU powers off with a pass/fail status; as
-/// a co-kernel a failure goes to the crash reporter (the enclave is then
-/// crashed until `atoll destroy`). Then this core halts for good.
-pub fn stop_system(pass: bool) -> ! {
-    cpu::disable_interrupts();
-    if !pass {
-        print_fatal(format_args!("!!! CPU {} stopped.\n", percpu::cpu_index()));
-    }
-    if crate::boot::is_cokernel() {
-        if let (false, Some(report)) = (pass, CRASH_REPORTER.get()) {
-            report(percpu::cpu_index());
-        }
-    } else {
-        qemu::exit(pass);
-    }
-    cpu::halt_forever()
 }

@@ -7,7 +7,7 @@
 use core::cell::UnsafeCell;
 
 use crate::idt::TrapFrame;
-use crate::{cpu, gdt, percpu, physmem};
+use crate::{cpu, gdt, percpu};
 
 /// `TrapFrame::vector` of a system call, outside the interrupt vectors.
 pub const SYSCALL_MARK: u64 = 0x100;
@@ -204,18 +204,15 @@ pub fn save_fpu() -> [u8; FPU_STATE_SIZE] {
     fx.0
 }
 
-/// FXSAVE of the running thread's x87/SSE registers straight into owned
-/// RAM at `phys` (16-byte aligned, 512 bytes): a signal frame's FPU state
-/// without a staging copy.
-pub fn save_fpu_to(phys: u64) {
-    assert!(phys.is_multiple_of(16), "unaligned FXSAVE area");
-    // SAFETY: [phys, phys + 512) is an owned, direct-mapped frame's range,
-    // as for physmem::copy_to (the process layer passes only frames its
-    // page tables own, under its lock), and aligned; FXSAVE stores plain
-    // bytes there. The registers are the user thread's, as in save_fpu.
-    unsafe {
-        core::arch::asm!("fxsave64 [{}]", in(reg) physmem::phys_to_virt(phys), options(nostack))
-    };
+/// FXSAVE of the running thread's x87/SSE registers to `virt`.
+///
+/// # Safety
+/// [virt, virt + 512) is writable memory, 16-byte aligned, that no Rust
+/// object owns (`UserSpace::save_fpu_at` gives a program's page).
+pub(crate) unsafe fn fxsave_at(virt: u64) {
+    // SAFETY: the area is as the caller promises; the registers are the
+    // user thread's, as in save_fpu.
+    unsafe { core::arch::asm!("fxsave64 [{}]", in(reg) virt, options(nostack)) };
 }
 
 /// An x87/SSE image a program gave (rt_sigreturn), to load with `load_fpu`.

@@ -16,14 +16,10 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
+use hal::user_space::UserSpace;
+use hal::{mem, paging};
 use lwk_logic::maps::{Backing, Maps};
-use lwk_logic::user_pages::{
-    Access, MapError, Translation, Unlinked, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE,
-};
-
-// The program's page tables live in frames from the frame allocator.
-use hal::paging::UserTables as Tables;
-use hal::{mem, paging, physmem};
+use lwk_logic::user_pages::{Access, MapError, Translation, Unlinked, LARGE_PAGE_SIZE, PAGE_SIZE};
 
 use lwk_logic::errno::*;
 
@@ -52,7 +48,7 @@ pub struct MapHow {
 }
 
 pub struct AddressSpace {
-    pages: UserPageTable,
+    pages: UserSpace,
     /// Reserved ranges, start -> end.
     ranges: BTreeMap<u64, u64>,
     brk_start: u64,
@@ -162,7 +158,7 @@ fn in_user_range(start: u64, len: u64) -> bool {
 
 impl AddressSpace {
     pub fn new(brk_start: u64) -> Result<Self, Errno> {
-        let pages = UserPageTable::new(&mut Tables, paging::kernel_root()).ok_or(ENOMEM)?;
+        let pages = UserSpace::new().ok_or(ENOMEM)?;
         Ok(AddressSpace {
             pages,
             ranges: BTreeMap::new(),
@@ -260,11 +256,27 @@ impl AddressSpace {
     /// The kernel wrote [start, end) through its own mapping: the pages
     /// count as written (see `zero`).
     pub fn mark_written(&mut self, start: u64, end: u64) {
-        self.pages.mark_dirty(&mut Tables, start, end);
+        self.pages.mark_dirty(start, end);
     }
 
     pub fn translate(&self, va: u64) -> Option<Translation> {
-        self.pages.translate(&Tables, va)
+        self.pages.translate(va)
+    }
+
+    /// The page tables, for reading and writing the program's memory.
+    pub fn user(&self) -> &UserSpace {
+        &self.pages
+    }
+
+    /// Writes `bytes` at `va` whatever the pages' protection (pages the
+    /// program cannot write itself, as the vDSO's), marking them written.
+    pub fn fill(&mut self, va: u64, bytes: &[u8]) -> Result<(), Errno> {
+        let mut done = 0;
+        while done < bytes.len() {
+            done += self.pages.fill(va + done as u64, &bytes[done..]).map_err(|_| EFAULT)?;
+        }
+        self.pages.mark_dirty(va, va + bytes.len() as u64);
+        Ok(())
     }
 
     fn is_free(&self, start: u64, end: u64) -> bool {
@@ -294,7 +306,7 @@ impl AddressSpace {
             let whole_large = va.is_multiple_of(LARGE_PAGE_SIZE)
                 && end - va >= LARGE_PAGE_SIZE
                 && !self.small_pages_only(va);
-            if whole_large && self.pages.is_empty(&Tables, va, va + LARGE_PAGE_SIZE) {
+            if whole_large && self.pages.is_empty(va, va + LARGE_PAGE_SIZE) {
                 let frames = LARGE_PAGE_SIZE / PAGE_SIZE;
                 if let Some(f) = mem::alloc_zeroed_frames(frames, frames) {
                     self.map_or_free(va, f, true, access)?;
@@ -302,7 +314,7 @@ impl AddressSpace {
                     continue;
                 }
             }
-            if !self.pages.has_frame(&Tables, va) {
+            if !self.pages.has_frame(va) {
                 let f = mem::alloc_zeroed_frames(1, 1).ok_or(ENOMEM)?;
                 self.map_or_free(va, f, false, access)?;
             }
@@ -319,7 +331,7 @@ impl AddressSpace {
         large: bool,
         access: Access,
     ) -> Result<(), MapError> {
-        let Unlinked(table) = self.pages.map(&mut Tables, va, frame, large, access)?;
+        let Unlinked(table) = self.pages.map(va, frame, large, access)?;
         self.unlinked.extend(table.map(|t| (t, PAGE_SIZE)));
         Ok(())
     }
@@ -458,12 +470,12 @@ impl AddressSpace {
         // Page-table frames are only ever short of memory when splitting a
         // 2 MiB page; then the whole 2 MiB goes (still inside the range's
         // reservation rules, as the split only happens at its edges).
-        if self.pages.unmap(&mut Tables, start, end, |p, s| freed.push((p, s))).is_err() {
+        if self.pages.unmap(start, end, |p, s| freed.push((p, s))).is_err() {
             let (a, b) = (
                 start & !(LARGE_PAGE_SIZE - 1),
                 (end + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1),
             );
-            let _ = self.pages.unmap(&mut Tables, a, b, |p, s| freed.push((p, s)));
+            let _ = self.pages.unmap(a, b, |p, s| freed.push((p, s)));
         }
     }
 
@@ -508,14 +520,13 @@ impl AddressSpace {
         for ((i, va), mine) in pages.enumerate().zip(mine) {
             let frame = file.hold(first_page + i as u64, mine);
             if frame != mine {
-                let _ =
-                    self.pages.unmap(&mut Tables, va, va + PAGE_SIZE, |p, s| freed.push((p, s)));
+                let _ = self.pages.unmap(va, va + PAGE_SIZE, |p, s| freed.push((p, s)));
                 // The page table is there: mapping one page cannot fail.
                 let _ = self.map_page(va, frame, false, access);
             }
         }
         self.maps.protect(at, at + len, access);
-        self.pages.protect(&mut Tables, at, at + len, access).map_err(|_| ENOMEM)
+        self.pages.protect(at, at + len, access).map_err(|_| ENOMEM)
     }
 
     /// What of [start, end) goes back to files on Linux: the writable
@@ -590,7 +601,7 @@ impl AddressSpace {
             self.shared.remove(&s);
             let (a, b) = (s.max(start), r.end.min(end));
             // 4 KiB pages only: nothing to split, so this cannot fail.
-            let _ = self.pages.unmap(&mut Tables, a, b, |_, _| {});
+            let _ = self.pages.unmap(a, b, |_, _| {});
             for va in (a..b).step_by(PAGE_SIZE as usize) {
                 r.file.release(r.first_page + (va - s) / PAGE_SIZE, |f| freed.push((f, PAGE_SIZE)));
             }
@@ -636,7 +647,7 @@ impl AddressSpace {
         if access != Access::NONE {
             self.populate(start, end, access)?;
         }
-        self.pages.protect(&mut Tables, start, end, access).map_err(|_| ENOMEM)?;
+        self.pages.protect(start, end, access).map_err(|_| ENOMEM)?;
         self.maps.protect(start, end, access);
         Ok(())
     }
@@ -742,8 +753,8 @@ impl AddressSpace {
         let rw = Access { read: true, write: true, exec: false };
         let to = self.mmap(0, new_len, rw, MapHow::default(), freed)?;
         self.copy(old, to, old_len);
-        self.pages.mark_dirty(&mut Tables, to, to + old_len);
-        self.pages.protect(&mut Tables, to, to + new_len, access).map_err(|_| ENOMEM)?;
+        self.pages.mark_dirty(to, to + old_len);
+        self.pages.protect(to, to + new_len, access).map_err(|_| ENOMEM)?;
         self.maps.protect(to, to + new_len, access);
         if let Some((shared, b)) = backing {
             self.maps.label(to, to + new_len, shared, &b);
@@ -761,14 +772,10 @@ impl AddressSpace {
     fn copy(&self, from: u64, to: u64, len: u64) {
         let mut done = 0;
         while done < len {
-            let (Some(a), Some(b)) = (self.translate(from + done), self.translate(to + done))
-            else {
-                done += PAGE_SIZE;
-                continue;
-            };
-            let n = a.rest_of_page.min(b.rest_of_page).min(len - done);
-            physmem::copy_within(a.phys, b.phys, n as usize);
-            done += n;
+            let copied =
+                UserSpace::copy(&self.pages, from + done, &self.pages, to + done, len - done);
+            // A page with no memory (PROT_NONE) stays as it is.
+            done += copied.unwrap_or(PAGE_SIZE);
         }
     }
 
@@ -794,8 +801,7 @@ impl AddressSpace {
         keep.sort_unstable();
         for (s, e) in keep.into_iter().chain([(end, end)]) {
             if at < s {
-                self.pages
-                    .clean(&mut Tables, at, s, |phys, n| physmem::zero_owned(phys, n as usize));
+                self.pages.zero_written(at, s);
             }
             at = at.max(e);
         }
@@ -818,10 +824,12 @@ impl AddressSpace {
             let frame =
                 if zeroed { mem::alloc_zeroed_frames(1, 1) } else { mem::alloc_frames(1, 1) };
             let frame = frame.ok_or(ENOMEM)?;
-            if !zeroed {
-                physmem::copy_within(old, frame, PAGE_SIZE as usize);
-            }
-            if self.pages.replace_frame(&mut Tables, va, frame) != Some(old) {
+            let replaced = if zeroed {
+                self.pages.replace_frame(va, frame)
+            } else {
+                self.pages.replace_frame_copying(va, frame)
+            };
+            if replaced != Some(old) {
                 // Cannot happen under the lock (the walk just saw it).
                 mem::free_frames(frame, 1);
                 continue;
@@ -841,7 +849,7 @@ impl AddressSpace {
             return pages;
         }
         // Only read-only 4 KiB pages are shared (some may be PROT_NONE now).
-        self.pages.for_each_frame(&mut Tables, start, end, |va, frame, size, writable| {
+        self.pages.for_each_frame(start, end, |va, frame, size, writable| {
             if size == PAGE_SIZE && !writable {
                 pages.push((va, frame));
             }
@@ -971,7 +979,7 @@ impl AddressSpace {
                     continue;
                 }
                 let Some(t) = self.translate(va) else {
-                    va = self.pages.next_mapped(&Tables, va, end).unwrap_or(end);
+                    va = self.pages.next_mapped(va, end).unwrap_or(end);
                     continue;
                 };
                 let size = t.page_size;
@@ -986,7 +994,7 @@ impl AddressSpace {
                     child.map_page(page, frame, false, access).map_err(|_| ENOMEM)?;
                     shared.push(frame);
                     // It holds data: MADV_DONTNEED must zero (own) it.
-                    child.pages.mark_dirty(&mut Tables, page, page + PAGE_SIZE);
+                    child.pages.mark_dirty(page, page + PAGE_SIZE);
                     va = page + PAGE_SIZE;
                     continue;
                 }
@@ -995,8 +1003,8 @@ impl AddressSpace {
                 let frame = mem::alloc_frames(frames, frames).ok_or(ENOMEM)?;
                 let page = va & !(size - 1);
                 child.map_or_free(page, frame, size == LARGE_PAGE_SIZE, access)?;
-                physmem::copy_within(t.phys - (va - page), frame, size as usize);
-                child.pages.mark_dirty(&mut Tables, page, page + size);
+                self.pages.copy_page_to(page, &mut child.pages, size).map_err(|_| EFAULT)?;
+                child.pages.mark_dirty(page, page + size);
                 va = page + size;
             }
         }
@@ -1087,7 +1095,7 @@ impl AddressSpace {
             self.attached.remove(&s);
             let (lo, hi) = (s.max(start), a.end.min(end));
             // A 2 MiB page cut at the edge is split first; then nothing is freed.
-            let _ = self.pages.unmap(&mut Tables, lo, hi, |_, _| {});
+            let _ = self.pages.unmap(lo, hi, |_, _| {});
             if s < lo {
                 self.attached.insert(s, Attached { end: lo, ..a });
             }
@@ -1137,7 +1145,7 @@ impl AddressSpace {
         self.unshare(USER_START, USER_END, &mut freed);
         self.unattach(USER_START, USER_END);
         free_all(freed);
-        self.pages.destroy(&mut Tables, pins::free);
+        self.pages.destroy(pins::free);
         self.ranges.clear();
         self.maps = Maps::new();
     }

@@ -78,7 +78,6 @@ impl FutexTable {
         if bitset == 0 {
             return Err(EINVAL);
         }
-        let word = uaccess::futex_word(p, uaddr)?;
         let me = sched::current();
         let w = Arc::new(Waiter {
             thread: me.clone(),
@@ -86,14 +85,15 @@ impl FutexTable {
             woken: AtomicBool::new(false),
             key: AtomicU64::new(uaddr),
         });
-        {
+        uaccess::with_futex(p, uaddr, |word| {
             let mut q = self.queues.lock();
             if word.load(Ordering::SeqCst) != val {
                 return Err(EAGAIN);
             }
             me.mark_blocked();
             q.entry(uaddr).or_default().push_back(w.clone());
-        }
+            Ok(())
+        })?;
         // A signal sent before the thread was marked blocked woke nothing.
         if interrupted(&me) {
             sched::wake(&me, true);
@@ -133,13 +133,13 @@ impl FutexTable {
         requeue: u32,
         expect: Option<u32>,
     ) -> SysResult {
-        let word = uaccess::futex_word(p, uaddr)?;
-        let mut q = self.queues.lock();
-        if let Some(v) = expect {
-            if word.load(Ordering::SeqCst) != v {
+        let mut q = uaccess::with_futex(p, uaddr, |word| {
+            let q = self.queues.lock();
+            if expect.is_some_and(|v| word.load(Ordering::SeqCst) != v) {
                 return Err(EAGAIN);
             }
-        }
+            Ok(q)
+        })?;
         let woken = wake_locked(&mut q, uaddr, n, u32::MAX);
         let mut moved = 0;
         if uaddr != uaddr2 {

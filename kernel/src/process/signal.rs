@@ -415,9 +415,8 @@ fn run_handler(
     let fpu_len = FPU_STATE_SIZE as u64;
     uaccess::with_writable(p, sp, fpstate + fpu_len - sp, |span| {
         span.write(sp, words.map(u64::to_le_bytes).as_flattened());
-        match span.contiguous(fpstate, fpu_len) {
-            Some(phys) => hal::user::save_fpu_to(phys),
-            None => span.write(fpstate, &hal::user::save_fpu()),
+        if !span.save_fpu(fpstate) {
+            span.write(fpstate, &hal::user::save_fpu());
         }
     })?;
 

@@ -7,7 +7,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 
 use super::Process;
 use crate::mm::vm::AddressSpace;
-use hal::physmem;
+use hal::user_space::Fault;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};
 use lwk_logic::user_pages::{Translation, PAGE_SIZE};
 
@@ -31,10 +31,9 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
-        let t = page_of(p, &mut vm, va.checked_add(done as u64).ok_or(EFAULT)?)?;
-        let n = (t.rest_of_page as usize).min(buf.len() - done);
-        physmem::copy_from(t.phys, &mut buf[done..done + n]);
-        done += n;
+        let at = va.checked_add(done as u64).ok_or(EFAULT)?;
+        page_of(p, &mut vm, at)?;
+        done += vm.user().read(at, &mut buf[done..]).map_err(|_| EFAULT)?;
     }
     Ok(())
 }
@@ -46,13 +45,9 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
     let mut vm = p.vm.lock();
     let mut done = 0;
     while done < buf.len() {
-        let t = page_of(p, &mut vm, va.checked_add(done as u64).ok_or(EFAULT)?)?;
-        if !t.writable {
-            return Err(EFAULT);
-        }
-        let n = (t.rest_of_page as usize).min(buf.len() - done);
-        physmem::copy_to(t.phys, &buf[done..done + n]);
-        done += n;
+        let at = va.checked_add(done as u64).ok_or(EFAULT)?;
+        page_of(p, &mut vm, at)?;
+        done += vm.user().write(at, &buf[done..]).map_err(|_| EFAULT)?;
     }
     // Written through the kernel's mapping: MADV_DONTNEED must zero it.
     vm.mark_written(va, va + buf.len() as u64);
@@ -62,43 +57,30 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
 /// Writable program memory [va, va + len), at most a page long, held by
 /// the address-space lock while a closure writes it: a signal frame goes
 /// straight to the program's pages, without a staging copy.
-pub struct UserSpan {
+pub struct UserSpan<'a> {
+    vm: &'a AddressSpace,
     va: u64,
-    /// (physical address, length) of each page's part, in order.
-    pieces: [(u64, u64); 2],
+    end: u64,
 }
 
-impl UserSpan {
+impl UserSpan<'_> {
     /// Copies `data` to the program's `at`, which the span holds.
     pub fn write(&self, at: u64, data: &[u8]) {
-        let mut offset = at - self.va;
+        assert!(at >= self.va && at + data.len() as u64 <= self.end, "write outside a user span");
         let mut done = 0;
-        for &(phys, len) in &self.pieces {
-            if done == data.len() {
-                break;
+        while done < data.len() {
+            // Mapped writable when the span was made, and held since.
+            match self.vm.user().write(at + done as u64, &data[done..]) {
+                Ok(n) => done += n,
+                Err(e) => panic!("a user span lost its page: {e:?}"),
             }
-            if offset >= len {
-                offset -= len;
-                continue;
-            }
-            let n = ((len - offset) as usize).min(data.len() - done);
-            physmem::copy_to(phys + offset, &data[done..done + n]);
-            done += n;
-            offset = 0;
         }
-        assert_eq!(done, data.len(), "write outside a user span");
     }
 
-    /// The physical address of [at, at + len) when it lies in one page.
-    pub fn contiguous(&self, at: u64, len: u64) -> Option<u64> {
-        let mut offset = at - self.va;
-        for &(phys, piece) in &self.pieces {
-            if offset < piece {
-                return (offset + len <= piece).then_some(phys + offset);
-            }
-            offset -= piece;
-        }
-        None
+    /// FXSAVE of the running thread's FPU state to `at` if [at, at + 512)
+    /// lies in one page (and is aligned); false if not.
+    pub fn save_fpu(&self, at: u64) -> bool {
+        self.vm.user().save_fpu_at(at) == Ok(())
     }
 }
 
@@ -117,23 +99,17 @@ pub fn with_writable<R>(
     let m = p.mem();
     let p = &*m;
     let mut vm = p.vm.lock();
-    let mut span = UserSpan { va, pieces: [(0, 0); 2] };
     let mut at = va;
     // A page or less spans at most two pages.
-    for piece in span.pieces.iter_mut() {
-        if at == end {
-            break;
-        }
+    while at < end {
         let t = page_of(p, &mut vm, at)?;
         if !t.writable {
             return Err(EFAULT);
         }
-        let n = t.rest_of_page.min(end - at);
-        *piece = (t.phys, n);
-        at += n;
+        at += t.rest_of_page.min(end - at);
     }
     vm.mark_written(va, end);
-    Ok(write(&span))
+    Ok(write(&UserSpan { vm: &vm, va, end }))
 }
 
 pub fn read_u64(p: &Process, va: u64) -> Result<u64, Errno> {
@@ -183,9 +159,22 @@ fn with_futex_word<R>(
     f(&mut vm, t)
 }
 
-/// A futex word, for atomic reads (4-byte aligned, mapped).
-pub fn futex_word(p: &Process, va: u64) -> Result<&'static AtomicU32, Errno> {
-    with_futex_word(p, va, |_, t| Ok(physmem::atomic_u32(t.phys)))
+fn futex_fault(f: Fault) -> Errno {
+    if f == Fault::Unaligned {
+        EINVAL
+    } else {
+        EFAULT
+    }
+}
+
+/// Runs `f` on the futex word at `va` (4-byte aligned, mapped) under the
+/// address-space lock, so that the word stays the program's meanwhile.
+pub fn with_futex<R>(
+    p: &Process,
+    va: u64,
+    f: impl FnOnce(&AtomicU32) -> Result<R, Errno>,
+) -> Result<R, Errno> {
+    with_futex_word(p, va, |vm, _| f(vm.user().atomic_u32(va).map_err(futex_fault)?))
 }
 
 /// Changes the futex word at `va` to `change(old)` atomically (it must be
@@ -198,7 +187,7 @@ pub fn futex_update(p: &Process, va: u64, change: impl Fn(u32) -> u32) -> Result
             return Err(EFAULT);
         }
         vm.mark_written(va, va + 4);
-        let word = physmem::atomic_u32(t.phys);
+        let word = vm.user().atomic_u32(va).map_err(futex_fault)?;
         Ok(word
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |old| Some(change(old)))
             .unwrap_or(0))

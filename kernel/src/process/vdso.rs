@@ -5,8 +5,8 @@
 
 use atoll_abi::{VdsoData, VDSO_BASE, VDSO_PAGES};
 use core::mem::offset_of;
-use hal::{physmem, tsc};
-use lwk_logic::errno::{Errno, EFAULT};
+use hal::tsc;
+use lwk_logic::errno::Errno;
 use lwk_logic::maps::Backing;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
@@ -21,8 +21,8 @@ const _: () = assert!(IMAGE_PAGES < VDSO_PAGES, "the vDSO outgrew its pages");
 pub fn map(vm: &mut AddressSpace) -> Result<(), Errno> {
     let rw = Access { read: true, write: true, exec: false };
     vm.map_fixed(VDSO_BASE, (1 + IMAGE_PAGES) * PAGE_SIZE, rw)?;
-    write(vm, VDSO_BASE + offset_of!(VdsoData, ns_mult) as u64, &tsc::ns_mult().to_le_bytes())?;
-    write(vm, VDSO_BASE + PAGE_SIZE, IMAGE)?;
+    vm.fill(VDSO_BASE + offset_of!(VdsoData, ns_mult) as u64, &tsc::ns_mult().to_le_bytes())?;
+    vm.fill(VDSO_BASE + PAGE_SIZE, IMAGE)?;
     let mut freed = vm::Freed::new();
     let read = Access { read: true, write: false, exec: false };
     vm.protect(VDSO_BASE, PAGE_SIZE, read, &mut freed)?;
@@ -40,19 +40,5 @@ pub fn map(vm: &mut AddressSpace) -> Result<(), Errno> {
 pub fn set_realtime_offset(vm: &mut AddressSpace, offset_ns: i64) {
     let at = VDSO_BASE + offset_of!(VdsoData, realtime_offset_ns) as u64;
     // A program that unmapped its vDSO has nothing to set.
-    let _ = write(vm, at, &offset_ns.to_le_bytes());
-}
-
-/// Writes `bytes` at `va` through the kernel's mapping, whatever the
-/// page's protection (the program cannot write these pages itself).
-fn write(vm: &mut AddressSpace, va: u64, bytes: &[u8]) -> Result<(), Errno> {
-    let mut done = 0;
-    while done < bytes.len() {
-        let t = vm.translate(va + done as u64).ok_or(EFAULT)?;
-        let n = (t.rest_of_page as usize).min(bytes.len() - done);
-        physmem::copy_to(t.phys, &bytes[done..done + n]);
-        done += n;
-    }
-    vm.mark_written(va, va + bytes.len() as u64);
-    Ok(())
+    let _ = vm.fill(at, &offset_ns.to_le_bytes());
 }

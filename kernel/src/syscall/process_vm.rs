@@ -6,7 +6,7 @@
 
 use alloc::vec;
 use alloc::vec::Vec;
-use hal::physmem;
+use hal::user_space::UserSpace;
 use lwk_logic::errno::*;
 
 use super::call::Call;
@@ -93,13 +93,11 @@ fn copy_locked(
     let mut done = 0;
     while done < len {
         let a = uaccess::page_of(src, s, from + done);
-        let (Ok(a), Ok(b)) = (a, uaccess::page_of(dst, d, to + done)) else { break };
-        if !b.writable {
-            break;
+        let (Ok(_), Ok(_)) = (a, uaccess::page_of(dst, d, to + done)) else { break };
+        match UserSpace::copy(s.user(), from + done, d.user(), to + done, len - done) {
+            Ok(n) => done += n,
+            Err(_) => break,
         }
-        let n = a.rest_of_page.min(b.rest_of_page).min(len - done);
-        physmem::copy_within(a.phys, b.phys, n as usize);
-        done += n;
     }
     // Written through the kernel's mapping: MADV_DONTNEED must zero it.
     d.mark_written(to, to + done);

@@ -527,6 +527,20 @@ impl UserPageTable {
         va: u64,
         frame: u64,
     ) -> Option<u64> {
+        let (pt, i1) = self.small_leaf(mem, va)?;
+        let old = update(mem, pt, i1, |e| (e & !ADDR_MASK) | (frame & ADDR_MASK));
+        Some(old & ADDR_MASK)
+    }
+
+    /// The frame the 4 KiB page at `va` holds, PROT_NONE ones included
+    /// (None: no 4 KiB page holds one there).
+    pub fn small_frame(&self, mem: &impl TableMemory, va: u64) -> Option<u64> {
+        let (pt, i1) = self.small_leaf(mem, va)?;
+        Some(mem.read(pt, i1) & ADDR_MASK)
+    }
+
+    /// (table, index) of the 4 KiB leaf at `va`, if it holds a frame.
+    fn small_leaf(&self, mem: &impl TableMemory, va: u64) -> Option<(u64, usize)> {
         if self.root == 0 {
             return None;
         }
@@ -536,11 +550,7 @@ impl UserPageTable {
             return None;
         }
         let pt = e2 & ADDR_MASK;
-        if !holds_frame(mem.read(pt, i1)) {
-            return None;
-        }
-        let old = update(mem, pt, i1, |e| (e & !ADDR_MASK) | (frame & ADDR_MASK));
-        Some(old & ADDR_MASK)
+        holds_frame(mem.read(pt, i1)).then_some((pt, i1))
     }
 
     /// Marks the pages of [start, end) written (the kernel wrote them

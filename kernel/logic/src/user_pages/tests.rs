@@ -360,7 +360,8 @@ fn replace_frame_keeps_access_and_marks_of_small_pages_only() {
     let mut zeroed = vec![];
     pt.clean(&mut m, 0x40_3000, 0x40_4000, |p, n| zeroed.push((p, n)));
     assert_eq!(zeroed, vec![(0x7000_0000, PAGE_SIZE)], "the dirty mark stays");
-    // A PROT_NONE page keeps its frame, so it can be replaced too.
+    // A PROT_NONE page keeps its frame, so it can be found and replaced too.
+    assert_eq!(pt.small_frame(&m, 0x40_4123), Some(0x5000_1000));
     assert_eq!(pt.replace_frame(&mut m, 0x40_4000, 0x7000_1000), Some(0x5000_1000));
     assert!(pt.translate(&m, 0x40_4000).is_none());
     assert_eq!(pt.replace_frame(&mut m, 0x40_5000, 0x7000_2000), None, "nothing mapped");
@@ -375,5 +376,7 @@ fn replace_frame_keeps_access_and_marks_of_small_pages_only() {
     ];
     assert_eq!(seen, expect);
     assert_eq!(pt.replace_frame(&mut m, 0x20_0000_0000, 0x7000_2000), None, "a 2 MiB page");
+    assert_eq!(pt.small_frame(&m, 0x20_0000_0000), None, "a 2 MiB page");
+    assert_eq!(pt.small_frame(&m, 0x40_6000), None, "nothing mapped");
     assert_eq!(pt.translate(&m, 0x20_0000_0000).unwrap().phys, 0x6000_0000);
 }
