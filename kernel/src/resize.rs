@@ -136,7 +136,7 @@ fn remove_cpu(index: u64) -> Result<(), Errno> {
     sched::hotplug::take_down(index, PARK_TIMEOUT_NS).inspect_err(|e| {
         println!("resize: CPU {index} did not leave: {e:?}");
     })?;
-    crate::process::delegate::adopt_waiters(index);
+    crate::process::call_slots::adopt_waiters(index);
     status::set_online(hal::smp::online_count());
     Ok(())
 }

@@ -1,60 +1,16 @@
-//! The cores a program may use, and what happens to them when the enclave
-//! grows or shrinks: a program started on the whole enclave gets each core
-//! added and some of its threads move there; a core that leaves is taken
-//! out of every program's set and thread's affinity, and its threads get
-//! new homes (a thread pinned to that core alone is pinned to its new one).
+//! What happens to programs' cores (cpu_set.rs) when the enclave grows or
+//! shrinks: a program started on the whole enclave gets each core added
+//! and some of its threads move there; a core that leaves is taken out of
+//! every program's set and thread's affinity, and its threads get new
+//! homes (a thread pinned to that core alone is pinned to its new one).
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
-use core::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use core::sync::atomic::Ordering;
 
-use super::{launch, UserThread};
+use super::programs;
+use super::types::UserThread;
 use crate::sched::{self, hotplug, Thread};
-
-pub struct Cpus {
-    mask: AtomicU64,
-    next: AtomicUsize,
-    /// Started on all of the enclave's cores: it gets cores added later too.
-    pub whole_enclave: bool,
-}
-
-impl Cpus {
-    pub fn new(list: &[usize], whole_enclave: bool) -> Self {
-        let mask = list.iter().fold(0u64, |m, &c| m | 1 << c);
-        Cpus { mask: AtomicU64::new(mask), next: AtomicUsize::new(0), whole_enclave }
-    }
-
-    /// A forked child's: its parent's, as they are now.
-    pub fn inherit(&self) -> Self {
-        Cpus {
-            mask: AtomicU64::new(self.mask()),
-            next: AtomicUsize::new(0),
-            whole_enclave: self.whole_enclave,
-        }
-    }
-
-    pub fn mask(&self) -> u64 {
-        self.mask.load(Ordering::Acquire)
-    }
-
-    pub fn first(&self) -> usize {
-        self.mask().trailing_zeros() as usize
-    }
-
-    /// Core for the next thread: round robin over the set.
-    pub fn pick(&self) -> usize {
-        let mask = self.mask();
-        let k = self.next.fetch_add(1, Ordering::Relaxed) % mask.count_ones().max(1) as usize;
-        nth_bit(mask, k)
-    }
-}
-
-fn nth_bit(mut mask: u64, n: usize) -> usize {
-    for _ in 0..n {
-        mask &= mask - 1;
-    }
-    mask.trailing_zeros() as usize
-}
 
 fn active_mask() -> u64 {
     hotplug::active_cpus().fold(0, |m, c| m | 1 << c)
@@ -78,7 +34,7 @@ pub fn home_for(u: &UserThread) -> Option<usize> {
 }
 
 fn each_program_thread(mut f: impl FnMut(&Arc<Thread>, &UserThread)) {
-    for p in launch::all_processes() {
+    for p in programs::all_processes() {
         for t in p.threads_now() {
             if let Some(u) = UserThread::of(&t) {
                 f(&t, u);
@@ -91,7 +47,7 @@ fn each_program_thread(mut f: impl FnMut(&Arc<Thread>, &UserThread)) {
 /// every program thread there moves to a core it may use.
 pub fn cpu_leaving(cpu: usize) {
     let bit = 1u64 << cpu;
-    for p in launch::all_processes() {
+    for p in programs::all_processes() {
         let left = p.cpus.mask.fetch_and(!bit, Ordering::AcqRel) & !bit;
         if left & active_mask() == 0 {
             p.cpus.mask.store(1, Ordering::Release); // the boot core never leaves
@@ -115,7 +71,7 @@ pub fn cpu_leaving(cpu: usize) {
 /// their threads spread so no core runs two more of them than another.
 pub fn cpu_joined(cpu: usize) {
     let bit = 1u64 << cpu;
-    for p in launch::all_processes().into_iter().filter(|p| p.cpus.whole_enclave) {
+    for p in programs::all_processes().into_iter().filter(|p| p.cpus.whole_enclave) {
         p.cpus.mask.fetch_or(bit, Ordering::AcqRel);
         p.area.set_cpus(p.cpus.mask());
         let threads: Vec<Arc<Thread>> = p.threads_now();

@@ -13,31 +13,12 @@ use alloc::vec::Vec;
 use atoll_abi::CALL_FORK;
 use core::sync::atomic::Ordering;
 
-use super::signal::SIGKILL;
-use super::{delegate, launch, Process, UserThread};
+use super::family_tree::{DEFERRED, HELD, MAKING};
+use super::sigstate::SIGKILL;
+use super::types::{Process, UserThread};
+use super::unserved::{ended_without_server, settle};
+use super::{call_slots, ending};
 use lwk_logic::errno::{Errno, EAGAIN};
-
-/// A host file serves it (every program but the children below).
-pub const HELD: u8 = 0;
-/// A forked child whose server is not made yet.
-pub const DEFERRED: u8 = 1;
-/// Its server is being made.
-pub const MAKING: u8 = 2;
-/// It ended without ever having a server: freed at its end.
-pub const NEVER: u8 = 3;
-
-/// Whether a (non-vfork) child `parent` forks now may start without a
-/// server: the parent must have one, and no delegated call in flight,
-/// whose end could change what the child inherits.
-pub fn may_defer(parent: &Process) -> bool {
-    parent.family.server.load(Ordering::Acquire) == HELD && parent.mem().calls.idle_of(parent.pid)
-}
-
-/// A forked child starts without a server.
-pub fn defer(parent: &Process, child: &Process) {
-    child.family.server.store(DEFERRED, Ordering::Release);
-    parent.family.unserved_children.fetch_add(1, Ordering::AcqRel);
-}
 
 /// Before thread `u` posts a delegated call: its process's server, and
 /// its children's, are made first.
@@ -92,9 +73,9 @@ fn make(child: &Arc<Process>, via: Via) {
     }
     let args = [child.area.index() as u64, child.pid.into(), 0, 0, 0, 0];
     let answer = match via {
-        Via::Thread(u) => delegate::call(u, CALL_FORK, 0, args),
+        Via::Thread(u) => call_slots::post(u, CALL_FORK, 0, args).wait().map(|a| a.ret),
         Via::Parent => match child.family.parent() {
-            Some(parent) => delegate::call_in_area_of(&parent, CALL_FORK, args),
+            Some(parent) => call_slots::call_in_area_of(&parent, CALL_FORK, args),
             None => Err(EAGAIN),
         },
     };
@@ -109,7 +90,7 @@ fn make(child: &Arc<Process>, via: Via) {
             settle(child, DEFERRED);
             child.begin_exit(SIGKILL);
             if child.family.has_ended() && ended_without_server(child) {
-                launch::free_unserved(child);
+                ending::free(child);
             }
         }
         // The parent ended while its server had the request: a server may
@@ -122,35 +103,6 @@ fn make(child: &Arc<Process>, via: Via) {
     }
 }
 
-fn settle(child: &Process, state: u8) {
-    child.family.server.store(state, Ordering::Release);
-    if state == HELD {
-        uncount(child);
-    }
-    child.family.server_made.wake_all(true);
-}
-
-/// The parent no longer waits to make `child`'s server.
-fn uncount(child: &Process) {
-    if let Some(parent) = child.family.parent() {
-        parent.family.unserved_children.fetch_sub(1, Ordering::AcqRel);
-    }
-}
-
-/// At `p`'s end: true if it never had a server and never will (then no
-/// host file holds it: it is freed at once, and Linux hears nothing).
-pub fn ended_without_server(p: &Process) -> bool {
-    let never = p
-        .family
-        .server
-        .compare_exchange(DEFERRED, NEVER, Ordering::AcqRel, Ordering::Acquire)
-        .is_ok();
-    if never {
-        uncount(p);
-    }
-    never
-}
-
 /// A process asking for its own server (it is about to fork, or a
 /// delegated call, a message or an XEMEM request of its own comes next);
 /// EAGAIN if none could be made (it is being killed then).
@@ -161,18 +113,5 @@ pub fn serve_self(p: &Arc<Process>) -> Result<(), Errno> {
     match p.family.server.load(Ordering::Acquire) {
         HELD => Ok(()),
         _ => Err(EAGAIN),
-    }
-}
-
-/// `p` ended: its children still without a server can have none now (it
-/// came from `p`'s, which ends with it): they end too.
-pub fn parent_ended(p: &Process) {
-    if p.family.unserved_children.load(Ordering::Acquire) == 0 {
-        return;
-    }
-    for child in p.family.children() {
-        if child.family.server.load(Ordering::Acquire) == DEFERRED {
-            child.begin_exit(SIGKILL);
-        }
     }
 }

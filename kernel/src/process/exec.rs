@@ -6,46 +6,15 @@
 //! calling thread then leaves for the new image's entry.
 
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::Ordering;
 
-use super::{delegate, family, Process, UserThread};
+use super::sigstate::SIGKILL;
+use super::types::{Process, UserThread};
+use super::{delegate, family, vfork, xemem};
 use crate::mm::vm::AddressSpace;
 use crate::sched::{self, Thread};
-use crate::sync::SpinLock;
 use hal::TrapFrame;
 use lwk_logic::errno::*;
-
-pub struct ExecState {
-    /// A thread waits for `atoll run` to load a new image.
-    pending: AtomicBool,
-    /// The new image replaced the old: no way back.
-    swapped: AtomicBool,
-    /// The host's START for the new image is still to come (the launcher
-    /// must not start a new thread for it).
-    start_expected: AtomicBool,
-    /// The image left behind, freed by the exec'ing thread once it is off it.
-    old: SpinLock<Option<AddressSpace>>,
-}
-
-impl ExecState {
-    pub const fn new() -> Self {
-        ExecState {
-            pending: AtomicBool::new(false),
-            swapped: AtomicBool::new(false),
-            start_expected: AtomicBool::new(false),
-            old: SpinLock::new(None),
-        }
-    }
-
-    pub fn is_pending(&self) -> bool {
-        self.pending.load(Ordering::Acquire)
-    }
-
-    /// Launcher, at START: true (once) if the START is an execve's.
-    pub fn take_start(&self) -> bool {
-        self.start_expected.swap(false, Ordering::AcqRel)
-    }
-}
 
 /// Launcher: puts `new` in place of the process's address space.
 pub fn swap_in(p: &Process, new: AddressSpace) {
@@ -59,7 +28,7 @@ pub fn swap_in(p: &Process, new: AddressSpace) {
     p.root.store(root, Ordering::Release);
     // A vfork child runs on its own memory from now on (its lender goes on
     // once the exec'ing thread has left the lender's page tables: `execed`).
-    super::vfork::end(p);
+    vfork::end(p);
     *p.exec.old.lock() = Some(old);
     p.calls.forget_live();
     p.exec.swapped.store(true, Ordering::Release);
@@ -103,7 +72,7 @@ pub fn execve(
     if !loaded {
         if swapped {
             // The old image is gone and the new one is not whole.
-            p.begin_exit(super::signal::SIGKILL);
+            p.begin_exit(SIGKILL);
             return Err(EINTR);
         }
         return match r {
@@ -118,7 +87,7 @@ pub fn execve(
         old.release();
     }
     // The old image's segments, grants and attachments go with it, as at exit.
-    super::xemem::ended(p);
+    xemem::ended(p);
     p.note_unmapped();
     crate::status::report_memory();
     p.report_usage();

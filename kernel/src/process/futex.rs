@@ -1,70 +1,21 @@
 //! Futexes: a program's threads sleep on a word of its memory until
-//! another thread wakes that word. Queues are keyed by user address (one
-//! process, one address space).
+//! another thread wakes that word (the queues are futex_queue.rs's).
 
-use alloc::collections::{BTreeMap, VecDeque};
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::{uaccess, Process};
-use crate::sched::{self, timer, Thread};
-use crate::sync::SpinLock;
+use super::futex_queue::{remove_locked, wake_locked, FutexTable, Waiter};
+use super::types::{Process, UserThread};
+use super::{signal, uaccess};
+use crate::sched::{self, timer};
 use lwk_logic::errno::*;
-
-struct Waiter {
-    thread: Arc<Thread>,
-    bitset: u32,
-    woken: AtomicBool,
-    /// The queue it is in (requeue moves it).
-    key: AtomicU64,
-}
-
-pub struct FutexTable {
-    queues: SpinLock<BTreeMap<u64, VecDeque<Arc<Waiter>>>>,
-}
-
-type Queues = BTreeMap<u64, VecDeque<Arc<Waiter>>>;
-
-/// Wakes up to `n` waiters of `key` whose bitset meets `bitset`.
-fn wake_locked(q: &mut Queues, key: u64, n: u32, bitset: u32) -> u32 {
-    let Some(list) = q.get_mut(&key) else { return 0 };
-    let mut woken = 0;
-    list.retain(|w| {
-        if woken < n && w.bitset & bitset != 0 {
-            w.woken.store(true, Ordering::Release);
-            sched::wake(&w.thread, true);
-            woken += 1;
-            false
-        } else {
-            true
-        }
-    });
-    if list.is_empty() {
-        q.remove(&key);
-    }
-    woken
-}
-
-fn remove_locked(q: &mut Queues, w: &Arc<Waiter>) {
-    let key = w.key.load(Ordering::Relaxed);
-    if let Some(list) = q.get_mut(&key) {
-        list.retain(|x| !Arc::ptr_eq(x, w));
-        if list.is_empty() {
-            q.remove(&key);
-        }
-    }
-}
 
 /// A signal or the program's end cuts the wait short.
 fn interrupted(t: &sched::Thread) -> bool {
-    super::UserThread::of(t).is_some_and(super::signal::interrupted)
+    UserThread::of(t).is_some_and(signal::interrupted)
 }
 
 impl FutexTable {
-    pub const fn new() -> Self {
-        FutexTable { queues: SpinLock::new(BTreeMap::new()) }
-    }
-
     /// FUTEX_WAIT(_BITSET): sleeps while `*uaddr == val`, until woken,
     /// the deadline (TSC) or the program's end.
     pub fn wait(

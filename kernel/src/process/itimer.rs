@@ -1,18 +1,15 @@
 //! A process's timers that signal: its real-time interval timer
 //! (ITIMER_REAL: alarm, setitimer, SIGALRM) and its POSIX timers
-//! (timer_create: a signal to the process or to one thread). Each armed
-//! timer has a kernel thread on the process's first core that sleeps until
-//! the deadline, sends the signal and re-arms with the interval; it starts
-//! with the first setting and ends with the process or the timer.
+//! (timer_create: a signal to the process or to one thread), as the process
+//! keeps them. Arming them, and the thread each armed timer has, are
+//! itimer_thread.rs's.
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
 use hal::{cpu, tsc};
 
-use super::signal::{self, SigInfo, SIGALRM, SI_KERNEL};
-use super::Process;
-use crate::sched;
+use super::sigstate::{SIGALRM, SI_KERNEL};
 use crate::sync::{SpinLock, WaitQueue};
 use lwk_logic::errno::*;
 
@@ -40,21 +37,21 @@ pub struct Notify {
 }
 
 pub struct Timer {
-    state: SpinLock<State>,
-    changed: WaitQueue,
-    deleted: AtomicBool,
-    notify: Notify,
+    pub(super) state: SpinLock<State>,
+    pub(super) changed: WaitQueue,
+    pub(super) deleted: AtomicBool,
+    pub(super) notify: Notify,
 }
 
-struct State {
+pub(super) struct State {
     /// TSC deadline; 0: disarmed.
-    deadline: u64,
-    interval_ns: u64,
+    pub(super) deadline: u64,
+    pub(super) interval_ns: u64,
     /// Bumped by every setting, so the thread looks again.
-    generation: u64,
+    pub(super) generation: u64,
     /// Expiries the process has not seen a signal for (timer_getoverrun).
-    overrun: u32,
-    started: bool,
+    pub(super) overrun: u32,
+    pub(super) started: bool,
 }
 
 impl Timer {
@@ -106,7 +103,7 @@ impl Timer {
     }
 }
 
-fn remaining_ns(deadline: u64) -> u64 {
+pub(super) fn remaining_ns(deadline: u64) -> u64 {
     match deadline {
         0 => 0,
         // At least 1 ns while armed: "0" would read as disarmed.
@@ -114,95 +111,11 @@ fn remaining_ns(deadline: u64) -> u64 {
     }
 }
 
-/// Arms `t` to fire at the TSC `deadline` (0 disarms), then every
-/// `interval_ns`; returns the previous (time left, interval).
-pub fn set(p: &Arc<Process>, t: &Arc<Timer>, deadline: u64, interval_ns: u64) -> (u64, u64) {
-    let (old, start) = {
-        let mut s = t.state.lock();
-        let old = (remaining_ns(s.deadline), s.interval_ns);
-        s.deadline = deadline;
-        s.interval_ns = interval_ns;
-        s.generation += 1;
-        s.overrun = 0;
-        let start = !s.started && deadline != 0;
-        s.started |= start;
-        (old, start)
-    };
-    if start {
-        let (process, timer) = (p.clone(), t.clone());
-        drop(sched::spawn(p.cpus.first(), "timer", move || run(process, timer)));
-    }
-    t.changed.wake_all(true);
-    old
-}
-
 /// A deadline `ns` from now (0 stays 0: disarmed).
 pub fn deadline_in(ns: u64) -> u64 {
     match ns {
         0 => 0,
         ns => cpu::rdtsc() + tsc::ns_to_cycles(ns),
-    }
-}
-
-fn run(p: Arc<Process>, t: Arc<Timer>) {
-    let gone = || p.is_exiting() || t.deleted.load(Ordering::Acquire);
-    while !gone() {
-        let (deadline, generation) = {
-            let s = t.state.lock();
-            (s.deadline, s.generation)
-        };
-        let armed = (deadline != 0).then_some(deadline);
-        let woken = t
-            .changed
-            .wait_until_deadline(|| gone() || t.state.lock().generation != generation, armed);
-        if woken {
-            continue;
-        }
-        let fired = {
-            let mut s = t.state.lock();
-            let fired = s.generation == generation && s.deadline != 0;
-            if fired {
-                s.deadline = match s.interval_ns {
-                    0 => 0,
-                    i => deadline + tsc::ns_to_cycles(i),
-                };
-            }
-            fired.then_some(s.overrun)
-        };
-        if let Some(overrun) = fired {
-            fire(&p, &t, overrun);
-        }
-    }
-}
-
-fn fire(p: &Arc<Process>, t: &Timer, overrun: u32) {
-    let n = t.notify;
-    let info = match n.code {
-        SI_KERNEL => SigInfo::kernel(n.signo),
-        code => SigInfo {
-            signo: n.signo,
-            code,
-            timer: Some((n.id, overrun, n.value)),
-            ..Default::default()
-        },
-    };
-    let pending = || signal::pending_set_of(p, n.target) & signal::bit(n.signo) != 0;
-    // A signal still pending from the last expiry: count an overrun instead.
-    if !matches!(n.target, Target::Nothing) && pending() {
-        let mut s = t.state.lock();
-        s.overrun = s.overrun.saturating_add(1);
-        return;
-    }
-    t.state.lock().overrun = 0;
-    match n.target {
-        Target::Nothing => {}
-        Target::Process => signal::send_to_process(p, info),
-        Target::Thread(tid) => {
-            // A target thread that has ended: the signal goes to the process.
-            if signal::send_to_thread(p, tid, info).is_err() {
-                signal::send_to_process(p, info);
-            }
-        }
     }
 }
 

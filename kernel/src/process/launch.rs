@@ -1,6 +1,6 @@
-//! The host's requests about programs (create, start, kill, release), each
-//! naming a program area, carried out in order by one kernel thread, and
-//! each program's end.
+//! The host's requests about programs (create, exec, start, kill,
+//! release), each naming a program area, carried out in order by one kernel
+//! thread (a program's end is ending.rs's).
 
 use alloc::sync::Arc;
 use alloc::vec::Vec;
@@ -9,38 +9,31 @@ use core::sync::atomic::Ordering;
 use lwk_logic::maps::{Backing, FileName};
 use lwk_logic::user_pages::Access;
 
-use super::signal::{self, SigInfo};
-use super::{thread, Area, Process};
+use super::area::{self, Area};
+use super::cpu_set::Cpus;
+use super::ending::{free, program_ended};
+use super::programs::{occupant, Occupant, PROGRAMS};
+use super::sigstate::{self, SigInfo};
+use super::types::Process;
+use super::{call_slots, cpus, exec, signal, thread, vdso};
 use crate::kmsg::{self, Message, Peer};
 use crate::mm::vm::AddressSpace;
 use crate::sched;
 use crate::status;
-use crate::sync::{Queue, SpinLock};
+use crate::sync::Queue;
 use hal::user;
 use lwk_logic::errno::*;
 
 static REQUESTS: Queue<(u16, Area, u64)> = Queue::new();
 
-/// A program area's occupant, from create to free.
-struct Occupant {
-    process: Arc<Process>,
-    /// The host has let go of its memory (RELEASE).
-    released: bool,
-    /// Every thread has ended (or it never started).
-    ended: bool,
-}
-
-static PROGRAMS: SpinLock<[Option<Occupant>; MAX_PROGRAMS]> =
-    SpinLock::new([const { None }; MAX_PROGRAMS]);
-
 const SIGKILL: u32 = 9;
 
 pub fn init(shared_phys: u64) {
-    super::area::init(shared_phys);
-    super::delegate::init();
+    area::init(shared_phys);
+    call_slots::init();
     sched::user::register(sched::user::CpuHooks {
-        leaving: super::cpus::cpu_leaving,
-        joined: super::cpus::cpu_joined,
+        leaving: cpus::cpu_leaving,
+        joined: cpus::cpu_joined,
     });
     for kind in [
         KMSG_PROC_CREATE,
@@ -98,7 +91,7 @@ fn handle(kind: u16, area: Area, arg: u64) {
         KMSG_PROC_RELEASE => release(area),
         KMSG_PAGE_WANTED => {
             let slot = usize::try_from(arg).unwrap_or(usize::MAX);
-            super::delegate::page_wanted(area, occupant(area).as_deref(), slot);
+            call_slots::page_wanted(area, occupant(area).as_deref(), slot);
         }
         _ => {}
     }
@@ -166,7 +159,7 @@ fn build(area: Area) -> Result<AddressSpace, Errno> {
             return Err(e);
         }
     }
-    if let Err(e) = super::vdso::map(&mut vm) {
+    if let Err(e) = vdso::map(&mut vm) {
         hal::println!("program: cannot map the vDSO: error {}", -i64::from(e.number()));
         vm.release();
         return Err(e);
@@ -181,9 +174,9 @@ fn exec_image(area: Area) -> Result<u64, Errno> {
         return Err(EINVAL);
     }
     let mut vm = build(area)?;
-    super::vdso::set_realtime_offset(&mut vm, p.realtime_offset_ns.load(Ordering::Relaxed));
+    vdso::set_realtime_offset(&mut vm, p.realtime_offset_ns.load(Ordering::Relaxed));
     let root = vm.root();
-    super::exec::swap_in(&p, vm);
+    exec::swap_in(&p, vm);
     area.set_created(p.pid, root, p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);
@@ -215,7 +208,7 @@ fn create(area: Area) -> Result<u32, Errno> {
     };
     let whole_enclave = req.cpu_mask == 0 && req.cpu_count == 0;
     let vm = build(area)?;
-    let p = Process::new(area, vm, super::cpus::Cpus::new(&cpus, whole_enclave), None);
+    let p = Process::new(area, vm, Cpus::new(&cpus, whole_enclave), None);
     area.set_created(p.pid, p.root(), p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);
@@ -242,73 +235,6 @@ fn spread(online: &[usize], want: usize) -> Vec<usize> {
     cpus
 }
 
-/// Every program of the enclave, as they are now.
-pub fn all_processes() -> Vec<Arc<Process>> {
-    PROGRAMS.lock().iter().flatten().map(|o| o.process.clone()).collect()
-}
-
-/// A child the LWK forked into its own (claimed) area: LOADED, waiting
-/// for the host to adopt and start it.
-pub fn adopt(child: &Arc<Process>) {
-    let area = child.area;
-    area.set_created(child.pid, child.root(), child.cpu_mask());
-    area.clear_host_pid();
-    // A call an earlier occupant left posted is not this child's.
-    area.clear_slots();
-    child.report_usage();
-    PROGRAMS.lock()[area.index()] =
-        Some(Occupant { process: child.clone(), released: false, ended: false });
-    area.set_state(PROC_LOADED);
-    status::report_memory();
-}
-
-/// Whether a host file still holds `child` (its server has not let go).
-pub fn still_held(child: &Arc<Process>) -> bool {
-    PROGRAMS.lock()[child.area.index()]
-        .as_ref()
-        .is_some_and(|o| Arc::ptr_eq(&o.process, child) && !o.released)
-}
-
-/// A forked child no host process holds: gone, memory and area freed
-/// (unless a host release freed it first).
-pub fn drop_unserved(child: &Arc<Process>) {
-    {
-        let mut programs = PROGRAMS.lock();
-        let slot = &mut programs[child.area.index()];
-        if !slot.as_ref().is_some_and(|o| Arc::ptr_eq(&o.process, child)) {
-            return;
-        }
-        *slot = None;
-    }
-    super::vfork::end(child);
-    child.vm.lock().release();
-    child.area.set_usage(0, 0);
-    child.area.set_state(PROC_FREE);
-    status::report_memory();
-}
-
-/// A forked child that will never start: it ends (EXITED, SIGKILL) and is
-/// freed once a host file that adopts it lets go.
-pub fn end_unstarted(child: &Arc<Process>) {
-    child.family.fork_start.lock().take();
-    child.begin_exit(signal::SIGKILL);
-    program_ended(child);
-}
-
-/// Every program in the enclave.
-pub fn all() -> Vec<Arc<Process>> {
-    PROGRAMS.lock().iter().flatten().map(|o| o.process.clone()).collect()
-}
-
-/// The program with LWK pid `pid`, if it is in this enclave.
-pub fn find(pid: u32) -> Option<Arc<Process>> {
-    PROGRAMS.lock().iter().flatten().find(|o| o.process.pid == pid).map(|o| o.process.clone())
-}
-
-fn occupant(area: Area) -> Option<Arc<Process>> {
-    PROGRAMS.lock()[area.index()].as_ref().map(|o| o.process.clone())
-}
-
 fn start(area: Area) {
     let Some(p) = occupant(area) else { return };
     if area.state() != PROC_LOADED {
@@ -326,7 +252,7 @@ fn start(area: Area) {
     let (entry, sp, realtime) = area.start_request();
     let offset = realtime as i64 - Process::monotonic_ns() as i64;
     p.realtime_offset_ns.store(offset, Ordering::Relaxed);
-    super::vdso::set_realtime_offset(&mut p.vm.lock(), offset);
+    vdso::set_realtime_offset(&mut p.vm.lock(), offset);
     area.set_state(PROC_RUNNING);
     let frame = user::initial_frame(entry, sp);
     if thread::spawn_user_thread(&p, frame, 0, 0, p.pid, 0, [0; 3]).is_err() {
@@ -367,14 +293,14 @@ pub fn start_forked(child: &Arc<Process>) -> bool {
 /// SIGKILL when it must end): the program may handle it, as on Linux.
 fn kill(area: Area, sig: u32) {
     let Some(p) = occupant(area) else { return };
-    if area.state() == PROC_LOADED || sig == signal::SIGKILL || !(1..=64).contains(&sig) {
+    if area.state() == PROC_LOADED || sig == sigstate::SIGKILL || !(1..=64).contains(&sig) {
         p.begin_exit(sig.clamp(1, 64));
         if area.state() == PROC_LOADED {
             program_ended(&p);
         }
         return;
     }
-    signal::send_to_process(&p, SigInfo::user(sig, signal::SI_USER, 0));
+    signal::send_to_process(&p, SigInfo::user(sig, sigstate::SI_USER, 0));
 }
 
 fn release(area: Area) {
@@ -390,60 +316,4 @@ fn release(area: Area) {
     } else {
         p.begin_exit(SIGKILL);
     }
-}
-
-/// The program's last thread has ended (or it never started): report its
-/// status; its memory goes once the host has let go of it too.
-pub fn program_ended(p: &Arc<Process>) {
-    let released = {
-        let mut programs = PROGRAMS.lock();
-        match programs[p.area.index()].as_mut() {
-            Some(o) if Arc::ptr_eq(&o.process, p) => {
-                o.ended = true;
-                o.released
-            }
-            _ => return,
-        }
-    };
-    p.vm.lock().detach_shared();
-    super::deferred_server::parent_ended(p);
-    super::family::ended(p);
-    p.area.set_exited(p.wait_status());
-    p.call_times.report(p.pid, &p.area.comm());
-    // A forked child that never had a server: no host file will let go.
-    if super::deferred_server::ended_without_server(p) {
-        free(p);
-        return;
-    }
-    let words = [p.area.index() as u64, p.wait_status() as u64, p.pid as u64];
-    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_EXIT, &words);
-    if released {
-        free(p);
-    }
-}
-
-/// A forked child that ended without a server (none will hold it).
-pub fn free_unserved(p: &Arc<Process>) {
-    free(p);
-}
-
-fn free(p: &Arc<Process>) {
-    {
-        let mut programs = PROGRAMS.lock();
-        let slot = &mut programs[p.area.index()];
-        if !slot.as_ref().is_some_and(|o| Arc::ptr_eq(&o.process, p)) {
-            return;
-        }
-        *slot = None;
-    }
-    // Every thread left these page tables on its way out; this core too.
-    hal::paging::switch_root(hal::paging::kernel_root());
-    p.vm.lock().release();
-    p.calls.free_parked();
-    super::vfork::freed(p);
-    p.area.set_usage(0, 0);
-    p.area.set_state(PROC_FREE);
-    status::report_memory();
-    super::xemem::ended(p);
-    kmsg::send_words_waiting(Peer::Host, KMSG_PROC_FREED, &[p.area.index() as u64, p.pid as u64]);
 }

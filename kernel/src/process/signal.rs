@@ -1,46 +1,22 @@
-//! Signals: what is pending for a thread and for its process, sending, and
-//! delivery on the way back to user mode: a handler runs on a Linux x86-64
-//! rt_sigframe (siginfo, ucontext with every register, the signal mask and
-//! the FPU state), which rt_sigreturn reads back. A standard signal is
-//! pending at most once, as on Linux; real-time signals are not queued
-//! beyond one each either (documented).
+//! Signals: sending them to a process or one of its threads, waiting
+//! while none comes, and delivery on the way back to user mode: a handler
+//! runs on a Linux x86-64 rt_sigframe (siginfo, ucontext with every
+//! register, the signal mask and the FPU state), which rt_sigreturn reads
+//! back. What a signal leaves pending is sigstate.rs's.
 
 use alloc::sync::Arc;
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::Ordering;
 
-use super::{uaccess, Process, UserThread};
+use super::itimer::Target;
+use super::sigstate::UNBLOCKABLE;
+use super::sigstate::{bit, default_ignores, SigInfo, SIGKILL, SIGSEGV, SIG_DFL, SIG_IGN};
+use super::types::{Process, UserThread};
+use super::uaccess;
 use crate::sched;
-use crate::sync::SpinLock;
 use hal::user::{is_user_address, FpuImage, FPU_STATE_SIZE};
 use hal::TrapFrame;
 use lwk_logic::errno::*;
 
-pub const SIGILL: u32 = 4;
-pub const SIGTRAP: u32 = 5;
-pub const SIGBUS: u32 = 7;
-pub const SIGFPE: u32 = 8;
-pub const SIGKILL: u32 = 9;
-pub const SIGSEGV: u32 = 11;
-pub const SIGALRM: u32 = 14;
-pub const SIGCHLD: u32 = 17;
-pub const SIGCONT: u32 = 18;
-pub const SIGSTOP: u32 = 19;
-const SIGTSTP: u32 = 20;
-const SIGTTIN: u32 = 21;
-const SIGTTOU: u32 = 22;
-const SIGURG: u32 = 23;
-const SIGWINCH: u32 = 28;
-
-/// Signals no mask can hold back.
-pub const UNBLOCKABLE: u64 = bit(SIGKILL) | bit(SIGSTOP);
-
-pub const SI_USER: i32 = 0;
-pub const SI_KERNEL: i32 = 0x80;
-pub const SI_TKILL: i32 = -6;
-pub const SI_TIMER: i32 = -2;
-
-const SIG_DFL: u64 = 0;
-const SIG_IGN: u64 = 1;
 const SA_SIGINFO: u64 = 4;
 const SA_ONSTACK: u64 = 0x0800_0000;
 const SA_RESTORER: u64 = 0x0400_0000;
@@ -49,111 +25,6 @@ const SA_NODEFER: u64 = 0x4000_0000;
 const SA_RESETHAND: u64 = 0x8000_0000;
 const SS_ONSTACK: u64 = 1;
 const SS_DISABLE: u64 = 2;
-
-pub const fn bit(sig: u32) -> u64 {
-    1 << (sig - 1)
-}
-
-/// What a handler learns about its signal (struct siginfo's fields).
-#[derive(Clone, Copy, Default, Debug)]
-pub struct SigInfo {
-    pub signo: u32,
-    pub code: i32,
-    /// Sender's pid and uid (kill, tkill, sigqueue).
-    pub pid: u32,
-    pub uid: u32,
-    /// The faulting address (SIGSEGV, SIGBUS, SIGILL, SIGFPE).
-    pub addr: Option<u64>,
-    /// Timers: the timer id, overrun count and value.
-    pub timer: Option<(u32, u32, u64)>,
-}
-
-impl SigInfo {
-    pub fn user(signo: u32, code: i32, pid: u32) -> SigInfo {
-        SigInfo { signo, code, pid, ..Default::default() }
-    }
-
-    pub fn kernel(signo: u32) -> SigInfo {
-        SigInfo { signo, code: SI_KERNEL, ..Default::default() }
-    }
-
-    /// struct siginfo (128 bytes) as Linux lays it out for x86-64.
-    pub fn to_bytes(self) -> [u8; 128] {
-        let mut b = [0u8; 128];
-        b[0..4].copy_from_slice(&self.signo.to_le_bytes());
-        b[8..12].copy_from_slice(&self.code.to_le_bytes());
-        if let Some(addr) = self.addr {
-            b[16..24].copy_from_slice(&addr.to_le_bytes());
-        } else if let Some((id, overrun, value)) = self.timer {
-            b[16..20].copy_from_slice(&id.to_le_bytes());
-            b[20..24].copy_from_slice(&overrun.to_le_bytes());
-            b[24..32].copy_from_slice(&value.to_le_bytes());
-        } else {
-            b[16..20].copy_from_slice(&self.pid.to_le_bytes());
-            b[20..24].copy_from_slice(&self.uid.to_le_bytes());
-        }
-        b
-    }
-}
-
-/// Signals waiting for delivery, one each. The set can be read without
-/// the lock (every return to user mode looks at it).
-pub struct Pending {
-    set: AtomicU64,
-    info: SpinLock<[SigInfo; 64]>,
-}
-
-impl Pending {
-    pub const fn new() -> Self {
-        const NONE: SigInfo =
-            SigInfo { signo: 0, code: 0, pid: 0, uid: 0, addr: None, timer: None };
-        Pending { set: AtomicU64::new(0), info: SpinLock::new([NONE; 64]) }
-    }
-
-    pub fn set(&self) -> u64 {
-        self.set.load(Ordering::Acquire)
-    }
-
-    fn add(&self, info: SigInfo) {
-        let b = bit(info.signo);
-        let mut all = self.info.lock();
-        if self.set() & b == 0 {
-            all[info.signo as usize - 1] = info;
-            self.set.fetch_or(b, Ordering::AcqRel);
-        }
-    }
-
-    /// The lowest-numbered pending signal in `allowed`, taken out.
-    pub fn take(&self, allowed: u64) -> Option<SigInfo> {
-        if self.set() & allowed == 0 {
-            return None;
-        }
-        let all = self.info.lock();
-        let ready = self.set() & allowed;
-        if ready == 0 {
-            return None;
-        }
-        let i = ready.trailing_zeros() as usize;
-        self.set.fetch_and(!(1 << i), Ordering::AcqRel);
-        Some(all[i])
-    }
-}
-
-/// A process's dispositions: struct sigaction per signal (handler, flags,
-/// restorer, mask).
-pub struct Actions(pub [[u64; 4]; 65]);
-
-impl Actions {
-    pub const fn new() -> Self {
-        Actions([[0; 4]; 65])
-    }
-}
-
-/// What a signal does when it arrives with its default action.
-fn default_ignores(sig: u32) -> bool {
-    // No job control: the stop signals are ignored (documented).
-    matches!(sig, SIGCHLD | SIGCONT | SIGURG | SIGWINCH | SIGSTOP | SIGTSTP | SIGTTIN | SIGTTOU)
-}
 
 /// True if `sig` would be thrown away on arrival (ignored, explicitly or by
 /// default); such a signal is never made pending.
@@ -214,9 +85,9 @@ pub fn pending_set(u: &UserThread) -> u64 {
 }
 
 /// Signals pending for a timer's target: the process, or one thread.
-pub fn pending_set_of(p: &Process, target: super::itimer::Target) -> u64 {
+pub fn pending_set_of(p: &Process, target: Target) -> u64 {
     match target {
-        super::itimer::Target::Thread(tid) => p
+        Target::Thread(tid) => p
             .threads
             .lock()
             .iter()

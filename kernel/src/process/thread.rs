@@ -5,17 +5,15 @@ use alloc::format;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::{launch, signal, Process, UserThread};
+use super::cputime::CpuTime;
+use super::sigstate::{Pending, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP};
+use super::types::{Process, UserThread};
+use super::{ending, signal, uaccess};
 use crate::sched::{self, Thread};
 use crate::sync::SpinLock;
 use hal::idt::TrapFrame;
 use hal::user::{self, UserCpuState};
 use lwk_logic::errno::{Errno, EAGAIN};
-
-/// A fresh thread id (process ids come from the same numbers).
-pub fn new_tid() -> u32 {
-    super::NEXT_PID.fetch_add(1, Ordering::Relaxed)
-}
 
 /// Starts thread `tid` of `p`, entering user mode with `frame` on the next
 /// of the program's cores.
@@ -58,10 +56,10 @@ pub fn spawn_user_thread(
                 robust_list: AtomicU64::new(0),
                 signal_mask: AtomicU64::new(signal_mask),
                 affinity: AtomicU64::new(0),
-                pending: super::signal::Pending::new(),
+                pending: Pending::new(),
                 saved_mask: SpinLock::new(None),
                 altstack: SpinLock::new(altstack),
-                cpu_time: super::cputime::CpuTime::new(),
+                cpu_time: CpuTime::new(),
                 killed: core::sync::atomic::AtomicBool::new(false),
                 left: core::sync::atomic::AtomicBool::new(false),
             })
@@ -88,7 +86,7 @@ pub fn exit_current_thread() -> ! {
     let p = u.process.clone();
     // CLONE_CHILD_CLEARTID: tell a joiner (pthread_join waits on this word).
     let ctid = u.clear_child_tid.load(Ordering::Relaxed);
-    if ctid != 0 && !p.is_exiting() && super::uaccess::write_u32(&p, ctid, 0).is_ok() {
+    if ctid != 0 && !p.is_exiting() && uaccess::write_u32(&p, ctid, 0).is_ok() {
         let _ = p.mem().futexes.wake(&p, ctid, 1, u32::MAX); // fails only for an empty bitset
     }
     p.put_slot(u.slot);
@@ -107,7 +105,7 @@ pub fn exit_current_thread() -> ! {
     drop(me);
     p.report_usage();
     if last {
-        launch::program_ended(&p);
+        ending::program_ended(&p);
     }
     drop(p);
     sched::exit_current()
@@ -119,14 +117,14 @@ pub fn user_fault(frame: &mut TrapFrame, cr2: u64) {
     let t = sched::current();
     let u = UserThread::of(&t).expect("user fault outside a user thread");
     let (signal, name) = match frame.vector {
-        0 => (signal::SIGFPE, "divide error"),
-        6 => (signal::SIGILL, "invalid opcode"),
-        13 => (signal::SIGSEGV, "general protection fault"),
-        14 => (signal::SIGSEGV, "page fault"),
-        16 | 19 => (signal::SIGFPE, "floating-point exception"),
-        17 => (signal::SIGBUS, "alignment check"),
-        3 | 1 => (signal::SIGTRAP, "breakpoint"),
-        _ => (signal::SIGSEGV, "exception"),
+        0 => (SIGFPE, "divide error"),
+        6 => (SIGILL, "invalid opcode"),
+        13 => (SIGSEGV, "general protection fault"),
+        14 => (SIGSEGV, "page fault"),
+        16 | 19 => (SIGFPE, "floating-point exception"),
+        17 => (SIGBUS, "alignment check"),
+        3 | 1 => (SIGTRAP, "breakpoint"),
+        _ => (SIGSEGV, "exception"),
     };
     let addr = match frame.vector {
         14 => cr2,

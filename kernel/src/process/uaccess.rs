@@ -5,7 +5,7 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use super::Process;
+use super::types::Process;
 use crate::mm::vm::AddressSpace;
 use hal::user_space::Fault;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};

@@ -13,29 +13,9 @@
 use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 use core::ops::Deref;
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU64, Ordering};
 
-use super::Process;
-use crate::sync::SpinLock;
-
-/// A process's part in lending: whose memory it runs on, who runs on its.
-pub struct Lending {
-    /// The process whose memory it runs on while `borrowing`.
-    lender: SpinLock<Weak<Process>>,
-    borrowing: AtomicBool,
-    /// Processes running on its memory now.
-    borrowers: SpinLock<Vec<Weak<Process>>>,
-}
-
-impl Lending {
-    pub fn new() -> Self {
-        Lending {
-            lender: SpinLock::new(Weak::new()),
-            borrowing: AtomicBool::new(false),
-            borrowers: SpinLock::new(Vec::new()),
-        }
-    }
-}
+use super::types::Process;
 
 /// The process whose memory a process runs on: itself, or its lender.
 pub enum Mem<'a> {

@@ -67,7 +67,7 @@ pub fn open(c: &mut Call, nr: u64) -> Option<SysResult> {
     if pid == c.process.pid {
         return Some(maps_file(c, c.process, 0, flags));
     }
-    let other = crate::process::launch::find(pid)?;
+    let other = crate::process::programs::find(pid)?;
     // A child with no server of its own yet has its parent's identity;
     // else `atoll run` asks Linux whether the caller's server may open the
     // other's maps.

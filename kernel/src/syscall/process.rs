@@ -68,7 +68,7 @@ fn of_program(c: &Call, pid: u64, of: impl Fn(&process::Process) -> u32) -> SysR
     match pid as u32 {
         0 => Ok(of(c.process).into()),
         p if p == c.process.pid => Ok(of(c.process).into()),
-        p => Ok(of(&*process::launch::find(p).ok_or(ESRCH)?).into()),
+        p => Ok(of(&*process::programs::find(p).ok_or(ESRCH)?).into()),
     }
 }
 
@@ -91,7 +91,7 @@ pub fn setsid(c: &mut Call) -> SysResult {
 /// fork(): a child process with a copy of this one's memory.
 pub fn fork(c: &mut Call) -> SysResult {
     const SIGCHLD: u64 = 17;
-    family::fork(c.process, c.user, c.frame, SIGCHLD, 0, 0).map(u64::from)
+    process::fork::fork(c.process, c.user, c.frame, SIGCHLD, 0, 0).map(u64::from)
 }
 
 /// execve(path, argv, envp): a new program in this process.
@@ -107,7 +107,8 @@ pub fn execve(c: &mut Call) -> SysResult {
 /// vfork(): as fork, and the parent waits until the child is done.
 pub fn vfork(c: &mut Call) -> SysResult {
     const SIGCHLD: u64 = 17;
-    family::fork(c.process, c.user, c.frame, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0).map(u64::from)
+    process::fork::fork(c.process, c.user, c.frame, CLONE_VM | CLONE_VFORK | SIGCHLD, 0, 0)
+        .map(u64::from)
 }
 
 /// Ends the calling thread; the program's status is the last thread's.
@@ -138,7 +139,7 @@ fn new_thread(
     tls: u64,
 ) -> SysResult {
     if flags & CLONE_THREAD == 0 && flags & !PROCESS_FLAGS == 0 {
-        let pid = family::fork(c.process, c.user, c.frame, flags, stack, child_tid)?;
+        let pid = process::fork::fork(c.process, c.user, c.frame, flags, stack, child_tid)?;
         if flags & CLONE_PARENT_SETTID != 0 {
             uaccess::write_u32(c.process, parent_tid, pid)?;
         }

@@ -11,7 +11,7 @@ use lwk_logic::errno::*;
 
 use super::call::Call;
 use crate::mm::vm::AddressSpace;
-use crate::process::{launch, uaccess, with_both_vms, Process};
+use crate::process::{programs, uaccess, with_both_vms, Process};
 
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;
@@ -44,7 +44,7 @@ fn transfer(c: &mut Call, write: bool) -> SysResult {
     }
     let local = iovecs(c.process, local_at, local_count)?;
     let remote = iovecs(c.process, remote_at, remote_count)?;
-    let target = launch::find(pid as u32).ok_or(ESRCH)?;
+    let target = programs::find(pid as u32).ok_or(ESRCH)?;
     let (mut l, mut r) = (Pieces::new(&local), Pieces::new(&remote));
     let mut done = 0u64;
     while let (Some((la, ln)), Some((ra, rn))) = (l.next_at(), r.next_at()) {

@@ -9,8 +9,10 @@ use core::sync::atomic::Ordering;
 use lwk_logic::errno::*;
 
 use super::call::Call;
-use crate::process::signal::{self, SigInfo, SIGKILL, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE};
-use crate::process::{launch, uaccess};
+use crate::process::sigstate::{
+    SigInfo, SIGKILL, SIGSEGV, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE,
+};
+use crate::process::{programs, signal, uaccess};
 
 const SIG_BLOCK: u64 = 0;
 const SIG_UNBLOCK: u64 = 1;
@@ -101,7 +103,7 @@ pub fn sigaltstack(c: &mut Call) -> SysResult {
 pub fn rt_sigreturn(c: &mut Call) -> SysResult {
     if signal::sigreturn(c.user, c.frame).is_err() {
         // A frame that cannot be read: Linux sends SIGSEGV.
-        c.process.begin_exit(signal::SIGSEGV);
+        c.process.begin_exit(SIGSEGV);
         return Err(EFAULT);
     }
     c.replaced_registers = true;
@@ -124,11 +126,11 @@ pub fn kill(c: &mut Call) -> SysResult {
     let pid = pid as i64 as i32;
     let targets: alloc::vec::Vec<_> = match pid {
         p if p > 0 && p as u32 == c.process.pid => alloc::vec![c.process.clone()],
-        p if p > 0 => alloc::vec![launch::find(p as u32).ok_or(ESRCH)?],
-        -1 => launch::all(),
+        p if p > 0 => alloc::vec![programs::find(p as u32).ok_or(ESRCH)?],
+        -1 => programs::all(),
         p => {
             let pgid = if p == 0 { c.process.family.pgid() } else { p.unsigned_abs() };
-            launch::all().into_iter().filter(|q| q.family.pgid() == pgid).collect()
+            programs::all().into_iter().filter(|q| q.family.pgid() == pgid).collect()
         }
     };
     if targets.is_empty() {

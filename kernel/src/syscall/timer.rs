@@ -8,8 +8,8 @@ use lwk_logic::errno::*;
 
 use super::call::Call;
 use crate::process::itimer::{self, Notify, Target, Timer};
-use crate::process::signal::SI_TIMER;
-use crate::process::{uaccess, Process};
+use crate::process::sigstate::SI_TIMER;
+use crate::process::{itimer_thread, uaccess, Process};
 
 const ITIMER_REAL: u64 = 0;
 const US: u64 = 1_000_000;
@@ -45,7 +45,8 @@ pub fn setitimer(c: &mut Call) -> SysResult {
         return Err(EINVAL);
     }
     let (value, interval) = if new == 0 { (0, 0) } else { read_itimerval(c, new)? };
-    let prev = itimer::set(c.process, &c.process.real_timer, itimer::deadline_in(value), interval);
+    let prev =
+        itimer_thread::set(c.process, &c.process.real_timer, itimer::deadline_in(value), interval);
     if old != 0 {
         write_itimerval(c, old, prev)?;
     }
@@ -65,7 +66,7 @@ pub fn getitimer(c: &mut Call) -> SysResult {
 pub fn alarm(c: &mut Call) -> SysResult {
     let secs = c.args[0] & 0xffff_ffff;
     let deadline = itimer::deadline_in(secs * 1_000_000_000);
-    let (left, _) = itimer::set(c.process, &c.process.real_timer, deadline, 0);
+    let (left, _) = itimer_thread::set(c.process, &c.process.real_timer, deadline, 0);
     Ok(match left {
         0 => 0,
         ns => (ns.div_ceil(NS_PER_US) + US / 2).div_euclid(US).max(1),
@@ -143,7 +144,7 @@ pub fn timer_settime(c: &mut Call) -> SysResult {
     } else {
         itimer::deadline_in(value)
     };
-    let prev = itimer::set(c.process, &t, deadline, interval);
+    let prev = itimer_thread::set(c.process, &t, deadline, interval);
     if old != 0 {
         write_itimerspec(c, old, prev)?;
     }

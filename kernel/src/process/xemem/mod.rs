@@ -16,7 +16,8 @@ use atoll_abi::*;
 use lwk_logic::errno::*;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
-use super::{launch, Process};
+use super::programs;
+use super::types::Process;
 use crate::kmsg::{self, Message, Peer};
 use crate::mm::pins;
 use crate::mm::vm::Freed;
@@ -69,7 +70,7 @@ fn post(msg: &Message) {
 fn revoke(area: u64, id: u64) {
     let unmapped = {
         let mut early = REVOKED_EARLY.lock();
-        let owner = launch::all().into_iter().find(|p| p.area.index() as u64 == area);
+        let owner = programs::all().into_iter().find(|p| p.area.index() as u64 == area);
         match owner {
             Some(p) if p.vm.lock().revoke(id) => Some(p),
             _ => {
