@@ -11,14 +11,16 @@ import re
 import vm_record
 
 
-# Exits 0 when the FTQ run in argv[1] had an enclave quantum with no work and
-# no interrupt: only the host can stop a vCPU so, as this shared machine's
-# scheduler does now and then (4 vCPUs on 2 cores). The probe is then run once
-# more, and the repeat counted like a repeated VM run; a second such quantum
-# fails the test.
+# Exits 0 when the FTQ run in argv[1] had, on the enclave CPU and with no
+# interrupt there, a quantum with no work or fewer than 500 of its 1000
+# quanta: only the host can stop a vCPU so, as this shared machine's
+# scheduler does now and then (4 vCPUs on 2 cores, more under load). The
+# probe is then run once more, and the repeat counted like a repeated VM run;
+# a second such run fails the test.
 EMPTY_QUANTUM = (
     "import json, sys; c = json.load(open(sys.argv[1]))['cpus'][0]; "
-    "sys.exit(0 if c['min'] == 0 and c['with_interrupts'] == 0 else 1)"
+    "stopped = c['min'] == 0 or c['samples'] < 500; "
+    "sys.exit(0 if stopped and c['with_interrupts'] == 0 and c['interrupts'] == 0 else 1)"
 )
 
 
@@ -87,8 +89,8 @@ atoll destroy n > /dev/null || exit 11
     assert len(q["listed"]) == q["samples"], q
     # FTQ on the enclave CPU and a Linux CPU: work per 0.5 ms quantum.
     if "FTQ EMPTY QUANTUM " in out:
-        vm_record.repeated("FTQ probe run again: an enclave quantum had no work and no interrupt "
-                           "(the host stopped the vCPU)")
+        vm_record.repeated("FTQ probe run again: an enclave quantum had no work, or most were "
+                           "missing, with no interrupt (the host stopped the vCPU)")
     ftq = json.loads(next(line[4:] for line in out.splitlines() if line.startswith("FTQ {")))
     lwk, lin = ftq["cpus"]
     assert (lwk["kernel"], lin["kernel"]) == ("lwk", "linux"), ftq
