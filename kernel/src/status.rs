@@ -12,7 +12,11 @@ use hal::shared::SharedRegion;
 static REGION: Once<SharedRegion> = Once::new();
 
 pub fn init(phys: u64) {
-    REGION.call_once(|| SharedRegion::in_enclave_area(phys, size_of::<Status>()));
+    match SharedRegion::in_enclave_area(phys, size_of::<Status>()) {
+        Ok(r) => _ = REGION.call_once(|| r),
+        // Without its status page the enclave still runs; `atoll status` shows less.
+        Err(e) => hal::println!("status page: {e:?}"),
+    }
 }
 
 fn region() -> Option<&'static SharedRegion> {

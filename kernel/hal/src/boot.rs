@@ -172,7 +172,9 @@ fn parse_cokernel(params_phys: u64) -> BootInfo {
         crate::cpu::halt_forever(); // the host's boot timeout reports it
     }
     crate::shared::set_area(p.shared_phys, p.shared_phys + p.shared_size);
-    crate::console::init_ring(p.console_phys, p.console_size);
+    if !crate::console::init_ring(p.console_phys, p.console_size) {
+        crate::cpu::halt_forever(); // no console: the host's boot timeout reports it
+    }
     let cpu_count = p.cpu_count as usize;
     let mem_count = p.mem_count as usize;
     if cpu_count == 0 || cpu_count > atoll_abi::MAX_CPUS || mem_count > atoll_abi::MAX_MEM_RANGES {

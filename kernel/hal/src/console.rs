@@ -16,7 +16,7 @@ enum Backend {
 
 static CONSOLE: SpinLock<Backend> = SpinLock::new(Backend::None);
 /// The ring again, for the fatal path when the console lock is stuck.
-static RING: Once<RingConsole> = Once::new();
+static RING: Once<Option<RingConsole>> = Once::new();
 
 struct Writer<'a>(&'a mut Backend);
 
@@ -35,9 +35,14 @@ pub fn init_serial() {
     *CONSOLE.lock() = Backend::Serial(Serial::com1());
 }
 
-pub fn init_ring(phys: u64, size: u64) {
-    let ring = *RING.call_once(|| RingConsole::attach(phys, size));
+/// The console goes to the ring the boot parameters name; false (and no
+/// console) if it is not in the shared area.
+pub(crate) fn init_ring(phys: u64, size: u64) -> bool {
+    let Some(ring) = *RING.call_once(|| RingConsole::attach(phys, size)) else {
+        return false;
+    };
     *CONSOLE.lock() = Backend::Ring(ring);
+    true
 }
 
 pub fn print(args: fmt::Arguments) {
@@ -55,8 +60,8 @@ pub fn print_fatal(args: fmt::Arguments) {
         }
         crate::cpu::relax();
     }
-    let mut emergency = match RING.get() {
-        Some(ring) => Backend::Ring(*ring),
+    let mut emergency = match RING.get().copied().flatten() {
+        Some(ring) => Backend::Ring(ring),
         None if crate::mode::is_cokernel() => Backend::None,
         None => Backend::Serial(Serial::com1()),
     };

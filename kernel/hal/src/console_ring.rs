@@ -17,10 +17,14 @@ pub struct RingConsole {
 const DATA: usize = size_of::<Console>();
 
 impl RingConsole {
-    /// Takes over the ring the host prepared, or prepares it if the host did not.
-    pub fn attach(phys: u64, size: u64) -> Self {
+    /// Takes over the ring the host prepared, or prepares it if the host
+    /// did not; None if the boot parameters put it outside the shared area.
+    pub fn attach(phys: u64, size: u64) -> Option<Self> {
         let size = size.min(CONSOLE_SIZE) as usize;
-        let region = SharedRegion::in_enclave_area(phys, size);
+        if size <= DATA {
+            return None;
+        }
+        let region = SharedRegion::in_enclave_area(phys, size).ok()?;
         let capacity = (size - DATA) as u64;
         let hdr: Header = region.read(offset_of!(Console, hdr));
         if !hdr.is_valid::<Console>(MAGIC_CONSOLE) {
@@ -29,7 +33,7 @@ impl RingConsole {
             region.atomic_u64(offset_of!(Console, head)).store(0, Ordering::Release);
         }
         region.write(offset_of!(Console, capacity), capacity);
-        RingConsole { region, capacity }
+        Some(RingConsole { region, capacity })
     }
 
     pub fn write_bytes(&mut self, bytes: &[u8]) {

@@ -246,7 +246,7 @@ pub fn translate(virt: u64) -> Option<(u64, PageSize)> {
 }
 
 /// Physical address of the kernel's PML4 (user tables copy its upper half).
-pub fn kernel_root() -> u64 {
+pub(crate) fn kernel_root() -> u64 {
     KERNEL_PML4.load(Ordering::Relaxed)
 }
 
@@ -261,9 +261,15 @@ pub fn current_root() -> u64 {
 static LOADED: [AtomicU64; super::percpu::MAX_CPUS] =
     [const { AtomicU64::new(0) }; super::percpu::MAX_CPUS];
 
-/// Switches to the address space rooted at `root` (a user PML4, whose upper
-/// half is the kernel's), unless it is already loaded.
-pub fn switch_root(root: u64) {
+/// Switches this CPU to the kernel's own tables (off any program's).
+pub fn switch_to_kernel() {
+    switch_root(kernel_root())
+}
+
+/// Switches to the address space rooted at `root` (the kernel PML4, or a
+/// user PML4 whose upper half is the kernel's: `user_space::Root::load`),
+/// unless it is already loaded.
+pub(crate) fn switch_root(root: u64) {
     if current_root() != root {
         // SAFETY: `root` is the kernel PML4 or a user PML4 that repeats its
         // upper half, so the running kernel code and data stay mapped.
@@ -274,7 +280,7 @@ pub fn switch_root(root: u64) {
 
 /// Whether some CPU has the page tables at `root` loaded: they must not
 /// be freed then (that CPU would lose the kernel's mappings with them).
-pub fn loaded_anywhere(root: u64) -> bool {
+pub(crate) fn loaded_anywhere(root: u64) -> bool {
     LOADED.iter().any(|r| r.load(Ordering::Acquire) == root)
 }
 

@@ -43,6 +43,15 @@ pub(crate) fn set_area(start: u64, end: u64) {
     AREA.call_once(|| (start, end));
 }
 
+/// A region asked for outside the shared area (`area` is (0, 0) when the
+/// LWK is not an enclave and has none).
+#[derive(Clone, Copy, Debug)]
+pub struct OutsideArea {
+    pub phys: u64,
+    pub len: usize,
+    pub area: (u64, u64),
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct SharedRegion {
     virt: u64,
@@ -50,16 +59,18 @@ pub struct SharedRegion {
 }
 
 impl SharedRegion {
-    /// `phys..phys+len`, which must lie in the enclave's shared area: the
-    /// host hands it over at boot for the LWK's lifetime and the direct map
-    /// covers it. Panics outside it (or when not an enclave).
-    pub fn in_enclave_area(phys: u64, len: usize) -> Self {
-        let &(start, end) = AREA.get().expect("no shared area: not an enclave");
+    /// `phys..phys+len`, if it lies in the enclave's shared area, which the
+    /// boot parameters gave (the host hands it over for the LWK's lifetime
+    /// and the direct map covers it).
+    pub fn in_enclave_area(phys: u64, len: usize) -> Result<Self, OutsideArea> {
+        let &(start, end) = AREA.get().ok_or(OutsideArea { phys, len, area: (0, 0) })?;
         let inside = phys.checked_sub(start).zip(end.checked_sub(start));
         let inside =
             inside.is_some_and(|(offset, size)| offset <= size && len as u64 <= size - offset);
-        assert!(inside, "{phys:#x}+{len:#x} is outside the shared area {start:#x}..{end:#x}");
-        SharedRegion { virt: phys_to_virt(phys), len }
+        if !inside {
+            return Err(OutsideArea { phys, len, area: (start, end) });
+        }
+        Ok(SharedRegion { virt: phys_to_virt(phys), len })
     }
 
     /// Memory the host lends (`lent::Lent::region`), mapped at `virt` for as

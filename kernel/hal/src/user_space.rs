@@ -10,7 +10,7 @@
 //! addresses (`map`, `replace_frame`): until they are typed, those two
 //! trust the mm layer to give frames it owns.
 
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use lwk_logic::user_pages::{
     Access, MapError, TableMemory, Translation, Unlinked, UserPageTable, PAGE_SIZE,
 };
@@ -30,6 +30,43 @@ pub enum Fault {
 
 pub struct UserSpace {
     pages: UserPageTable,
+}
+
+/// A `UserSpace`'s tables as a CPU loads them. Only a `UserSpace` names
+/// one (`tables`), so CR3 only ever gets the kernel's root or a user root
+/// whose upper half repeats the kernel's; `destroy` stops the system
+/// rather than free tables a CPU still has loaded. The program layer drops
+/// its copies with the space (it loads a space only while it holds it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Root(u64);
+
+impl Root {
+    /// The root table's physical address, for the host's mirror.
+    pub fn phys(self) -> u64 {
+        self.0
+    }
+
+    /// Loads these tables on this CPU, unless they are loaded already.
+    pub fn load(self) {
+        crate::paging::switch_root(self.0)
+    }
+}
+
+/// A `Root` other CPUs read (a process's, which exec and vfork change).
+pub struct RootCell(AtomicU64);
+
+impl RootCell {
+    pub fn new(root: Root) -> Self {
+        RootCell(AtomicU64::new(root.0))
+    }
+
+    pub fn get(&self) -> Root {
+        Root(self.0.load(Ordering::Acquire))
+    }
+
+    pub fn set(&self, root: Root) {
+        self.0.store(root.0, Ordering::Release)
+    }
 }
 
 /// Table frames from the frame allocator, reached through the direct map.
@@ -77,9 +114,9 @@ impl UserSpace {
         Some(UserSpace { pages })
     }
 
-    /// The root table's physical address (for the host's mirror, and CR3).
-    pub fn root(&self) -> u64 {
-        self.pages.root()
+    /// The tables, to load on a CPU or to give the host (`Root::phys`).
+    pub fn tables(&self) -> Root {
+        Root(self.pages.root())
     }
 
     pub fn translate(&self, va: u64) -> Option<Translation> {
@@ -130,9 +167,17 @@ impl UserSpace {
         self.pages.mark_dirty(&mut Tables, start, end)
     }
 
-    /// Frees every frame (through `free`) and every table.
+    /// Frees every frame (through `free`) and every table; no CPU may have
+    /// them loaded (every thread left them first).
     pub fn destroy(&mut self, free: impl FnMut(u64, u64)) {
+        assert!(!self.loaded_anywhere(), "page tables freed while a CPU has them loaded");
         self.pages.destroy(&mut Tables, free)
+    }
+
+    /// Whether some CPU has these tables loaded.
+    pub fn loaded_anywhere(&self) -> bool {
+        let root = self.pages.root();
+        root != 0 && crate::paging::loaded_anywhere(root)
     }
 
     /// MADV_DONTNEED's zeroing: every written page of [start, end) is

@@ -18,7 +18,8 @@ static HOST_LINE: Once<SharedRegion> = Once::new();
 pub fn attach(shared_phys: u64, host_apic_id: u32) {
     let ring_at = |offset: u64| {
         let region =
-            SharedRegion::in_enclave_area(shared_phys + offset, kmsg_ring_bytes(KMSG_RING_SLOTS));
+            SharedRegion::in_enclave_area(shared_phys + offset, kmsg_ring_bytes(KMSG_RING_SLOTS))
+                .unwrap_or_else(|e| hal::fatal!("message ring: {e:?}"));
         SharedRing::new(region, KMSG_RING_SLOTS)
     };
     HOST.call_once(|| {
@@ -29,7 +30,10 @@ pub fn attach(shared_phys: u64, host_apic_id: u32) {
             (host_apic_id, HOST_VECTOR),
         )
     });
-    HOST_LINE.call_once(|| SharedRegion::in_enclave_area(shared_phys + BENCH_LINE_OFFSET, 64));
+    HOST_LINE.call_once(|| {
+        SharedRegion::in_enclave_area(shared_phys + BENCH_LINE_OFFSET, 64)
+            .unwrap_or_else(|e| hal::fatal!("benchmark line: {e:?}"))
+    });
 }
 
 /// The link, once attached.

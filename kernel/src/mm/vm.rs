@@ -16,8 +16,8 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
-use hal::user_space::UserSpace;
-use hal::{mem, paging};
+use hal::mem;
+use hal::user_space::{Root, UserSpace};
 use lwk_logic::maps::{Backing, Maps};
 use lwk_logic::user_pages::{Access, MapError, Translation, Unlinked, LARGE_PAGE_SIZE, PAGE_SIZE};
 
@@ -239,8 +239,8 @@ impl AddressSpace {
         self.populate(g.bottom, g.low, g.access)
     }
 
-    pub fn root(&self) -> u64 {
-        self.pages.root()
+    pub fn tables(&self) -> Root {
+        self.pages.tables()
     }
 
     /// [start, end) maps `backing` (from its start), for /proc/<pid>/maps.
@@ -1135,10 +1135,10 @@ impl AddressSpace {
     /// Panics (a contained LWK crash) rather than free tables a CPU still
     /// runs on, which would reset the whole machine.
     pub fn release(&mut self) {
-        let root = self.pages.root();
         assert!(
-            root == 0 || !paging::loaded_anywhere(root),
-            "page tables at {root:#x} freed while a CPU still has them loaded"
+            !self.pages.loaded_anywhere(),
+            "page tables at {:#x} freed while a CPU still has them loaded",
+            self.pages.tables().phys()
         );
         let mut freed = core::mem::take(&mut self.deferred);
         freed.append(&mut self.unlinked);

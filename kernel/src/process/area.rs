@@ -20,6 +20,7 @@ pub fn init(shared_phys: u64) {
         core::array::from_fn(|i| {
             let phys = shared_phys + PROC_OFFSET + i as u64 * PROC_AREA_SIZE;
             SharedRegion::in_enclave_area(phys, PROC_AREA_SIZE as usize)
+                .unwrap_or_else(|e| hal::fatal!("program area {i}: {e:?}"))
         })
     });
 }

@@ -55,7 +55,7 @@ pub fn free(p: &Arc<Process>) {
         *slot = None;
     }
     // Every thread left these page tables on its way out; this core too.
-    hal::paging::switch_root(hal::paging::kernel_root());
+    hal::paging::switch_to_kernel();
     p.vm.lock().release();
     p.calls.free_parked();
     vfork::freed(p);

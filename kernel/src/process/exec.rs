@@ -18,14 +18,14 @@ use lwk_logic::errno::*;
 
 /// Launcher: puts `new` in place of the process's address space.
 pub fn swap_in(p: &Process, new: AddressSpace) {
-    let root = new.root();
+    let root = new.tables();
     let old = {
         let mut vm = p.vm.lock();
         let old = core::mem::replace(&mut *vm, new);
         p.note_stack(&vm);
         old
     };
-    p.root.store(root, Ordering::Release);
+    p.root.set(root);
     // A vfork child runs on its own memory from now on (its lender goes on
     // once the exec'ing thread has left the lender's page tables: `execed`).
     vfork::end(p);
@@ -82,7 +82,7 @@ pub fn execve(
     }
     // Onto the new page tables, then the old image can go: no thread of
     // this process runs on it any more, and this core's switch flushed it.
-    hal::paging::switch_root(p.root());
+    p.tables().load();
     if let Some(mut old) = p.exec.old.lock().take() {
         old.release();
     }

@@ -175,7 +175,7 @@ fn exec_image(area: Area) -> Result<u64, Errno> {
     }
     let mut vm = build(area)?;
     vdso::set_realtime_offset(&mut vm, p.realtime_offset_ns.load(Ordering::Relaxed));
-    let root = vm.root();
+    let root = vm.tables().phys();
     exec::swap_in(&p, vm);
     area.set_created(p.pid, root, p.cpu_mask());
     p.report_usage();

@@ -94,7 +94,7 @@ pub fn exit_current_thread() -> ! {
     // Off this address space before it can be freed, for good: an interrupt
     // may still switch away from this thread and back before it is gone.
     u.left.store(true, Ordering::Release);
-    hal::paging::switch_root(hal::paging::kernel_root());
+    hal::paging::switch_to_kernel();
     let last = {
         let mut threads = p.threads.lock();
         threads.retain(|t| !Arc::ptr_eq(t, &me));

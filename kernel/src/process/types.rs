@@ -24,14 +24,16 @@ use crate::mm::vm;
 use crate::sched::Thread;
 use crate::sync::SpinLock;
 use hal::user::UserCpuState;
+use hal::user_space::{Root, RootCell};
 
 /// A running program.
 pub struct Process {
     pub pid: u32,
     /// Its area shared with the host (launch parameters, call slots).
     pub area: Area,
-    /// Page-table root; a new one only at execve.
-    pub(super) root: AtomicU64,
+    /// The page tables its threads run on: a new one at execve, its
+    /// lender's while a vfork child borrows them.
+    pub(super) root: RootCell,
     pub vm: SpinLock<vm::AddressSpace>,
     /// LWK cores its threads go to.
     pub cpus: Cpus,
@@ -123,7 +125,7 @@ impl Process {
         let p = Arc::new(Process {
             pid: NEXT_PID.fetch_add(1, Ordering::Relaxed),
             area,
-            root: AtomicU64::new(vm.root()),
+            root: RootCell::new(vm.tables()),
             vm: SpinLock::new(vm),
             cpus,
             threads: SpinLock::new(Vec::new()),
@@ -154,8 +156,14 @@ impl Process {
         p
     }
 
+    /// The page tables' physical address, for the host.
     pub fn root(&self) -> u64 {
-        self.root.load(Ordering::Acquire)
+        self.root.get().phys()
+    }
+
+    /// The page tables its threads run on.
+    pub fn tables(&self) -> Root {
+        self.root.get()
     }
 
     /// Takes `vm`'s part of the stack still to grow (under its lock).
@@ -320,7 +328,7 @@ impl UserThread {
         if self.left.load(Ordering::Acquire) {
             return false;
         }
-        hal::paging::switch_root(self.process.root());
+        self.process.tables().load();
         self.process.ran_on.fetch_or(1 << hal::cpu_index(), Ordering::Relaxed);
         true
     }

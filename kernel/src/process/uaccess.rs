@@ -24,6 +24,18 @@ pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translatio
     vm.translate(va).ok_or(EFAULT)
 }
 
+/// `va` had no memory: the main stack's part without memory yet gets it
+/// (as `page_of`), then `access` is tried again.
+fn grow_then(
+    p: &Process,
+    vm: &mut AddressSpace,
+    va: u64,
+    access: impl FnOnce(&AddressSpace) -> Result<usize, Fault>,
+) -> Result<usize, Errno> {
+    page_of(p, vm, va)?;
+    access(vm).map_err(|_| EFAULT)
+}
+
 /// Copies `buf.len()` bytes from the program's `va`.
 pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
     let m = p.mem();
@@ -32,8 +44,13 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
     let mut done = 0;
     while done < buf.len() {
         let at = va.checked_add(done as u64).ok_or(EFAULT)?;
-        page_of(p, &mut vm, at)?;
-        done += vm.user().read(at, &mut buf[done..]).map_err(|_| EFAULT)?;
+        done += match vm.user().read(at, &mut buf[done..]) {
+            Ok(n) => n,
+            Err(Fault::NotMapped) => {
+                grow_then(p, &mut vm, at, |vm| vm.user().read(at, &mut buf[done..]))?
+            }
+            Err(_) => return Err(EFAULT),
+        };
     }
     Ok(())
 }
@@ -46,8 +63,13 @@ pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
     let mut done = 0;
     while done < buf.len() {
         let at = va.checked_add(done as u64).ok_or(EFAULT)?;
-        page_of(p, &mut vm, at)?;
-        done += vm.user().write(at, &buf[done..]).map_err(|_| EFAULT)?;
+        done += match vm.user().write(at, &buf[done..]) {
+            Ok(n) => n,
+            Err(Fault::NotMapped) => {
+                grow_then(p, &mut vm, at, |vm| vm.user().write(at, &buf[done..]))?
+            }
+            Err(_) => return Err(EFAULT),
+        };
     }
     // Written through the kernel's mapping: MADV_DONTNEED must zero it.
     vm.mark_written(va, va + buf.len() as u64);

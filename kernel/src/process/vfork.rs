@@ -63,7 +63,7 @@ pub fn lend(parent: &Arc<Process>, child: &Arc<Process>) {
     };
     owner.lending.borrowers.lock().push(Arc::downgrade(child));
     *child.lending.lender.lock() = Arc::downgrade(&owner);
-    child.root.store(owner.root(), Ordering::Release);
+    child.root.set(owner.tables());
     child.lending.borrowing.store(true, Ordering::Release);
 }
 

@@ -66,5 +66,5 @@ pub(super) fn switch(prev: Option<&dyn UserPart>, next: Option<&dyn UserPart>) {
     if next.is_some_and(|u| u.switch_in()) {
         return;
     }
-    hal::paging::switch_root(hal::paging::kernel_root());
+    hal::paging::switch_to_kernel();
 }

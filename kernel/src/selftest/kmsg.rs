@@ -25,10 +25,13 @@ pub fn garbage(seed: u64) {
         println!("kmsggarbage: only in an enclave");
         return;
     };
-    let ring = SharedRegion::in_enclave_area(
+    let Ok(ring) = SharedRegion::in_enclave_area(
         e.shared.0 + KMSG_TO_HOST_OFFSET,
         kmsg_ring_bytes(KMSG_RING_SLOTS),
-    );
+    ) else {
+        println!("kmsggarbage: the ring is outside the shared area");
+        return;
+    };
     let mut state = seed | 1;
     let mut next = move || {
         state ^= state << 13;

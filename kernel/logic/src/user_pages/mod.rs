@@ -585,20 +585,35 @@ impl UserPageTable {
                 }
             };
             let e2 = mem.read(pd, i2);
-            let (table, index, entry, size) = if e2 & HUGE != 0 || e2 == 0 {
-                (pd, i2, e2, LARGE_PAGE_SIZE)
-            } else {
-                let pt = e2 & ADDR_MASK;
-                (pt, i1, mem.read(pt, i1), PAGE_SIZE)
-            };
-            let page = va & !(size - 1);
-            let to = end.min(page + size);
-            if holds_frame(entry) {
-                let whole = va == page && to == page + size;
-                let old = update(mem, table, index, |e| new(e, whole));
-                done(old, size, page, va, to);
+            if e2 & HUGE != 0 || e2 == 0 {
+                let page = va & !(LARGE_PAGE_SIZE - 1);
+                let to = end.min(page + LARGE_PAGE_SIZE);
+                if holds_frame(e2) {
+                    let whole = va == page && to == page + LARGE_PAGE_SIZE;
+                    let old = update(mem, pd, i2, |e| new(e, whole));
+                    done(old, LARGE_PAGE_SIZE, page, va, to);
+                }
+                va = to;
+                continue;
             }
-            va = to;
+            // The rest of this page table's pages in the range, without
+            // walking down from the root for each (the tables above stay
+            // as they are: `&mut self`).
+            let pt = e2 & ADDR_MASK;
+            let stop = end.min(next_boundary(va, LARGE_PAGE_SIZE));
+            let mut i1 = i1;
+            while va < stop {
+                let entry = mem.read(pt, i1);
+                let page = va & !(PAGE_SIZE - 1);
+                let to = stop.min(page + PAGE_SIZE);
+                if holds_frame(entry) {
+                    let whole = va == page && to == page + PAGE_SIZE;
+                    let old = update(mem, pt, i1, |e| new(e, whole));
+                    done(old, PAGE_SIZE, page, va, to);
+                }
+                va = to;
+                i1 += 1;
+            }
         }
     }
 

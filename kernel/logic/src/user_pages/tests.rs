@@ -380,3 +380,36 @@ fn replace_frame_keeps_access_and_marks_of_small_pages_only() {
     assert_eq!(pt.small_frame(&m, 0x40_6000), None, "nothing mapped");
     assert_eq!(pt.translate(&m, 0x20_0000_0000).unwrap().phys, 0x6000_0000);
 }
+
+#[test]
+fn clean_crosses_from_one_page_table_to_the_next() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    // Small pages on both sides of a 2 MiB boundary (two page tables).
+    let edge = 0x4020_0000;
+    for (i, va) in
+        [edge - 2 * PAGE_SIZE, edge - PAGE_SIZE, edge, edge + PAGE_SIZE].into_iter().enumerate()
+    {
+        let frame = 0x800_0000 + i as u64 * PAGE_SIZE;
+        assert_eq!(pt.map(&mut m, va, frame, false, RW), Ok(Unlinked(None)));
+        write_to(&mut m, &pt, va);
+    }
+    let mut zeroed = vec![];
+    pt.clean(&mut m, edge - 2 * PAGE_SIZE + 0x100, edge + PAGE_SIZE + 0x10, |p, n| {
+        zeroed.push((p, n))
+    });
+    let expect = [
+        (0x800_0100, PAGE_SIZE - 0x100),
+        (0x800_1000, PAGE_SIZE),
+        (0x800_2000, PAGE_SIZE),
+        (0x800_3000, 0x10),
+    ];
+    assert_eq!(zeroed, expect);
+    // The pages cut stay marked, the whole ones are clean.
+    zeroed.clear();
+    pt.clean(&mut m, 0, 1 << 47, |p, n| zeroed.push((p, n)));
+    assert_eq!(zeroed, vec![(0x800_0000, PAGE_SIZE), (0x800_3000, PAGE_SIZE)]);
+    let mut seen = vec![];
+    pt.for_each_frame(&mut m, edge - PAGE_SIZE, edge + PAGE_SIZE, |va, f, _, _| seen.push((va, f)));
+    assert_eq!(seen, vec![(edge - PAGE_SIZE, 0x800_1000), (edge, 0x800_2000)]);
+}

@@ -125,7 +125,7 @@ pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
         }
         let runs = vm.runs(io.vaddr, io.size)?;
         req.runs_hash = xemem_hash(runs.iter().map(|&(phys, len)| XememRun { phys, len }));
-        req.root = vm.root();
+        req.root = vm.tables().phys();
         req.pin = pins::pin(runs);
     }
     request::ask(req).map(|r| r.value).inspect_err(|_| pins::unpin(req.pin))
