@@ -30,6 +30,7 @@ pub mod boot;
 pub mod console;
 mod console_ring;
 pub mod cpu;
+pub mod frames;
 mod gdt;
 pub mod heap;
 pub mod idt;

@@ -1,7 +1,10 @@
 //! Physical memory: the frame allocator over the boot memory map, the kernel
-//! heap carved from it, and the direct-map page tables.
+//! heap carved from it, and the direct-map page tables. Frames leave hal
+//! only as `frames::Frames`; the raw calls here are hal's own.
 
-use lwk_logic::frames::{bitmap_words, FrameAllocator, FrameError, RemoveError, FRAME_SIZE};
+use lwk_logic::frames::{
+    meta_words, FrameAllocator, FrameError, RemoveError, ShareError, FRAME_SIZE,
+};
 use lwk_logic::memmap::RangeSet;
 
 use crate::lock::SpinLock;
@@ -29,21 +32,21 @@ pub(crate) fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
     usable.align_inward(FRAME_SIZE);
 
     let mut frames = FRAMES.lock();
-    // Low ranges keep their bitmap at their own start; higher ones (not yet
-    // mapped) get theirs from the low ranges.
+    // Low ranges keep their metadata at their own start; higher ones (not
+    // yet mapped) get theirs from the low ranges.
     for r in usable.iter().filter(|r| r.end <= boot_mapped) {
         let n = (r.end - r.start) / FRAME_SIZE;
-        let words = bitmap_words(n);
-        let bitmap_frames = ((words as u64 * 8).div_ceil(FRAME_SIZE)).max(1);
-        let bitmap = physmem::claim_for_allocator(r.start, words);
-        frames.add_region(r.start, n, bitmap).expect("frame region");
-        frames.reserve(r.start, bitmap_frames);
+        let words = meta_words(n);
+        let meta_frames = ((words as u64 * 8).div_ceil(FRAME_SIZE)).max(1);
+        let meta = physmem::claim_for_allocator(r.start, words);
+        frames.add_region(r.start, n, meta).expect("frame region");
+        frames.reserve(r.start, meta_frames);
     }
     for r in usable.iter().filter(|r| r.end > boot_mapped) {
         let n = (r.end - r.start) / FRAME_SIZE;
-        let words = bitmap_words(n);
-        let bitmap_frames = (words as u64 * 8).div_ceil(FRAME_SIZE);
-        let at = frames.alloc(bitmap_frames, 1).expect("memory for a frame bitmap");
+        let words = meta_words(n);
+        let meta_frames = (words as u64 * 8).div_ceil(FRAME_SIZE);
+        let at = frames.alloc(meta_frames, 1).expect("memory for a frame bitmap");
         frames
             .add_region(r.start, n, physmem::claim_for_allocator(at, words))
             .expect("frame region");
@@ -76,34 +79,35 @@ pub(crate) fn build_page_tables(
     paging::activate_kernel_tables();
 }
 
-/// Frames at the start of a block of `len` bytes that hold its own bitmap.
-fn bitmap_frames(len: u64) -> u64 {
-    (bitmap_words(len / FRAME_SIZE) as u64 * 8).div_ceil(FRAME_SIZE)
+/// Frames at the start of a block of `len` bytes that hold its own
+/// metadata (bitmap and holder counts).
+fn meta_frames(len: u64) -> u64 {
+    (meta_words(len / FRAME_SIZE) as u64 * 8).div_ceil(FRAME_SIZE)
 }
 
-/// Gives a block the direct map now maps to the allocator, its bitmap in
+/// Gives a block the direct map now maps to the allocator, its metadata in
 /// its own first frames (blocks.rs).
 pub(crate) fn add_region(phys: u64, len: u64) -> Result<(), FrameError> {
     let frames = len / FRAME_SIZE;
-    let bitmap = physmem::claim_for_allocator(phys, bitmap_words(frames));
+    let meta = physmem::claim_for_allocator(phys, meta_words(frames));
     let mut allocator = FRAMES.lock();
-    allocator.add_region(phys, frames, bitmap)?;
-    allocator.reserve(phys, bitmap_frames(len));
+    allocator.add_region(phys, frames, meta)?;
+    allocator.reserve(phys, meta_frames(len));
     Ok(())
 }
 
 /// Takes a block `add_region` added out of the allocator if none of its
 /// frames is in use.
 pub(crate) fn remove_region(phys: u64, len: u64) -> Result<(), RemoveError> {
-    FRAMES.lock().remove_region(phys, bitmap_frames(len))
+    FRAMES.lock().remove_region(phys, meta_frames(len))
 }
 
-pub fn alloc_frames(count: u64, align: u64) -> Option<u64> {
+pub(crate) fn alloc_frames(count: u64, align: u64) -> Option<u64> {
     FRAMES.lock().alloc(count, align)
 }
 
 /// As `alloc_frames`, with the frames zeroed (page tables, user memory).
-pub fn alloc_zeroed_frames(count: u64, align: u64) -> Option<u64> {
+pub(crate) fn alloc_zeroed_frames(count: u64, align: u64) -> Option<u64> {
     let f = alloc_frames(count, align)?;
     // SAFETY: frames the allocator just handed out, direct-mapped RAM that
     // nothing else holds yet.
@@ -117,8 +121,33 @@ pub fn alloc_zeroed_frames(count: u64, align: u64) -> Option<u64> {
     Some(f)
 }
 
-pub fn free_frames(phys: u64, count: u64) {
+pub(crate) fn free_frames(phys: u64, count: u64) {
     FRAMES.lock().free(phys, count)
+}
+
+/// One more holder of each of `count` allocated frames at `phys`.
+pub(crate) fn share_frames(phys: u64, count: u64) -> Result<(), ShareError> {
+    FRAMES.lock().share(phys, count)
+}
+
+/// One holder of each lets go; frames nobody else holds are freed.
+pub(crate) fn release_frames(phys: u64, count: u64) {
+    FRAMES.lock().release(phys, count)
+}
+
+/// True if the frame at `phys` has more than one holder.
+pub(crate) fn is_shared(phys: u64) -> bool {
+    FRAMES.lock().is_shared(phys)
+}
+
+/// True if any frame has more than one holder.
+pub(crate) fn any_shared() -> bool {
+    FRAMES.lock().any_shared()
+}
+
+/// True if some frame of the range is the allocator's and free.
+pub(crate) fn any_free(phys: u64, count: u64) -> bool {
+    FRAMES.lock().any_free(phys, count)
 }
 
 /// (free, total) frames.

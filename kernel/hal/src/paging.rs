@@ -43,7 +43,7 @@ fn table(phys: u64) -> &'static mut [u64; 512] {
 }
 
 impl<F: FnMut() -> u64> Builder<F> {
-    pub fn new(mut new_table: F) -> Self {
+    pub(crate) fn new(mut new_table: F) -> Self {
         let pml4 = new_table();
         Builder { pml4, new_table }
     }
@@ -76,20 +76,20 @@ impl<F: FnMut() -> u64> Builder<F> {
     }
 
     /// Maps RAM [start, end) write-back at its direct-map address.
-    pub fn map_ram(&mut self, start: u64, end: u64, allow_1g: bool) {
+    pub(crate) fn map_ram(&mut self, start: u64, end: u64, allow_1g: bool) {
         for c in plan(start, end, KERNEL_OFFSET, allow_1g) {
             self.map_page(c.virt, c.phys, c.size, PRESENT | WRITABLE);
         }
     }
 
     /// Maps one 4 KiB device page uncached at its direct-map address.
-    pub fn map_mmio(&mut self, phys: u64) {
+    pub(crate) fn map_mmio(&mut self, phys: u64) {
         let phys = phys & !0xfff;
         let flags = PRESENT | WRITABLE | CACHE_DISABLE | WRITE_THROUGH;
         self.map_page(phys_to_virt(phys), phys, PageSize::Size4K, flags);
     }
 
-    pub fn finish(self) -> u64 {
+    pub(crate) fn finish(self) -> u64 {
         KERNEL_PML4.store(self.pml4, Ordering::Relaxed);
         self.pml4
     }
@@ -250,7 +250,7 @@ pub(crate) fn kernel_root() -> u64 {
     KERNEL_PML4.load(Ordering::Relaxed)
 }
 
-pub fn current_root() -> u64 {
+pub(crate) fn current_root() -> u64 {
     let cr3: u64;
     // SAFETY: reading CR3 has no side effects.
     unsafe { core::arch::asm!("mov {}, cr3", out(reg) cr3, options(nostack)) };

@@ -4,17 +4,20 @@
 //! it, and the borrow keeps that leaf (and so the frame) in place for as
 //! long as the access lasts.
 //!
-//! Invariant: every frame a `UserSpace`'s leaves map is RAM in the direct
-//! map, held by the tables until `unmap`, `replace_frame` or `destroy`
-//! hands it back (which take `&mut self`). Frames are still passed in as
-//! addresses (`map`, `replace_frame`): until they are typed, those two
-//! trust the mm layer to give frames it owns.
+//! Invariant: every leaf that is not lent holds one hold on its frames
+//! (`Frames`, RAM in the direct map): `map` and `replace_frame` take one,
+//! `unmap`, `replace_frame` and `destroy` hand it back (all through
+//! `&mut self`), and `share_frame` and `share_range` give more. Lent leaves
+//! (`map_lent`) map `HostPages`, which are never handed back, changed or
+//! zeroed here.
 
+use alloc::vec::Vec;
 use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use lwk_logic::user_pages::{
-    Access, MapError, TableMemory, Translation, Unlinked, UserPageTable, PAGE_SIZE,
+    Access, MapError, TableMemory, Translation, Unlinked, UserPageTable, LARGE_PAGE_SIZE, PAGE_SIZE,
 };
 
+use crate::frames::{Frames, HostPages};
 use crate::physmem::phys_to_virt;
 
 /// Why an access to user memory failed.
@@ -103,6 +106,15 @@ impl TableMemory for Tables {
     }
 }
 
+/// The hold of a leaf the tables just took out (`unmap`, `destroy`): `bytes`
+/// of frames at `phys`.
+fn leaf_hold(phys: u64, bytes: u64) -> Frames {
+    // SAFETY: only the tables' walks call this, with what a leaf that is not
+    // lent mapped; each held one hold on its frames (the invariant), which
+    // the leaf, gone now, no longer keeps.
+    unsafe { Frames::from_hold(phys, bytes / PAGE_SIZE) }
+}
+
 fn word(table: u64, index: usize) -> *mut u64 {
     phys_to_virt(table + 8 * index as u64) as *mut u64
 }
@@ -135,43 +147,116 @@ impl UserSpace {
         self.pages.is_empty(&Tables, start, end)
     }
 
-    /// Maps `frame` at `va` (see the invariant above).
+    /// Maps `frames` at `va`: one 4 KiB page, or a 2 MiB page for 512
+    /// aligned frames. On success, a page table this took out of the tree
+    /// (to drop once no CPU and no walk of the host's can be in it); on an
+    /// error the frames are dropped.
     pub fn map(
         &mut self,
         va: u64,
-        frame: u64,
-        large: bool,
+        frames: Frames,
         access: Access,
-    ) -> Result<Unlinked, MapError> {
-        self.pages.map(&mut Tables, va, frame, large, access)
+    ) -> Result<Option<Frames>, MapError> {
+        let large =
+            frames.bytes() == LARGE_PAGE_SIZE && frames.phys().is_multiple_of(LARGE_PAGE_SIZE);
+        assert!(large || frames.count() == 1, "a page is 4 KiB or 2 MiB: {frames:?}");
+        let Unlinked(table) = self.pages.map(&mut Tables, va, frames.phys(), large, access)?;
+        frames.into_hold();
+        // SAFETY: the table's frame came from `Tables::new_table`, one
+        // hold, and no entry points at it any more.
+        Ok(table.map(|t| unsafe { Frames::from_hold(t, 1) }))
     }
 
+    /// Maps `len` bytes of `pages` from `offset` at `va` (2 MiB pages
+    /// where `large`), as lent leaves; as `map` otherwise.
+    pub fn map_lent(
+        &mut self,
+        va: u64,
+        pages: &HostPages,
+        offset: u64,
+        large: bool,
+        access: Access,
+    ) -> Result<Option<Frames>, MapError> {
+        let size = if large { LARGE_PAGE_SIZE } else { PAGE_SIZE };
+        assert!(
+            offset.is_multiple_of(PAGE_SIZE) && offset + size <= pages.len(),
+            "outside the grant"
+        );
+        let Unlinked(table) =
+            self.pages.map_lent(&mut Tables, va, pages.phys() + offset, large, access)?;
+        // SAFETY: as in `map`.
+        Ok(table.map(|t| unsafe { Frames::from_hold(t, 1) }))
+    }
+
+    /// Unmaps [start, end); `free` gets each frame's hold back (lent
+    /// leaves give none).
     pub fn unmap(
         &mut self,
         start: u64,
         end: u64,
-        free: impl FnMut(u64, u64),
+        mut free: impl FnMut(Frames),
     ) -> Result<(), MapError> {
-        self.pages.unmap(&mut Tables, start, end, free)
+        self.pages.unmap(&mut Tables, start, end, |p, s| free(leaf_hold(p, s)))
     }
 
     pub fn protect(&mut self, start: u64, end: u64, access: Access) -> Result<(), MapError> {
         self.pages.protect(&mut Tables, start, end, access)
     }
 
-    pub fn for_each_frame(&mut self, start: u64, end: u64, visit: impl FnMut(u64, u64, u64, bool)) {
-        self.pages.for_each_frame(&mut Tables, start, end, visit)
+    /// The (address, frame address) of each read-only 4 KiB page of
+    /// [start, end) that the space owns and shares with another holder.
+    pub fn shared_pages(&mut self, start: u64, end: u64) -> Vec<(u64, u64)> {
+        let mut pages = Vec::new();
+        if !crate::mem::any_shared() {
+            return pages;
+        }
+        self.pages.for_each_frame(&mut Tables, start, end, |va, frame, size, writable| {
+            if size == PAGE_SIZE && !writable && crate::mem::is_shared(frame) {
+                pages.push((va, frame));
+            }
+        });
+        pages
+    }
+
+    /// Another hold on the frame of the 4 KiB page at `va`, if the space
+    /// owns one there (not lent, not part of a 2 MiB page).
+    pub fn share_frame(&self, va: u64) -> Option<Frames> {
+        let frame = self.pages.small_frame(&Tables, va)?;
+        // SAFETY: only to share it: the leaf keeps its own hold.
+        let held = core::mem::ManuallyDrop::new(unsafe { Frames::from_hold(frame, 1) });
+        held.share()
+    }
+
+    /// Another hold on every frame of [start, start + len) (page aligned),
+    /// as runs of contiguous frames; NotMapped if a page has none the
+    /// space owns there, or a frame has as many holders as it can count.
+    pub fn share_range(&self, start: u64, len: u64) -> Result<Vec<Frames>, Fault> {
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        for va in (start..start + len).step_by(PAGE_SIZE as usize) {
+            let t = self.translate(va).filter(|t| !t.lent).ok_or(Fault::NotMapped)?;
+            match runs.last_mut() {
+                Some((p, n)) if *p + *n * PAGE_SIZE == t.phys => *n += 1,
+                _ => runs.push((t.phys, 1)),
+            }
+        }
+        let mut held = Vec::with_capacity(runs.len());
+        for (phys, count) in runs {
+            // SAFETY: as in `share_frame`; the leaves keep their holds.
+            let leaves = core::mem::ManuallyDrop::new(unsafe { Frames::from_hold(phys, count) });
+            held.push(leaves.share().ok_or(Fault::NotMapped)?);
+        }
+        Ok(held)
     }
 
     pub fn mark_dirty(&mut self, start: u64, end: u64) {
         self.pages.mark_dirty(&mut Tables, start, end)
     }
 
-    /// Frees every frame (through `free`) and every table; no CPU may have
-    /// them loaded (every thread left them first).
-    pub fn destroy(&mut self, free: impl FnMut(u64, u64)) {
+    /// Hands every frame's hold to `free` and frees every table; no CPU
+    /// may have them loaded (every thread left them first).
+    pub fn destroy(&mut self, mut free: impl FnMut(Frames)) {
         assert!(!self.loaded_anywhere(), "page tables freed while a CPU has them loaded");
-        self.pages.destroy(&mut Tables, free)
+        self.pages.destroy(&mut Tables, |p, s| free(leaf_hold(p, s)))
     }
 
     /// Whether some CPU has these tables loaded.
@@ -190,19 +275,27 @@ impl UserSpace {
         })
     }
 
-    /// Points the 4 KiB page at `va` to `frame` (see `map`); returns the
-    /// frame it held, which the caller now owns.
-    pub fn replace_frame(&mut self, va: u64, frame: u64) -> Option<u64> {
-        self.pages.replace_frame(&mut Tables, va, frame)
+    /// Points the 4 KiB page at `va` to `frame` (one frame), keeping its
+    /// access and marks; the hold it had. Err gives `frame` back if no
+    /// 4 KiB page the space owns is there. The caller flushes TLBs.
+    pub fn replace_frame(&mut self, va: u64, frame: Frames) -> Result<Frames, Frames> {
+        assert_eq!(frame.count(), 1, "one 4 KiB frame");
+        let Some(old) = self.pages.replace_frame(&mut Tables, va, frame.phys()) else {
+            return Err(frame);
+        };
+        frame.into_hold();
+        // SAFETY: the leaf held one hold on `old` (the invariant).
+        Ok(unsafe { Frames::from_hold(old, 1) })
     }
 
     /// As `replace_frame`, with the old frame's bytes copied to `frame`
     /// first (so that no CPU sees the new frame before it holds them).
-    pub fn replace_frame_copying(&mut self, va: u64, frame: u64) -> Option<u64> {
-        let old = self.pages.small_frame(&Tables, va)?;
-        // SAFETY: `old` is a frame these tables map (the invariant), and
-        // `frame` one `map` could be given (its contract); distinct frames.
-        unsafe { copy(old, frame, PAGE_SIZE as usize) };
+    pub fn replace_frame_copying(&mut self, va: u64, frame: Frames) -> Result<Frames, Frames> {
+        assert_eq!(frame.count(), 1, "one 4 KiB frame");
+        let Some(old) = self.pages.small_frame(&Tables, va) else { return Err(frame) };
+        // SAFETY: `old` is a frame these tables map (the invariant),
+        // `frame` one the caller holds; distinct frames.
+        unsafe { copy(old, frame.phys(), PAGE_SIZE as usize) };
         self.replace_frame(va, frame)
     }
 

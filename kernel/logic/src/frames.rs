@@ -1,9 +1,11 @@
 //! Physical frame allocator over possibly non-contiguous memory regions.
 //!
-//! Each region owns a caller-provided bitmap (1 bit per 4 KiB frame, set =
-//! used), so the allocator needs no heap and its metadata size is chosen by
-//! whoever sets it up at boot. Regions are kept sorted by base address, which
-//! makes "first fit" mean "lowest address that fits".
+//! Each region owns caller-provided metadata (`meta_words`): a bitmap (1 bit
+//! per 4 KiB frame, set = used) and, per frame, how many holders it has
+//! besides its first (16 bits each), so the allocator needs no heap and its
+//! metadata size is chosen by whoever sets it up at boot. A frame is freed
+//! when its last holder lets go (`release`). Regions are kept sorted by base
+//! address, which makes "first fit" mean "lowest address that fits".
 
 use crate::bitmap;
 
@@ -12,9 +14,18 @@ pub const FRAME_SIZE: u64 = 4096;
 /// Maximum number of regions one allocator can manage.
 pub const MAX_REGIONS: usize = 64;
 
+/// Holders a frame may have besides its first.
+pub const MAX_EXTRA_HOLDERS: u64 = u16::MAX as u64;
+
 /// Number of `u64` bitmap words needed to track `frames` frames.
 pub fn bitmap_words(frames: u64) -> usize {
     frames.div_ceil(64) as usize
+}
+
+/// Number of `u64` metadata words a region of `frames` frames needs: its
+/// bitmap, then four 16-bit holder counts a word.
+pub fn meta_words(frames: u64) -> usize {
+    bitmap_words(frames) + frames.div_ceil(4) as usize
 }
 
 /// Why [`FrameAllocator::add_region`] refused a region.
@@ -26,8 +37,17 @@ pub enum FrameError {
     Overlap,
     /// The base is not 4 KiB aligned, or the region runs past 2^64.
     Misaligned,
-    /// The bitmap has fewer than [`bitmap_words`]`(frames)` words.
+    /// The metadata has fewer than [`meta_words`]`(frames)` words.
     BitmapTooSmall,
+}
+
+/// Why [`FrameAllocator::share`] gave no more holders.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShareError {
+    /// Some of the frames are not allocated, or not in one region.
+    NotAllocated,
+    /// Some frame has [`MAX_EXTRA_HOLDERS`] other holders already.
+    TooManyHolders,
 }
 
 /// Why [`FrameAllocator::remove_region`] kept a region.
@@ -45,6 +65,8 @@ struct Region {
     frames: u64,
     free: u64,
     bitmap: &'static mut [u64],
+    /// Holders of each frame besides its first, four 16-bit counts a word.
+    extra: &'static mut [u64],
     /// Every frame below it is in use: searches start there (the kernel's
     /// heap and the oldest allocations fill the bottom of a region, which a
     /// search from 0 would step over every time).
@@ -59,6 +81,23 @@ impl Region {
     /// Frame number (physical address / 4 KiB) of the region's first frame.
     fn first_pfn(&self) -> u64 {
         self.base / FRAME_SIZE
+    }
+
+    fn extra(&self, i: u64) -> u64 {
+        (self.extra[(i / 4) as usize] >> (16 * (i % 4))) & 0xffff
+    }
+
+    fn set_extra(&mut self, i: u64, n: u64) {
+        let shift = 16 * (i % 4);
+        let word = &mut self.extra[(i / 4) as usize];
+        *word = (*word & !(0xffff << shift)) | (n << shift);
+    }
+
+    /// Frees frames [from, to) of the region (indices), all allocated.
+    fn free_indices(&mut self, from: u64, to: u64) {
+        bitmap::clear_range(self.bitmap, from, to);
+        self.free += to - from;
+        self.low = self.low.min(from);
     }
 
     /// First-fit search for `count` free frames whose frame number is a
@@ -90,6 +129,8 @@ pub struct FrameAllocator {
     /// Regions sorted by base; only the first `count` are `Some`.
     regions: [Option<Region>; MAX_REGIONS],
     count: usize,
+    /// Extra holders over all frames: while 0, `release` frees at once.
+    extra_holders: u64,
 }
 
 impl Default for FrameAllocator {
@@ -101,7 +142,7 @@ impl Default for FrameAllocator {
 impl FrameAllocator {
     /// An allocator with no memory.
     pub const fn new() -> Self {
-        Self { regions: [const { None }; MAX_REGIONS], count: 0 }
+        Self { regions: [const { None }; MAX_REGIONS], count: 0, extra_holders: 0 }
     }
 
     fn iter(&self) -> impl Iterator<Item = &Region> + '_ {
@@ -114,14 +155,13 @@ impl FrameAllocator {
 
     /// Adds `frames` frames starting at `base`, all initially free.
     ///
-    /// The first [`bitmap_words`]`(frames)` words of `bitmap` are
-    /// overwritten. Bits past the last frame are marked used so that word
+    /// The first [`meta_words`]`(frames)` words of `meta` are overwritten. Bits past the last frame are marked used so that word
     /// scans never see them as free. An empty region is accepted and ignored.
     pub fn add_region(
         &mut self,
         base: u64,
         frames: u64,
-        bitmap: &'static mut [u64],
+        meta: &'static mut [u64],
     ) -> Result<(), FrameError> {
         if !base.is_multiple_of(FRAME_SIZE) {
             return Err(FrameError::Misaligned);
@@ -131,7 +171,7 @@ impl FrameAllocator {
             .and_then(|len| base.checked_add(len))
             .ok_or(FrameError::Misaligned)?;
         let words = bitmap_words(frames);
-        if bitmap.len() < words {
+        if meta.len() < meta_words(frames) {
             return Err(FrameError::BitmapTooSmall);
         }
         if frames == 0 {
@@ -143,13 +183,14 @@ impl FrameAllocator {
         if self.count == MAX_REGIONS {
             return Err(FrameError::TooManyRegions);
         }
-        let bitmap = &mut bitmap[..words];
+        let (bitmap, extra) = meta[..meta_words(frames)].split_at_mut(words);
         bitmap.fill(0);
+        extra.fill(0);
         bitmap::set_range(bitmap, frames, words as u64 * 64);
 
         let at = self.iter().take_while(|r| r.base < base).count();
         self.regions[at..=self.count].rotate_right(1);
-        self.regions[at] = Some(Region { base, frames, free: frames, bitmap, low: 0 });
+        self.regions[at] = Some(Region { base, frames, free: frames, bitmap, extra, low: 0 });
         self.count += 1;
         Ok(())
     }
@@ -243,9 +284,91 @@ impl FrameAllocator {
             bitmap::count_set(r.bitmap, from, to) == frames,
             "double free: some of {frames} frames at {phys:#x} are not allocated"
         );
-        bitmap::clear_range(r.bitmap, from, to);
-        r.free += frames;
-        r.low = r.low.min(from);
+        r.free_indices(from, to);
+    }
+
+    /// The region holding all of [phys, phys + frames * 4 KiB), and the
+    /// frames' indices in it.
+    fn locate(&mut self, phys: u64, frames: u64) -> Option<(&mut Region, u64, u64)> {
+        let end = phys.checked_add(frames.checked_mul(FRAME_SIZE)?)?;
+        let r = self.iter_mut().find(|r| r.base <= phys && end <= r.end())?;
+        let from = (phys - r.base) / FRAME_SIZE;
+        Some((r, from, from + frames))
+    }
+
+    /// One more holder of each of `frames` allocated frames at `phys`; they
+    /// are freed when every holder let go (`release`). Nothing changes on
+    /// an error.
+    pub fn share(&mut self, phys: u64, frames: u64) -> Result<(), ShareError> {
+        if !phys.is_multiple_of(FRAME_SIZE) {
+            return Err(ShareError::NotAllocated);
+        }
+        let (r, from, to) = self.locate(phys, frames).ok_or(ShareError::NotAllocated)?;
+        if bitmap::count_set(r.bitmap, from, to) != frames {
+            return Err(ShareError::NotAllocated);
+        }
+        if (from..to).any(|i| r.extra(i) == MAX_EXTRA_HOLDERS) {
+            return Err(ShareError::TooManyHolders);
+        }
+        (from..to).for_each(|i| r.set_extra(i, r.extra(i) + 1));
+        self.extra_holders += frames;
+        Ok(())
+    }
+
+    /// One holder of each of `frames` frames at `phys` lets go: those it
+    /// held alone are freed. Panics as `free` does.
+    pub fn release(&mut self, phys: u64, frames: u64) {
+        if self.extra_holders == 0 {
+            return self.free(phys, frames);
+        }
+        assert!(phys.is_multiple_of(FRAME_SIZE), "releasing unaligned address {phys:#x}");
+        let Some((r, from, to)) = self.locate(phys, frames) else {
+            panic!("releasing {frames} frames at {phys:#x} outside any region");
+        };
+        assert!(
+            bitmap::count_set(r.bitmap, from, to) == frames,
+            "double free: some of {frames} frames at {phys:#x} are not allocated"
+        );
+        let (mut run, mut let_go) = (from, 0);
+        for i in from..to {
+            let extra = r.extra(i);
+            if extra == 0 {
+                continue;
+            }
+            // Another holder keeps frame i: free the run before it.
+            r.set_extra(i, extra - 1);
+            let_go += 1;
+            if run < i {
+                r.free_indices(run, i);
+            }
+            run = i + 1;
+        }
+        if run < to {
+            r.free_indices(run, to);
+        }
+        self.extra_holders -= let_go;
+    }
+
+    /// True if the frame at `phys` has more than one holder.
+    pub fn is_shared(&mut self, phys: u64) -> bool {
+        self.extra_holders != 0
+            && self.locate(phys - phys % FRAME_SIZE, 1).is_some_and(|(r, i, _)| r.extra(i) > 0)
+    }
+
+    /// True if some frame of [phys, phys + frames * 4 KiB) is in a region
+    /// and free (parts outside every region do not count).
+    pub fn any_free(&self, phys: u64, frames: u64) -> bool {
+        let end = phys.saturating_add(frames.saturating_mul(FRAME_SIZE));
+        self.iter().any(|r| {
+            let (lo, hi) = (phys.max(r.base), end.min(r.end()));
+            let (from, to) = ((lo - r.base) / FRAME_SIZE, (hi - r.base).div_ceil(FRAME_SIZE));
+            lo < hi && bitmap::count_set(r.bitmap, from, to) < to - from
+        })
+    }
+
+    /// True if some frame has more than one holder.
+    pub fn any_shared(&self) -> bool {
+        self.extra_holders != 0
     }
 
     /// Frames currently free, over all regions.
@@ -271,7 +394,57 @@ mod tests {
     const MIB: u64 = 1 << 20;
 
     fn leak_bitmap(frames: u64) -> &'static mut [u64] {
-        Box::leak(vec![0u64; bitmap_words(frames)].into_boxed_slice())
+        Box::leak(vec![0u64; meta_words(frames)].into_boxed_slice())
+    }
+
+    #[test]
+    fn a_shared_frame_is_freed_by_its_last_holder() {
+        let mut a = with_regions(&[(0x10_0000, 16)]);
+        let p = a.alloc(4, 1).unwrap();
+        a.share(p + FRAME_SIZE, 2).unwrap();
+        a.share(p + 2 * FRAME_SIZE, 1).unwrap();
+        assert!(a.is_shared(p + FRAME_SIZE + 5) && !a.is_shared(p));
+        // The first holder lets go of all four: only 0 and 3 were its alone.
+        a.release(p, 4);
+        assert_eq!(a.free_frames(), 14);
+        assert_eq!(a.alloc(1, 1), Some(p), "frame 0 is free");
+        a.release(p + FRAME_SIZE, 2);
+        assert_eq!(a.free_frames(), 14, "frame 1 freed, frame 2 still held");
+        assert!(!a.is_shared(p + 2 * FRAME_SIZE) && !a.any_shared());
+        a.release(p + 2 * FRAME_SIZE, 1);
+        a.free(p, 1);
+        assert_eq!(a.free_frames(), 16);
+    }
+
+    #[test]
+    fn free_frames_are_found_in_a_range_and_outside_ones_ignored() {
+        let mut a = with_regions(&[(0x10_0000, 8)]);
+        let p = a.alloc(8, 1).unwrap();
+        assert!(!a.any_free(0, 0x200), "all allocated, the rest outside");
+        a.free(p + 7 * FRAME_SIZE, 1);
+        assert!(a.any_free(p + 7 * FRAME_SIZE, 1) && a.any_free(0, 0x200));
+        assert!(!a.any_free(p, 7));
+    }
+
+    #[test]
+    fn sharing_free_or_foreign_frames_is_refused_and_changes_nothing() {
+        let mut a = with_regions(&[(0x10_0000, 8), (0x20_0000, 8)]);
+        let p = a.alloc(2, 1).unwrap();
+        assert_eq!(a.share(p, 3), Err(ShareError::NotAllocated));
+        assert_eq!(a.share(0x1f_f000, 1), Err(ShareError::NotAllocated));
+        assert_eq!(a.share(0x10_7000, 2), Err(ShareError::NotAllocated), "spans two regions");
+        assert_eq!(a.share(p + 1, 1), Err(ShareError::NotAllocated));
+        assert!(!a.any_shared());
+        for _ in 0..MAX_EXTRA_HOLDERS {
+            a.share(p + FRAME_SIZE, 1).unwrap();
+        }
+        assert_eq!(a.share(p, 2), Err(ShareError::TooManyHolders));
+        assert!(!a.is_shared(p), "nothing changed");
+        for _ in 0..MAX_EXTRA_HOLDERS {
+            a.release(p + FRAME_SIZE, 1);
+        }
+        a.release(p, 2);
+        assert_eq!(a.free_frames(), 16);
     }
 
     #[test]

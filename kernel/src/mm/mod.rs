@@ -2,7 +2,6 @@
 //! their mappings (vm), the frames they hold and pin, files mapped shared,
 //! and System V shared memory.
 
-pub mod frame_holders;
 pub mod pins;
 pub mod shared_file;
 pub mod sysv_shm;

@@ -2,19 +2,21 @@
 //! every process of the enclave that maps the same page of the same file
 //! (its Linux device and inode) maps the same frame, so writes by one are
 //! seen by the others at once (MPI's shared-memory transports rely on it).
-//! A page lives while some mapping holds it; the last unmap frees it.
+//! A page lives while some mapping holds it; the last unmap lets go of
+//! the file's hold on its frame (each mapping's leaf holds one of its own).
 
 use crate::sync::SpinLock as Mutex;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
+use hal::frames::Frames;
 
 /// A file as Linux knows it: (st_dev, st_ino).
 pub type FileKey = (u64, u64);
 
 pub struct SharedFile {
     key: FileKey,
-    /// Page index in the file -> (frame, mappings holding it).
-    pages: Mutex<BTreeMap<u64, (u64, u32)>>,
+    /// Page index in the file -> (its frame, mappings holding it).
+    pages: Mutex<BTreeMap<u64, (Frames, u32)>>,
 }
 
 static FILES: Mutex<BTreeMap<FileKey, Arc<SharedFile>>> = Mutex::new(BTreeMap::new());
@@ -34,30 +36,29 @@ pub fn find(key: FileKey) -> Option<Arc<SharedFile>> {
 }
 
 impl SharedFile {
-    /// One more mapping of page `index`: its frame, or `offered` (which
-    /// holds the page's bytes) if the enclave had no copy yet.
-    pub fn hold(&self, index: u64, offered: u64) -> u64 {
+    /// One more mapping of page `index`: a hold on its frame, which is
+    /// `offered` (a frame that holds the page's bytes) if the enclave had
+    /// no copy yet. None if the frame has as many holders as it can count.
+    pub fn hold(&self, index: u64, offered: Frames) -> Option<Frames> {
         let mut pages = self.pages.lock();
         let entry = pages.entry(index).or_insert((offered, 0));
+        let frame = entry.0.share()?;
         entry.1 += 1;
-        entry.0
+        Some(frame)
     }
 
     pub fn key(&self) -> FileKey {
         self.key
     }
 
-    /// The frame of page `index`, if the enclave has it.
-    pub fn frame(&self, index: u64) -> Option<u64> {
-        self.pages.lock().get(&index).map(|&(frame, _)| frame)
-    }
-
-    /// One more mapping of page `index`, if the enclave has it: its frame.
-    pub fn hold_existing(&self, index: u64) -> Option<u64> {
+    /// One more mapping of page `index`, if the enclave has it: a hold on
+    /// its frame.
+    pub fn hold_existing(&self, index: u64) -> Option<Frames> {
         let mut pages = self.pages.lock();
         let entry = pages.get_mut(&index)?;
+        let frame = entry.0.share()?;
         entry.1 += 1;
-        Some(entry.0)
+        Some(frame)
     }
 
     /// How many hold page `index` (mappings, and a System V segment's own).
@@ -65,15 +66,14 @@ impl SharedFile {
         self.pages.lock().get(&index).map_or(0, |&(_, n)| n)
     }
 
-    /// One mapping of page `index` fewer; `free(frame)` gets the frame if
-    /// that was the last.
-    pub fn release(&self, index: u64, mut free: impl FnMut(u64)) {
+    /// One mapping of page `index` fewer; the last lets go of the file's
+    /// hold on its frame.
+    pub fn release(&self, index: u64) {
         let mut files = FILES.lock();
         let mut pages = self.pages.lock();
         let Some(entry) = pages.get_mut(&index) else { return };
         entry.1 -= 1;
         if entry.1 == 0 {
-            free(entry.0);
             pages.remove(&index);
         }
         if pages.is_empty() {

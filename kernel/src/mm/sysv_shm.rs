@@ -7,7 +7,7 @@
 
 use alloc::collections::BTreeMap;
 use alloc::vec::Vec;
-use hal::mem;
+use hal::frames::Frames;
 use lwk_logic::errno::*;
 
 use super::shared_file::{self, FileKey};
@@ -69,16 +69,8 @@ pub fn get(
         return Err(EINVAL);
     }
     let pages = size.div_ceil(PAGE);
-    let mut frames = Vec::with_capacity(pages as usize);
-    for _ in 0..pages {
-        match mem::alloc_zeroed_frames(1, 1) {
-            Some(f) => frames.push(f),
-            None => {
-                frames.iter().for_each(|&f| mem::free_frames(f, 1));
-                return Err(ENOMEM);
-            }
-        }
-    }
+    let frames: Vec<Frames> =
+        (0..pages).map(|_| Frames::alloc_zeroed(1, 1)).collect::<Option<_>>().ok_or(ENOMEM)?;
     let id = {
         let mut next = NEXT_ID.lock();
         let id = *next;
@@ -88,7 +80,8 @@ pub fn get(
     // The segment itself holds each page until IPC_RMID.
     let file = shared_file::open(file_key(id));
     for (i, f) in frames.into_iter().enumerate() {
-        file.hold(i as u64, f);
+        // A new frame has one holder: the file keeps it, this hold goes.
+        drop(file.hold(i as u64, f));
     }
     segments.insert(id, Segment { key, size, mode: mode & 0o777, creator: pid, removed: false });
     Ok(id)
@@ -113,7 +106,7 @@ pub fn remove(id: u32) -> Result<(), Errno> {
     };
     let file = shared_file::open(file_key(id));
     for i in 0..size.div_ceil(PAGE) {
-        file.release(i, |f| mem::free_frames(f, 1));
+        file.release(i);
     }
     forget_if_unused(id);
     Ok(())

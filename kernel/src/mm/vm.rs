@@ -7,33 +7,32 @@
 //! get memory only when they become accessible. Ranges that map a file
 //! MAP_SHARED hold the enclave's one copy of its pages (shared_file.rs),
 //! which they never free themselves; XEMEM attachments map frames that
-//! are not the program's at all (xemem.rs), nor ever freed here. A fork
-//! shares read-only 4 KiB pages with its child (frame_holders.rs); a page
-//! gets a frame of its own before it is written or zeroed. Every frame
-//! freed goes through `pins`, which keeps shared and exported ones.
+//! are not the program's at all (xemem.rs): lent leaves, never freed here.
+//! A fork shares read-only 4 KiB pages with its child (each address space
+//! holds the frame, `hal::frames`); a page gets a frame of its own before
+//! it is written or zeroed. A frame is freed when its last holder (a
+//! leaf, a shared file, an XEMEM pin) lets go.
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
 use alloc::vec::Vec;
 use atoll_abi::{MMAP_BASE, USER_END, USER_START};
-use hal::mem;
+use hal::frames::{Frames, HostPages};
 use hal::user_space::{Root, UserSpace};
 use lwk_logic::maps::{Backing, Maps};
-use lwk_logic::user_pages::{Access, MapError, Translation, Unlinked, LARGE_PAGE_SIZE, PAGE_SIZE};
+use lwk_logic::user_pages::{Access, MapError, Translation, LARGE_PAGE_SIZE, PAGE_SIZE};
 
 use lwk_logic::errno::*;
 
+use super::pins;
 use super::shared_file::{self, FileKey, SharedFile};
-use super::{frame_holders, pins};
 
-/// Frames to give back once no CPU can still reach them (after a TLB
-/// shootdown): (physical address, bytes).
-pub type Freed = Vec<(u64, u64)>;
+/// Holds to let go of once no CPU can still reach the frames (after a TLB
+/// shootdown).
+pub type Freed = Vec<Frames>;
 
 pub fn free_all(freed: Freed) {
-    for (phys, bytes) in freed {
-        pins::free(phys, bytes);
-    }
+    drop(freed);
 }
 
 /// mmap's placement flags.
@@ -98,6 +97,8 @@ struct Attached {
     writable: bool,
 }
 
+const LARGE_FRAMES: u64 = LARGE_PAGE_SIZE / PAGE_SIZE;
+
 /// [its start, end) maps the file's pages from `first_page` on, 4 KiB each.
 #[derive(Clone)]
 struct SharedRange {
@@ -150,6 +151,14 @@ fn cut(ranges: &mut BTreeMap<u64, u64>, start: u64, end: u64) {
 
 pub fn page_up(x: u64) -> u64 {
     (x + PAGE_SIZE - 1) & !(PAGE_SIZE - 1)
+}
+
+fn map_errno(e: MapError) -> Errno {
+    if e == MapError::NoMemory {
+        ENOMEM
+    } else {
+        EEXIST
+    }
 }
 
 fn in_user_range(start: u64, len: u64) -> bool {
@@ -307,32 +316,26 @@ impl AddressSpace {
                 && end - va >= LARGE_PAGE_SIZE
                 && !self.small_pages_only(va);
             if whole_large && self.pages.is_empty(va, va + LARGE_PAGE_SIZE) {
-                let frames = LARGE_PAGE_SIZE / PAGE_SIZE;
-                if let Some(f) = mem::alloc_zeroed_frames(frames, frames) {
-                    self.map_or_free(va, f, true, access)?;
+                if let Some(f) = Frames::alloc_zeroed(LARGE_FRAMES, LARGE_FRAMES) {
+                    self.map_page(va, f, access)?;
                     va += LARGE_PAGE_SIZE;
                     continue;
                 }
             }
             if !self.pages.has_frame(va) {
-                let f = mem::alloc_zeroed_frames(1, 1).ok_or(ENOMEM)?;
-                self.map_or_free(va, f, false, access)?;
+                let f = Frames::alloc_zeroed(1, 1).ok_or(ENOMEM)?;
+                self.map_page(va, f, access)?;
             }
             va += PAGE_SIZE;
         }
         Ok(())
     }
 
-    /// Maps one page; a table it takes out of the tree waits in `unlinked`.
-    fn map_page(
-        &mut self,
-        va: u64,
-        frame: u64,
-        large: bool,
-        access: Access,
-    ) -> Result<(), MapError> {
-        let Unlinked(table) = self.pages.map(va, frame, large, access)?;
-        self.unlinked.extend(table.map(|t| (t, PAGE_SIZE)));
+    /// Maps one page (2 MiB for 512 frames); a table it takes out of the
+    /// tree waits in `unlinked`. On an error the frames are let go of.
+    fn map_page(&mut self, va: u64, frames: Frames, access: Access) -> Result<(), Errno> {
+        let table = self.pages.map(va, frames, access).map_err(map_errno)?;
+        self.unlinked.extend(table);
         Ok(())
     }
 
@@ -341,22 +344,6 @@ impl AddressSpace {
     /// and after the delegated calls that may still walk them).
     pub fn take_unlinked(&mut self) -> Freed {
         core::mem::take(&mut self.unlinked)
-    }
-
-    fn map_or_free(
-        &mut self,
-        va: u64,
-        frame: u64,
-        large: bool,
-        access: Access,
-    ) -> Result<(), Errno> {
-        match self.map_page(va, frame, large, access) {
-            Ok(()) => Ok(()),
-            Err(e) => {
-                mem::free_frames(frame, if large { LARGE_PAGE_SIZE / PAGE_SIZE } else { 1 });
-                Err(if e == MapError::NoMemory { ENOMEM } else { EEXIST })
-            }
-        }
     }
 
     /// Maps [start, start+len) with memory (a launch region, or mmap).
@@ -470,12 +457,12 @@ impl AddressSpace {
         // Page-table frames are only ever short of memory when splitting a
         // 2 MiB page; then the whole 2 MiB goes (still inside the range's
         // reservation rules, as the split only happens at its edges).
-        if self.pages.unmap(start, end, |p, s| freed.push((p, s))).is_err() {
+        if self.pages.unmap(start, end, |f| freed.push(f)).is_err() {
             let (a, b) = (
                 start & !(LARGE_PAGE_SIZE - 1),
                 (end + LARGE_PAGE_SIZE - 1) & !(LARGE_PAGE_SIZE - 1),
             );
-            let _ = self.pages.unmap(a, b, |p, s| freed.push((p, s)));
+            let _ = self.pages.unmap(a, b, |f| freed.push(f));
         }
     }
 
@@ -508,9 +495,9 @@ impl AddressSpace {
         // them read-only): the file's copy must be a frame of this space.
         self.own_pages(at, at + len, false, freed)?;
         let pages = (at..at + len).step_by(PAGE_SIZE as usize);
-        let mine: Vec<u64> = pages
+        let mine: Vec<Frames> = pages
             .clone()
-            .map(|va| self.translate(va).map(|t| t.phys))
+            .map(|va| self.pages.share_frame(va))
             .collect::<Option<_>>()
             .ok_or(EFAULT)?;
         let file = shared_file::open(key);
@@ -518,11 +505,13 @@ impl AddressSpace {
         let range = SharedRange { end: at + len, file: file.clone(), first_page, write_back };
         self.shared.insert(at, range);
         for ((i, va), mine) in pages.enumerate().zip(mine) {
-            let frame = file.hold(first_page + i as u64, mine);
-            if frame != mine {
-                let _ = self.pages.unmap(va, va + PAGE_SIZE, |p, s| freed.push((p, s)));
+            let mine_at = mine.phys();
+            // Every page is held from here on: `unshare` lets go of each.
+            let frame = file.hold(first_page + i as u64, mine).ok_or(ENOMEM)?;
+            if frame.phys() != mine_at {
+                let _ = self.pages.unmap(va, va + PAGE_SIZE, |f| freed.push(f));
                 // The page table is there: mapping one page cannot fail.
-                let _ = self.map_page(va, frame, false, access);
+                let _ = self.map_page(va, frame, access);
             }
         }
         self.maps.protect(at, at + len, access);
@@ -573,7 +562,7 @@ impl AddressSpace {
                 Some(f) => frames.push(f),
                 None => {
                     // Removed meanwhile: let go of what was held.
-                    (0..i).for_each(|j| file.release(j, |f| mem::free_frames(f, 1)));
+                    (0..i).for_each(|j| file.release(j));
                     return Err(EIDRM);
                 }
             }
@@ -583,7 +572,7 @@ impl AddressSpace {
         self.maps.protect(at, at + len, access);
         for (i, frame) in frames.into_iter().enumerate() {
             let va = at + i as u64 * PAGE_SIZE;
-            self.map_page(va, frame, false, access).map_err(|_| ENOMEM)?;
+            self.map_page(va, frame, access).map_err(|_| ENOMEM)?;
         }
         Ok(())
     }
@@ -600,10 +589,11 @@ impl AddressSpace {
         for (s, r) in hits {
             self.shared.remove(&s);
             let (a, b) = (s.max(start), r.end.min(end));
-            // 4 KiB pages only: nothing to split, so this cannot fail.
-            let _ = self.pages.unmap(a, b, |_, _| {});
+            // 4 KiB pages only: nothing to split, so this cannot fail. The
+            // leaves' holds wait for the shootdown; the file's may go now.
+            let _ = self.pages.unmap(a, b, |f| freed.push(f));
             for va in (a..b).step_by(PAGE_SIZE as usize) {
-                r.file.release(r.first_page + (va - s) / PAGE_SIZE, |f| freed.push((f, PAGE_SIZE)));
+                r.file.release(r.first_page + (va - s) / PAGE_SIZE);
             }
             if let Some(id) = super::sysv_shm::segment_of(r.file.key()) {
                 super::sysv_shm::forget_if_unused(id);
@@ -820,21 +810,18 @@ impl AddressSpace {
         zeroed: bool,
         freed: &mut Freed,
     ) -> Result<(), Errno> {
-        for (va, old) in self.shared_pages(start, end) {
-            let frame =
-                if zeroed { mem::alloc_zeroed_frames(1, 1) } else { mem::alloc_frames(1, 1) };
+        for (va, _) in self.shared_pages(start, end) {
+            let frame = if zeroed { Frames::alloc_zeroed(1, 1) } else { Frames::alloc(1, 1) };
             let frame = frame.ok_or(ENOMEM)?;
             let replaced = if zeroed {
                 self.pages.replace_frame(va, frame)
             } else {
                 self.pages.replace_frame_copying(va, frame)
             };
-            if replaced != Some(old) {
-                // Cannot happen under the lock (the walk just saw it).
-                mem::free_frames(frame, 1);
-                continue;
-            }
-            freed.push((old, PAGE_SIZE));
+            // Err cannot happen under the lock (the walk just saw it); the
+            // new frame then goes with it.
+            let Ok(old) = replaced else { continue };
+            freed.push(old);
             // Cores and the host's mirror must drop the old translation.
             self.removals += 1;
         }
@@ -844,18 +831,13 @@ impl AddressSpace {
     /// The (address, frame) of each page of [start, end) that `own_pages`
     /// would give a frame of its own.
     pub fn shared_pages(&mut self, start: u64, end: u64) -> Vec<(u64, u64)> {
-        let mut pages = Vec::new();
-        if !frame_holders::any() {
-            return pages;
-        }
-        // Only read-only 4 KiB pages are shared (some may be PROT_NONE now).
-        self.pages.for_each_frame(start, end, |va, frame, size, writable| {
-            if size == PAGE_SIZE && !writable {
-                pages.push((va, frame));
-            }
+        // Only read-only 4 KiB pages are shared (some may be PROT_NONE now);
+        // a pin's hold is not a fork's.
+        let mut pages = self.pages.shared_pages(start, end);
+        pages.retain(|&(va, frame)| {
+            self.shared_end(va).or_else(|| self.attached_end(va)).is_none()
+                && !pins::is_pinned(frame)
         });
-        frame_holders::keep_shared(&mut pages);
-        pages.retain(|&(va, _)| self.shared_end(va).or_else(|| self.attached_end(va)).is_none());
         pages
     }
 
@@ -926,8 +908,7 @@ impl AddressSpace {
         for (&start, r) in &self.shared {
             let pages = (start..r.end).step_by(PAGE_SIZE as usize);
             let indices = pages.clone().map(|va| r.first_page + (va - start) / PAGE_SIZE);
-            let frames: Vec<Option<u64>> =
-                indices.map(|i| r.file.frame(i).inspect(|&f| _ = r.file.hold(i, f))).collect();
+            let frames: Vec<Option<Frames>> = indices.map(|i| r.file.hold_existing(i)).collect();
             // Every page is held before any is mapped: the child's release
             // lets each go once, whatever fails below. The parent writes
             // these frames back to the file; the child does not again.
@@ -939,32 +920,20 @@ impl AddressSpace {
                     write: t.writable,
                     exec: t.executable,
                 });
-                child.map_page(va, frame, false, access).map_err(|_| ENOMEM)?;
+                child.map_page(va, frame, access).map_err(|_| ENOMEM)?;
             }
         }
         Ok(())
     }
 
+    /// The walk of `copy_pages_to`: read-only 4 KiB pages are shared with
+    /// `child` if `share` (each space then holds the frame), the others
+    /// copied.
     fn copy_private_pages_to(
         &self,
         child: &mut AddressSpace,
         skip: (u64, u64),
         share: bool,
-    ) -> Result<(), Errno> {
-        let mut shared = Vec::new();
-        let copied = self.copy_or_share_pages(child, skip, share.then_some(&mut shared));
-        // Also after a failure: the child's release lets go of each.
-        frame_holders::hold(&shared);
-        copied
-    }
-
-    /// `copy_private_pages_to`'s walk: the read-only frames it maps in
-    /// both go to `shared` (None: every page is copied).
-    fn copy_or_share_pages(
-        &self,
-        child: &mut AddressSpace,
-        skip: (u64, u64),
-        mut shared: Option<&mut Vec<u64>>,
     ) -> Result<(), Errno> {
         for (&start, &end) in &self.ranges {
             let mut va = start;
@@ -988,11 +957,12 @@ impl AddressSpace {
                 // A read-only page is made writable only after it gets a
                 // frame of its own; an exported one may be written by
                 // whoever attached it.
-                let shareable = || size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame);
-                if let Some(shared) = shared.as_deref_mut().filter(|_| shareable()) {
+                let shareable =
+                    share && size == PAGE_SIZE && !t.writable && !pins::is_pinned(frame);
+                let held = if shareable { self.pages.share_frame(va) } else { None };
+                if let Some(held) = held {
                     let page = va & !(PAGE_SIZE - 1);
-                    child.map_page(page, frame, false, access).map_err(|_| ENOMEM)?;
-                    shared.push(frame);
+                    child.map_page(page, held, access).map_err(|_| ENOMEM)?;
                     // It holds data: MADV_DONTNEED must zero (own) it.
                     child.pages.mark_dirty(page, page + PAGE_SIZE);
                     va = page + PAGE_SIZE;
@@ -1000,9 +970,9 @@ impl AddressSpace {
                 }
                 let frames = size / PAGE_SIZE;
                 // Every byte is copied over: no need to zero it first.
-                let frame = mem::alloc_frames(frames, frames).ok_or(ENOMEM)?;
+                let frame = Frames::alloc(frames, frames).ok_or(ENOMEM)?;
                 let page = va & !(size - 1);
-                child.map_or_free(page, frame, size == LARGE_PAGE_SIZE, access)?;
+                child.map_page(page, frame, access)?;
                 self.pages.copy_page_to(page, &mut child.pages, size).map_err(|_| EFAULT)?;
                 child.pages.mark_dirty(page, page + size);
                 va = page + size;
@@ -1011,19 +981,18 @@ impl AddressSpace {
         Ok(())
     }
 
-    /// Maps `runs` ((physical address, bytes), in order) as XEMEM
-    /// attachment `id`: at `hint` if given (it must be free), else where
-    /// the runs' 2 MiB pieces can be 2 MiB pages. The frames are never
-    /// freed here.
+    /// Maps `runs` (in order) as XEMEM attachment `id`: at `hint` if given
+    /// (it must be free), else where the runs' 2 MiB pieces can be 2 MiB
+    /// pages. They are lent leaves: never freed here.
     pub fn attach(
         &mut self,
         hint: u64,
         len: u64,
-        runs: &[(u64, u64)],
+        runs: &[HostPages],
         access: Access,
         id: u64,
     ) -> Result<u64, Errno> {
-        let phase = runs.first().map_or(0, |r| r.0 % LARGE_PAGE_SIZE);
+        let phase = runs.first().map_or(0, |r| r.phys() % LARGE_PAGE_SIZE);
         let at = if hint != 0 {
             let free = hint.is_multiple_of(PAGE_SIZE)
                 && in_user_range(hint, len)
@@ -1036,17 +1005,19 @@ impl AddressSpace {
         self.maps.set(at, at + len, access, true, Backing::Xemem);
         self.attached.insert(at, Attached { end: at + len, id, writable: access.write });
         let mut va = at;
-        for &(run, run_len) in runs {
+        for run in runs {
             let mut off = 0;
-            while off < run_len {
-                let phys = run + off;
+            while off < run.len() {
+                let phys = run.phys() + off;
                 let large = va.is_multiple_of(LARGE_PAGE_SIZE)
                     && phys.is_multiple_of(LARGE_PAGE_SIZE)
-                    && run_len - off >= LARGE_PAGE_SIZE;
-                if self.map_page(va, phys, large, access).is_err() {
+                    && run.len() - off >= LARGE_PAGE_SIZE;
+                let mapped = self.pages.map_lent(va, run, off, large, access);
+                let Ok(table) = mapped else {
                     self.unmap(at, len, &mut Freed::new());
                     return Err(ENOMEM);
-                }
+                };
+                self.unlinked.extend(table);
                 let step = if large { LARGE_PAGE_SIZE } else { PAGE_SIZE };
                 (va, off) = (va + step, off + step);
             }
@@ -1094,8 +1065,9 @@ impl AddressSpace {
         for (s, a) in hits {
             self.attached.remove(&s);
             let (lo, hi) = (s.max(start), a.end.min(end));
-            // A 2 MiB page cut at the edge is split first; then nothing is freed.
-            let _ = self.pages.unmap(lo, hi, |_, _| {});
+            // A 2 MiB page cut at the edge is split first; lent leaves hand
+            // nothing back.
+            let _ = self.pages.unmap(lo, hi, drop);
             if s < lo {
                 self.attached.insert(s, Attached { end: lo, ..a });
             }
@@ -1105,18 +1077,10 @@ impl AddressSpace {
         }
     }
 
-    /// [start, start + len) as runs of physically contiguous bytes, each
-    /// page mapped (EFAULT if one is not).
-    pub fn runs(&self, start: u64, len: u64) -> Result<Vec<(u64, u64)>, Errno> {
-        let mut runs: Vec<(u64, u64)> = Vec::new();
-        for va in (start..start + len).step_by(PAGE_SIZE as usize) {
-            let phys = self.translate(va).ok_or(EFAULT)?.phys;
-            match runs.last_mut() {
-                Some((p, l)) if *p + *l == phys => *l += PAGE_SIZE,
-                _ => runs.push((phys, PAGE_SIZE)),
-            }
-        }
-        Ok(runs)
+    /// A hold on every frame of [start, start + len), as runs of
+    /// contiguous frames (EFAULT if a page has none of its own).
+    pub fn hold_range(&self, start: u64, len: u64) -> Result<Vec<Frames>, Errno> {
+        self.pages.share_range(start, len).map_err(|_| EFAULT)
     }
 
     /// At the program's end: its shared pages are no longer its own (a
@@ -1145,7 +1109,7 @@ impl AddressSpace {
         self.unshare(USER_START, USER_END, &mut freed);
         self.unattach(USER_START, USER_END);
         free_all(freed);
-        self.pages.destroy(pins::free);
+        self.pages.destroy(drop);
         self.ranges.clear();
         self.maps = Maps::new();
     }

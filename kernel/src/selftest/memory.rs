@@ -6,29 +6,34 @@ use lwk_logic::paging_plan::PageSize;
 
 use super::helpers::TestResult;
 use crate::ensure;
+use hal::frames::Frames;
 use hal::mem;
 use hal::{paging, physmem};
 
 pub fn frame_allocator() -> TestResult {
     let (free0, _) = mem::frame_counts();
-    let big = mem::alloc_frames(512, 512).ok_or("no 2 MiB run")?;
-    ensure!(big % (2 << 20) == 0, "2 MiB run at {:#x} is not 2 MiB aligned", big);
-    let small: Vec<u64> = (0..64).filter_map(|_| mem::alloc_frames(1, 1)).collect();
+    let big = Frames::alloc(512, 512).ok_or("no 2 MiB run")?;
+    ensure!(big.phys() % (2 << 20) == 0, "2 MiB run at {:#x} is not 2 MiB aligned", big.phys());
+    let small: Vec<Frames> = (0..64).filter_map(|_| Frames::alloc(1, 1)).collect();
     ensure!(small.len() == 64, "only {} single frames", small.len());
-    let mut sorted = small.clone();
+    let mut sorted: Vec<u64> = small.iter().map(Frames::phys).collect();
     sorted.sort();
     sorted.dedup();
     ensure!(sorted.len() == 64, "a frame was handed out twice");
     ensure!(
-        small.iter().all(|&f| f + 4096 <= big || f >= big + (2 << 20)),
+        sorted.iter().all(|&f| f + 4096 <= big.phys() || f >= big.phys() + (2 << 20)),
         "overlap with the 2 MiB run"
     );
     let (free1, _) = mem::frame_counts();
     ensure!(free1 == free0 - 512 - 64, "free count {} after allocating 576 of {}", free1, free0);
-    mem::free_frames(big, 512);
-    for f in small {
-        mem::free_frames(f, 1);
-    }
+    // A second hold keeps the frames after the first lets go.
+    let again = big.share().ok_or("no second hold")?;
+    ensure!(big.is_shared() && again.phys() == big.phys(), "the hold is not shared");
+    drop(big);
+    ensure!(mem::frame_counts().0 == free1, "frames freed while held");
+    ensure!(!again.is_shared(), "one holder is left");
+    drop(again);
+    drop(small);
     ensure!(mem::frame_counts().0 == free0, "frames leaked");
     Ok(())
 }

@@ -32,6 +32,10 @@ pub const HUGE: u64 = 1 << 7;
 pub const DIRTY: u64 = 1 << 6;
 /// Software bit: a not-present leaf (PROT_NONE) that still owns its frame.
 pub const KEEP: u64 = 1 << 9;
+/// Software bit: a leaf mapping memory the address space does not own
+/// (`map_lent`): unmapping hands nothing back, and nothing here changes
+/// or zeroes its frame.
+pub const LENT: u64 = 1 << 10;
 /// Instruction fetches fault.
 pub const NO_EXECUTE: u64 = 1 << 63;
 const ADDR_MASK: u64 = 0x000f_ffff_ffff_f000;
@@ -109,6 +113,8 @@ pub struct Translation {
     pub rest_of_page: u64,
     /// Its page's size (4 KiB or 2 MiB).
     pub page_size: u64,
+    /// Memory the address space does not own (`LENT`).
+    pub lent: bool,
 }
 
 /// A page table `map` took out of the tree (a table of small pages, all
@@ -194,13 +200,35 @@ impl UserPageTable {
         large: bool,
         access: Access,
     ) -> Result<Unlinked, MapError> {
+        self.map_leaf(mem, va, phys, large, access.leaf_flags())
+    }
+
+    /// As `map`, for memory the address space does not own (`LENT`).
+    pub fn map_lent(
+        &mut self,
+        mem: &mut impl TableMemory,
+        va: u64,
+        phys: u64,
+        large: bool,
+        access: Access,
+    ) -> Result<Unlinked, MapError> {
+        self.map_leaf(mem, va, phys, large, access.leaf_flags() | LENT)
+    }
+
+    fn map_leaf(
+        &mut self,
+        mem: &mut impl TableMemory,
+        va: u64,
+        phys: u64,
+        large: bool,
+        flags: u64,
+    ) -> Result<Unlinked, MapError> {
         if self.root == 0 {
             return Err(MapError::NoMemory);
         }
         let [i4, i3, i2, i1] = indices(va);
         let pdpt = Self::child(mem, self.root, i4)?;
         let pd = Self::child(mem, pdpt, i3)?;
-        let flags = access.leaf_flags();
         if large {
             debug_assert!(
                 va.is_multiple_of(LARGE_PAGE_SIZE) && phys.is_multiple_of(LARGE_PAGE_SIZE)
@@ -263,6 +291,7 @@ impl UserPageTable {
             executable: leaf & NO_EXECUTE == 0,
             rest_of_page: size - offset,
             page_size: size,
+            lent: leaf & LENT != 0,
         })
     }
 
@@ -432,7 +461,8 @@ impl UserPageTable {
         Ok(())
     }
 
-    /// Unmaps [start, end); `free(phys, bytes)` gets each frame back.
+    /// Unmaps [start, end); `free(phys, bytes)` gets each frame back
+    /// (not those of `LENT` leaves).
     pub fn unmap(
         &mut self,
         mem: &mut impl TableMemory,
@@ -445,7 +475,11 @@ impl UserPageTable {
             start,
             end,
             |_, _| 0,
-            |entry, size| free(entry & ADDR_MASK & !(size - 1), size),
+            |entry, size| {
+                if entry & LENT == 0 {
+                    free(entry & ADDR_MASK & !(size - 1), size)
+                }
+            },
         )
     }
 
@@ -464,7 +498,7 @@ impl UserPageTable {
             end,
             |entry, size| {
                 let huge = if size == LARGE_PAGE_SIZE { HUGE } else { 0 };
-                (entry & (ADDR_MASK | DIRTY)) | flags | huge
+                (entry & (ADDR_MASK | DIRTY | LENT)) | flags | huge
             },
             |_, _| {},
         )
@@ -490,7 +524,7 @@ impl UserPageTable {
             end,
             |entry, whole| if whole { entry & !DIRTY } else { entry },
             |old, size, page, from, to| {
-                if old & DIRTY != 0 {
+                if old & DIRTY != 0 && old & LENT == 0 {
                     zero((old & ADDR_MASK & !(size - 1)) + (from - page), to - from);
                 }
             },
@@ -498,8 +532,8 @@ impl UserPageTable {
     }
 
     /// Tells `visit(page, frame, size, writable)` of every page in
-    /// [start, end) that holds a frame, PROT_NONE ones included; changes
-    /// nothing.
+    /// [start, end) that holds a frame it owns (not `LENT`), PROT_NONE
+    /// ones included; changes nothing.
     pub fn for_each_frame(
         &mut self,
         mem: &mut impl TableMemory,
@@ -513,7 +547,9 @@ impl UserPageTable {
             end,
             |entry, _| entry,
             |old, size, page, _, _| {
-                visit(page, old & ADDR_MASK & !(size - 1), size, old & WRITABLE != 0)
+                if old & LENT == 0 {
+                    visit(page, old & ADDR_MASK & !(size - 1), size, old & WRITABLE != 0)
+                }
             },
         );
     }
@@ -539,7 +575,8 @@ impl UserPageTable {
         Some(mem.read(pt, i1) & ADDR_MASK)
     }
 
-    /// (table, index) of the 4 KiB leaf at `va`, if it holds a frame.
+    /// (table, index) of the 4 KiB leaf at `va`, if it holds a frame it
+    /// owns (not `LENT`).
     fn small_leaf(&self, mem: &impl TableMemory, va: u64) -> Option<(u64, usize)> {
         if self.root == 0 {
             return None;
@@ -550,7 +587,8 @@ impl UserPageTable {
             return None;
         }
         let pt = e2 & ADDR_MASK;
-        holds_frame(mem.read(pt, i1)).then_some((pt, i1))
+        let e1 = mem.read(pt, i1);
+        (holds_frame(e1) && e1 & LENT == 0).then_some((pt, i1))
     }
 
     /// Marks the pages of [start, end) written (the kernel wrote them
@@ -617,7 +655,7 @@ impl UserPageTable {
         }
     }
 
-    /// Frees every user frame and every table, the root last; the table is
+    /// Frees every user frame it owns and every table, the root last; the table is
     /// empty (and maps nothing) afterwards.
     pub fn destroy(&mut self, mem: &mut impl TableMemory, mut free: impl FnMut(u64, u64)) {
         if self.root == 0 {
@@ -638,12 +676,14 @@ impl UserPageTable {
                 for i2 in 0..ENTRIES {
                     let e2 = mem.read(pd, i2);
                     if e2 & HUGE != 0 {
-                        free(e2 & ADDR_MASK & !(LARGE_PAGE_SIZE - 1), LARGE_PAGE_SIZE);
+                        if e2 & LENT == 0 {
+                            free(e2 & ADDR_MASK & !(LARGE_PAGE_SIZE - 1), LARGE_PAGE_SIZE);
+                        }
                     } else if e2 & PRESENT != 0 {
                         let pt = e2 & ADDR_MASK;
                         for i1 in 0..ENTRIES {
                             let e1 = mem.read(pt, i1);
-                            if holds_frame(e1) {
+                            if holds_frame(e1) && e1 & LENT == 0 {
                                 free(e1 & ADDR_MASK, PAGE_SIZE);
                             }
                         }

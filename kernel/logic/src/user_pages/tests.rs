@@ -413,3 +413,31 @@ fn clean_crosses_from_one_page_table_to_the_next() {
     pt.for_each_frame(&mut m, edge - PAGE_SIZE, edge + PAGE_SIZE, |va, f, _, _| seen.push((va, f)));
     assert_eq!(seen, vec![(edge - PAGE_SIZE, 0x800_1000), (edge, 0x800_2000)]);
 }
+
+#[test]
+fn lent_leaves_are_never_handed_back_changed_or_zeroed() {
+    let mut m = FakeMemory::new();
+    let mut pt = UserPageTable::new(&mut m, 0x1000).unwrap();
+    let (lent, own) = (0x3fe0_0000, 0x4020_0000);
+    assert_eq!(pt.map_lent(&mut m, lent, 0x9000_0000, true, RW), Ok(Unlinked(None)));
+    assert_eq!(pt.map_lent(&mut m, own - PAGE_SIZE, 0x9100_0000, false, RW), Ok(Unlinked(None)));
+    assert_eq!(pt.map(&mut m, own, 0x800_0000, false, RW), Ok(Unlinked(None)));
+    write_to(&mut m, &pt, lent + 0x20_0000 - 8);
+    write_to(&mut m, &pt, own - PAGE_SIZE);
+    assert_eq!(pt.translate(&m, lent + 0x10).unwrap().phys, 0x9000_0010);
+    let mut zeroed = vec![];
+    pt.clean(&mut m, lent, own + PAGE_SIZE, |p, n| zeroed.push((p, n)));
+    assert!(zeroed.is_empty(), "lent memory is not zeroed: {zeroed:x?}");
+    let mut seen = vec![];
+    pt.for_each_frame(&mut m, lent, own + PAGE_SIZE, |va, f, _, _| seen.push((va, f)));
+    assert_eq!(seen, vec![(own, 0x800_0000)]);
+    assert_eq!(pt.replace_frame(&mut m, own - PAGE_SIZE, 0x7000_0000), None);
+    // Protection and a split keep the mark.
+    pt.protect(&mut m, lent, lent + PAGE_SIZE, Access::NONE).unwrap();
+    let mut freed = vec![];
+    pt.unmap(&mut m, lent, own + PAGE_SIZE, |p, s| freed.push((p, s))).unwrap();
+    assert_eq!(freed, vec![(0x800_0000, PAGE_SIZE)], "only the frame it owns");
+    assert_eq!(pt.map_lent(&mut m, lent, 0x9000_0000, false, RW), Ok(Unlinked(None)));
+    pt.destroy(&mut m, |p, s| freed.push((p, s)));
+    assert_eq!(freed.len(), 1);
+}

@@ -12,7 +12,9 @@ mod request;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::sync::Arc;
+use alloc::vec::Vec;
 use atoll_abi::*;
+use hal::frames::HostPages;
 use lwk_logic::errno::*;
 use lwk_logic::user_pages::{Access, PAGE_SIZE};
 
@@ -123,8 +125,9 @@ pub fn make(p: &Process, io: &XememIo) -> Result<i64, Errno> {
         if !vm.shared_pages(io.vaddr, io.vaddr + io.size).is_empty() {
             return Err(EAGAIN);
         }
-        let runs = vm.runs(io.vaddr, io.size)?;
-        req.runs_hash = xemem_hash(runs.iter().map(|&(phys, len)| XememRun { phys, len }));
+        let runs = vm.hold_range(io.vaddr, io.size)?;
+        req.runs_hash =
+            xemem_hash(runs.iter().map(|f| XememRun { phys: f.phys(), len: f.bytes() }));
         req.root = vm.tables().phys();
         req.pin = pins::pin(runs);
     }
@@ -144,12 +147,17 @@ pub fn attach(p: &Process, io: &XememIo) -> Result<u64, Errno> {
     let reply = request::ask(request(p, io))?;
     let id = reply.value as u64;
     let access = Access { read: true, write: reply.writable, exec: false };
+    let granted: Result<Vec<HostPages>, _> =
+        reply.runs.iter().map(|&(phys, len)| HostPages::granted(phys, len)).collect();
     let mapped = {
         let mut early = REVOKED_EARLY.lock();
-        if early.remove(&id) {
-            Err(ENOENT)
-        } else {
-            p.vm.lock().attach(io.vaddr, io.size, &reply.runs, access, id)
+        match granted {
+            _ if early.remove(&id) => Err(ENOENT),
+            Err(e) => {
+                hal::println!("xemem: attachment {id} refused: {e:?} in the host's runs");
+                Err(EFAULT)
+            }
+            Ok(runs) => p.vm.lock().attach(io.vaddr, io.size, &runs, access, id),
         }
     };
     if mapped.is_err() {
