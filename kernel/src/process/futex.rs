@@ -5,8 +5,9 @@ use alloc::sync::Arc;
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use super::futex_queue::{remove_locked, wake_locked, FutexTable, Waiter};
+use super::signal;
 use super::types::{Process, UserThread};
-use super::{signal, uaccess};
+use crate::mm::uaccess;
 use crate::sched::{self, timer};
 use lwk_logic::errno::*;
 

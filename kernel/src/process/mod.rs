@@ -11,8 +11,8 @@
 //! (timers), in_flight (delegated calls in flight), family_tree (parent,
 //! children, group, server), exec_state, lending (vfork's), futex_queue.
 //! Then types (`Process` and `UserThread`), vfork (whose memory a process
-//! runs on), memory (the stack, faults, shootdowns), uaccess (user memory
-//! from the kernel), signal (sending, waiting, delivery), futex,
+//! runs on; what `mm::uaccess` reads and writes it through), memory (the
+//! stack, faults, shootdowns), signal (sending, waiting, delivery), futex,
 //! itimer_thread (arming timers), programs (the enclave's programs by
 //! area), cpus (cores joining and leaving), unserved (children without a
 //! server yet), family (groups, a child's end, wait), xemem, ending (a
@@ -48,7 +48,6 @@ pub mod signal;
 pub mod sigstate;
 mod thread;
 mod types;
-pub mod uaccess;
 mod unserved;
 mod vdso;
 pub mod vfork;

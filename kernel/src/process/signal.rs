@@ -11,7 +11,7 @@ use super::itimer::Target;
 use super::sigstate::UNBLOCKABLE;
 use super::sigstate::{bit, default_ignores, SigInfo, SIGKILL, SIGSEGV, SIG_DFL, SIG_IGN};
 use super::types::{Process, UserThread};
-use super::uaccess;
+use crate::mm::uaccess;
 use crate::sched;
 use hal::user::{is_user_address, FpuImage, FPU_STATE_SIZE};
 use hal::TrapFrame;

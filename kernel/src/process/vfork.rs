@@ -16,6 +16,9 @@ use core::ops::Deref;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use super::types::Process;
+use crate::mm::uaccess::{Memory, Owner};
+use crate::mm::vm::AddressSpace;
+use crate::sync::SpinLock;
 
 /// The process whose memory a process runs on: itself, or its lender.
 pub enum Mem<'a> {
@@ -37,6 +40,24 @@ impl Deref for Mem<'_> {
 impl Mem<'_> {
     pub fn is_lent(&self) -> bool {
         matches!(self, Mem::Lent(_))
+    }
+}
+
+impl Owner for Process {
+    type Now<'a> = Mem<'a>;
+
+    fn memory_now(&self) -> Mem<'_> {
+        self.mem()
+    }
+}
+
+impl Memory for Process {
+    fn space(&self) -> &SpinLock<AddressSpace> {
+        &self.vm
+    }
+
+    fn stack_grew(&self, vm: &AddressSpace) {
+        self.note_stack(vm)
     }
 }
 

@@ -16,8 +16,9 @@ use super::call::Call;
 use super::mapping::{access, how, retire, settle, MAP_SHARED, PROT_EXEC};
 use super::proc_maps::{self, STAT_SIZE};
 use super::write_back;
+use crate::mm::uaccess;
 use crate::mm::vm;
-use crate::process::{delegate, uaccess};
+use crate::process::delegate;
 use lwk_logic::user_pages::Access;
 
 const SYS_PREAD64: u64 = 17;

@@ -7,8 +7,8 @@ use lwk_logic::errno::*;
 use super::call::Call;
 use super::mapping::*;
 use super::write_back;
+use crate::mm::uaccess;
 use crate::mm::vm;
-use crate::process::uaccess;
 
 const MREMAP_MAYMOVE: u64 = 1;
 const MADV_DONTNEED: u64 = 4;

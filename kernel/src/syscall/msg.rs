@@ -6,7 +6,8 @@ use atoll_abi::MSG_MAX;
 use lwk_logic::errno::{SysResult, EINVAL};
 
 use super::call::Call;
-use crate::process::{deferred_server, uaccess};
+use crate::mm::uaccess;
+use crate::process::deferred_server;
 use crate::usermsg;
 use hal::{cpu, tsc};
 

@@ -18,8 +18,9 @@ use lwk_logic::user_pages::Access;
 
 use super::call::Call;
 use super::mapping::{retire, settle};
+use crate::mm::uaccess;
 use crate::mm::vm;
-use crate::process::{delegate, uaccess, Process};
+use crate::process::{delegate, Process};
 
 const SYS_OPEN: u64 = 2;
 const SYS_OPENAT: u64 = 257;

@@ -7,7 +7,8 @@ use core::sync::atomic::Ordering;
 use lwk_logic::errno::*;
 
 use super::call::Call;
-use crate::process::{self, deferred_server, family, uaccess};
+use crate::mm::uaccess;
+use crate::process::{self, deferred_server, family};
 
 const CLONE_VM: u64 = 0x100;
 const CLONE_FS: u64 = 0x200;

@@ -10,8 +10,9 @@ use hal::user_space::UserSpace;
 use lwk_logic::errno::*;
 
 use super::call::Call;
+use crate::mm::uaccess;
 use crate::mm::vm::AddressSpace;
-use crate::process::{programs, uaccess, with_both_vms, Process};
+use crate::process::{programs, with_both_vms, Process};
 
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;

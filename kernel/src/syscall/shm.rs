@@ -7,8 +7,8 @@ use lwk_logic::user_pages::Access;
 
 use super::call::Call;
 use super::mapping::{how, retire, settle};
+use crate::mm::uaccess;
 use crate::mm::{sysv_shm, vm};
-use crate::process::uaccess;
 
 const IPC_CREAT: u64 = 0o1000;
 const IPC_EXCL: u64 = 0o2000;

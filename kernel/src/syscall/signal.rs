@@ -9,10 +9,11 @@ use core::sync::atomic::Ordering;
 use lwk_logic::errno::*;
 
 use super::call::Call;
+use crate::mm::uaccess;
 use crate::process::sigstate::{
     SigInfo, SIGKILL, SIGSEGV, SIGSTOP, SI_TKILL, SI_USER, UNBLOCKABLE,
 };
-use crate::process::{programs, signal, uaccess};
+use crate::process::{programs, signal};
 
 const SIG_BLOCK: u64 = 0;
 const SIG_UNBLOCK: u64 = 1;

@@ -6,7 +6,7 @@ use core::sync::atomic::{AtomicU64, Ordering};
 use lwk_logic::errno::*;
 
 use super::call::Call;
-use crate::process::uaccess;
+use crate::mm::uaccess;
 use crate::sched;
 use hal::cpu;
 

@@ -6,7 +6,8 @@
 use lwk_logic::errno::*;
 
 use super::call::Call;
-use crate::process::{signal, uaccess, Process, UserThread};
+use crate::mm::uaccess;
+use crate::process::{signal, Process, UserThread};
 use hal::{cpu, tsc};
 
 const CLOCK_REALTIME: u64 = 0;

@@ -7,9 +7,10 @@
 use lwk_logic::errno::*;
 
 use super::call::Call;
+use crate::mm::uaccess;
 use crate::process::itimer::{self, Notify, Target, Timer};
 use crate::process::sigstate::SI_TIMER;
-use crate::process::{itimer_thread, uaccess, Process};
+use crate::process::{itimer_thread, Process};
 
 const ITIMER_REAL: u64 = 0;
 const US: u64 = 1_000_000;

@@ -4,8 +4,9 @@
 use lwk_logic::errno::*;
 
 use super::call::Call;
+use crate::mm::uaccess;
 use crate::process::cputime::Times;
-use crate::process::{uaccess, Process};
+use crate::process::Process;
 
 const RUSAGE_SELF: u64 = 0;
 const RUSAGE_CHILDREN: u64 = -1i64 as u64;

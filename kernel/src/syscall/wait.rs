@@ -4,8 +4,8 @@ use lwk_logic::errno::*;
 
 use super::call::Call;
 use super::usage::write_rusage;
+use crate::mm::uaccess;
 use crate::process::family::{self, Which};
-use crate::process::uaccess;
 
 const WNOHANG: u64 = 1;
 const WEXITED: u64 = 4;

@@ -8,8 +8,9 @@ use lwk_logic::errno::*;
 
 use super::call::Call;
 use super::mapping::{retire, settle};
+use crate::mm::uaccess;
 use crate::mm::vm;
-use crate::process::{deferred_server, uaccess, xemem};
+use crate::process::{deferred_server, xemem};
 use hal::{cpu, tsc};
 
 /// xemem(struct atoll_xemem_io *io): 0, or -errno.

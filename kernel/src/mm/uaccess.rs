@@ -1,25 +1,60 @@
 //! Reading and writing a program's memory from system calls. Every access
 //! goes through the program's page tables (under its address-space lock)
 //! to the physical page, so a bad pointer is an EFAULT, never a kernel
-//! fault. A vfork child's memory is its lender's (`Process::mem`).
+//! fault. A vfork child's memory is its lender's (`Owner::memory_now`).
 
+use core::ops::Deref;
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use super::types::Process;
-use crate::mm::vm::AddressSpace;
+use super::vm::AddressSpace;
+use crate::sync::SpinLock;
 use hal::user_space::Fault;
 use lwk_logic::errno::{Errno, EFAULT, EINVAL};
 use lwk_logic::user_pages::{Translation, PAGE_SIZE};
 
+/// A program's memory as user access needs it (`process::Process`).
+pub trait Memory {
+    /// Its address space.
+    fn space(&self) -> &SpinLock<AddressSpace>;
+    /// Its main stack got memory (`AddressSpace::still_to_grow` changed).
+    fn stack_grew(&self, vm: &AddressSpace);
+}
+
+/// A program whose memory may be another's while it runs (a vfork child
+/// uses its lender's).
+pub trait Owner {
+    type Now<'a>: Deref<Target: Memory>
+    where
+        Self: 'a;
+    /// The memory the program uses now.
+    fn memory_now(&self) -> Self::Now<'_>;
+}
+
+/// A shared program, as callers usually hold one.
+impl<T: Owner> Owner for alloc::sync::Arc<T> {
+    type Now<'a>
+        = T::Now<'a>
+    where
+        T: 'a;
+
+    fn memory_now(&self) -> T::Now<'_> {
+        (**self).memory_now()
+    }
+}
+
 /// Where `va` leads; the main stack's part without memory yet gets it
 /// first (a system call may be the first to touch it). `p` owns `vm`
-/// (`Process::mem`).
-pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translation, Errno> {
+/// (`Owner::memory_now`).
+pub fn page_of(
+    p: &(impl Memory + ?Sized),
+    vm: &mut AddressSpace,
+    va: u64,
+) -> Result<Translation, Errno> {
     if let Some(t) = vm.translate(va) {
         return Ok(t);
     }
     if vm.grow_to(va).unwrap_or(false) {
-        p.note_stack(vm);
+        p.stack_grew(vm);
     }
     vm.translate(va).ok_or(EFAULT)
 }
@@ -27,7 +62,7 @@ pub fn page_of(p: &Process, vm: &mut AddressSpace, va: u64) -> Result<Translatio
 /// `va` had no memory: the main stack's part without memory yet gets it
 /// (as `page_of`), then `access` is tried again.
 fn grow_then(
-    p: &Process,
+    p: &(impl Memory + ?Sized),
     vm: &mut AddressSpace,
     va: u64,
     access: impl FnOnce(&AddressSpace) -> Result<usize, Fault>,
@@ -37,10 +72,10 @@ fn grow_then(
 }
 
 /// Copies `buf.len()` bytes from the program's `va`.
-pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
-    let m = p.mem();
+pub fn read_bytes(p: &impl Owner, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
+    let m = p.memory_now();
     let p = &*m;
-    let mut vm = p.vm.lock();
+    let mut vm = p.space().lock();
     let mut done = 0;
     while done < buf.len() {
         let at = va.checked_add(done as u64).ok_or(EFAULT)?;
@@ -56,10 +91,10 @@ pub fn read_bytes(p: &Process, va: u64, buf: &mut [u8]) -> Result<(), Errno> {
 }
 
 /// Copies `buf` to the program's `va`; the pages must be writable.
-pub fn write_bytes(p: &Process, va: u64, buf: &[u8]) -> Result<(), Errno> {
-    let m = p.mem();
+pub fn write_bytes(p: &impl Owner, va: u64, buf: &[u8]) -> Result<(), Errno> {
+    let m = p.memory_now();
     let p = &*m;
-    let mut vm = p.vm.lock();
+    let mut vm = p.space().lock();
     let mut done = 0;
     while done < buf.len() {
         let at = va.checked_add(done as u64).ok_or(EFAULT)?;
@@ -109,7 +144,7 @@ impl UserSpan<'_> {
 /// Runs `write` on [va, va + len) (at most a page) once all of it is
 /// mapped writable, under the address-space lock.
 pub fn with_writable<R>(
-    p: &Process,
+    p: &impl Owner,
     va: u64,
     len: u64,
     write: impl FnOnce(&UserSpan) -> R,
@@ -118,9 +153,9 @@ pub fn with_writable<R>(
     if len > PAGE_SIZE {
         return Err(EFAULT);
     }
-    let m = p.mem();
+    let m = p.memory_now();
     let p = &*m;
-    let mut vm = p.vm.lock();
+    let mut vm = p.space().lock();
     let mut at = va;
     // A page or less spans at most two pages.
     while at < end {
@@ -134,22 +169,22 @@ pub fn with_writable<R>(
     Ok(write(&UserSpan { vm: &vm, va, end }))
 }
 
-pub fn read_u64(p: &Process, va: u64) -> Result<u64, Errno> {
+pub fn read_u64(p: &impl Owner, va: u64) -> Result<u64, Errno> {
     let mut b = [0u8; 8];
     read_bytes(p, va, &mut b)?;
     Ok(u64::from_le_bytes(b))
 }
 
-pub fn write_u64(p: &Process, va: u64, v: u64) -> Result<(), Errno> {
+pub fn write_u64(p: &impl Owner, va: u64, v: u64) -> Result<(), Errno> {
     write_bytes(p, va, &v.to_le_bytes())
 }
 
-pub fn write_u32(p: &Process, va: u64, v: u32) -> Result<(), Errno> {
+pub fn write_u32(p: &impl Owner, va: u64, v: u32) -> Result<(), Errno> {
     write_bytes(p, va, &v.to_le_bytes())
 }
 
 /// Writes consecutive u64 words (a C struct of longs).
-pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), Errno> {
+pub fn write_words(p: &impl Owner, va: u64, words: &[u64]) -> Result<(), Errno> {
     let mut b = alloc::vec::Vec::with_capacity(words.len() * 8);
     for w in words {
         b.extend_from_slice(&w.to_le_bytes());
@@ -158,7 +193,7 @@ pub fn write_words(p: &Process, va: u64, words: &[u64]) -> Result<(), Errno> {
 }
 
 /// Reads consecutive u64 words (a C struct of longs) in one copy.
-pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errno> {
+pub fn read_words<const N: usize>(p: &impl Owner, va: u64) -> Result<[u64; N], Errno> {
     let mut b = [[0u8; 8]; N];
     read_bytes(p, va, b.as_flattened_mut())?;
     Ok(b.map(u64::from_le_bytes))
@@ -167,16 +202,16 @@ pub fn read_words<const N: usize>(p: &Process, va: u64) -> Result<[u64; N], Errn
 /// Runs `f` on the futex word at `va` (4-byte aligned, mapped) and its
 /// page, under the address-space lock.
 fn with_futex_word<R>(
-    p: &Process,
+    p: &impl Owner,
     va: u64,
     f: impl FnOnce(&mut AddressSpace, Translation) -> Result<R, Errno>,
 ) -> Result<R, Errno> {
     if !va.is_multiple_of(4) {
         return Err(EINVAL);
     }
-    let m = p.mem();
+    let m = p.memory_now();
     let p = &*m;
-    let mut vm = p.vm.lock();
+    let mut vm = p.space().lock();
     let t = page_of(p, &mut vm, va)?;
     f(&mut vm, t)
 }
@@ -192,7 +227,7 @@ fn futex_fault(f: Fault) -> Errno {
 /// Runs `f` on the futex word at `va` (4-byte aligned, mapped) under the
 /// address-space lock, so that the word stays the program's meanwhile.
 pub fn with_futex<R>(
-    p: &Process,
+    p: &impl Owner,
     va: u64,
     f: impl FnOnce(&AtomicU32) -> Result<R, Errno>,
 ) -> Result<R, Errno> {
@@ -203,7 +238,7 @@ pub fn with_futex<R>(
 /// writable: a read-only page's frame may be another process's too);
 /// returns the old value. Under the address-space lock, so that the page
 /// cannot become read-only (and shared by a fork) meanwhile.
-pub fn futex_update(p: &Process, va: u64, change: impl Fn(u32) -> u32) -> Result<u32, Errno> {
+pub fn futex_update(p: &impl Owner, va: u64, change: impl Fn(u32) -> u32) -> Result<u32, Errno> {
     with_futex_word(p, va, |vm, t| {
         if !t.writable {
             return Err(EFAULT);
