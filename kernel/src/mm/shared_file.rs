@@ -9,6 +9,7 @@ use crate::sync::SpinLock as Mutex;
 use alloc::collections::BTreeMap;
 use alloc::sync::Arc;
 use hal::frames::Frames;
+use lwk_logic::errno::{Errno, ENOMEM};
 
 /// A file as Linux knows it: (st_dev, st_ino).
 pub type FileKey = (u64, u64);
@@ -38,13 +39,14 @@ pub fn find(key: FileKey) -> Option<Arc<SharedFile>> {
 impl SharedFile {
     /// One more mapping of page `index`: a hold on its frame, which is
     /// `offered` (a frame that holds the page's bytes) if the enclave had
-    /// no copy yet. None if the frame has as many holders as it can count.
-    pub fn hold(&self, index: u64, offered: Frames) -> Option<Frames> {
+    /// no copy yet. ENOMEM, and no mapping more, if the frame has as many
+    /// holders as it can count.
+    pub fn hold(&self, index: u64, offered: Frames) -> Result<Frames, Errno> {
         let mut pages = self.pages.lock();
         let entry = pages.entry(index).or_insert((offered, 0));
-        let frame = entry.0.share()?;
+        let frame = entry.0.share().ok_or(ENOMEM)?;
         entry.1 += 1;
-        Some(frame)
+        Ok(frame)
     }
 
     pub fn key(&self) -> FileKey {
@@ -52,13 +54,13 @@ impl SharedFile {
     }
 
     /// One more mapping of page `index`, if the enclave has it: a hold on
-    /// its frame.
-    pub fn hold_existing(&self, index: u64) -> Option<Frames> {
+    /// its frame (ENOMEM as in `hold`).
+    pub fn hold_existing(&self, index: u64) -> Result<Option<Frames>, Errno> {
         let mut pages = self.pages.lock();
-        let entry = pages.get_mut(&index)?;
-        let frame = entry.0.share()?;
+        let Some(entry) = pages.get_mut(&index) else { return Ok(None) };
+        let frame = entry.0.share().ok_or(ENOMEM)?;
         entry.1 += 1;
-        Some(frame)
+        Ok(Some(frame))
     }
 
     /// How many hold page `index` (mappings, and a System V segment's own).

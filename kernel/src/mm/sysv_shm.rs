@@ -80,7 +80,8 @@ pub fn get(
     // The segment itself holds each page until IPC_RMID.
     let file = shared_file::open(file_key(id));
     for (i, f) in frames.into_iter().enumerate() {
-        // A new frame has one holder: the file keeps it, this hold goes.
+        // A new frame has one holder, so this cannot fail: the file keeps
+        // it, this hold goes.
         drop(file.hold(i as u64, f));
     }
     segments.insert(id, Segment { key, size, mode: mode & 0o777, creator: pid, removed: false });

@@ -225,13 +225,23 @@ fn futex_fault(f: Fault) -> Errno {
 }
 
 /// Runs `f` on the futex word at `va` (4-byte aligned, mapped) under the
-/// address-space lock, so that the word stays the program's meanwhile.
+/// address-space lock, so that the word stays the program's meanwhile. One
+/// walk of the page tables unless the page has no memory yet.
 pub fn with_futex<R>(
     p: &impl Owner,
     va: u64,
     f: impl FnOnce(&AtomicU32) -> Result<R, Errno>,
 ) -> Result<R, Errno> {
-    with_futex_word(p, va, |vm, _| f(vm.user().atomic_u32(va).map_err(futex_fault)?))
+    let m = p.memory_now();
+    let p = &*m;
+    let mut vm = p.space().lock();
+    match vm.user().atomic_u32(va) {
+        Ok(word) => return f(word),
+        Err(Fault::NotMapped) => {}
+        Err(e) => return Err(futex_fault(e)),
+    }
+    page_of(p, &mut vm, va)?;
+    f(vm.user().atomic_u32(va).map_err(futex_fault)?)
 }
 
 /// Changes the futex word at `va` to `change(old)` atomically (it must be

@@ -506,8 +506,15 @@ impl AddressSpace {
         self.shared.insert(at, range);
         for ((i, va), mine) in pages.enumerate().zip(mine) {
             let mine_at = mine.phys();
-            // Every page is held from here on: `unshare` lets go of each.
-            let frame = file.hold(first_page + i as u64, mine).ok_or(ENOMEM)?;
+            let frame = match file.hold(first_page + i as u64, mine) {
+                Ok(frame) => frame,
+                Err(e) => {
+                    // Only the pages held so far are this range's to let go.
+                    (0..i as u64).for_each(|j| file.release(first_page + j));
+                    self.shared.remove(&at);
+                    return Err(e);
+                }
+            };
             if frame.phys() != mine_at {
                 let _ = self.pages.unmap(va, va + PAGE_SIZE, |f| freed.push(f));
                 // The page table is there: mapping one page cannot fail.
@@ -559,11 +566,12 @@ impl AddressSpace {
         let mut frames = Vec::with_capacity(pages as usize);
         for i in 0..pages {
             match file.hold_existing(i) {
-                Some(f) => frames.push(f),
-                None => {
-                    // Removed meanwhile: let go of what was held.
+                Ok(Some(f)) => frames.push(f),
+                held => {
+                    // Removed meanwhile (or too many holders): let go of
+                    // what was held.
                     (0..i).for_each(|j| file.release(j));
-                    return Err(EIDRM);
+                    return Err(held.err().unwrap_or(EIDRM));
                 }
             }
         }
@@ -908,7 +916,18 @@ impl AddressSpace {
         for (&start, r) in &self.shared {
             let pages = (start..r.end).step_by(PAGE_SIZE as usize);
             let indices = pages.clone().map(|va| r.first_page + (va - start) / PAGE_SIZE);
-            let frames: Vec<Option<Frames>> = indices.map(|i| r.file.hold_existing(i)).collect();
+            let mut frames: Vec<Option<Frames>> = Vec::new();
+            for i in indices {
+                match r.file.hold_existing(i) {
+                    Ok(frame) => frames.push(frame),
+                    Err(e) => {
+                        // Let go of what was held: the child has no range here.
+                        let held = frames.iter().enumerate().filter(|(_, f)| f.is_some());
+                        held.for_each(|(j, _)| r.file.release(r.first_page + j as u64));
+                        return Err(e);
+                    }
+                }
+            }
             // Every page is held before any is mapped: the child's release
             // lets each go once, whatever fails below. The parent writes
             // these frames back to the file; the child does not again.
