@@ -44,6 +44,7 @@ impl TestRing {
 }
 
 impl RingMemory for TestRing {
+    type Slot<'a> = TestSlot<'a>;
     fn slots(&self) -> u32 {
         self.slots
     }
@@ -61,24 +62,35 @@ impl RingMemory for TestRing {
     fn polling(&self) -> &AtomicU32 {
         &self.polling
     }
-    fn stamp(&self, index: u32) -> &AtomicU32 {
-        &self.stamps[index as usize]
+    fn slot(&self, ticket: u32) -> TestSlot<'_> {
+        TestSlot { ring: self, index: (ticket % self.slots) as usize }
     }
-    fn readers(&self, index: u32) -> &AtomicU32 {
-        &self.readers[index as usize]
+}
+
+struct TestSlot<'a> {
+    ring: &'a TestRing,
+    index: usize,
+}
+
+impl RingSlot for TestSlot<'_> {
+    fn stamp(&self) -> &AtomicU32 {
+        &self.ring.stamps[self.index]
     }
-    fn write_data(&self, index: u32, offset: usize, src: &[u8]) {
-        let base = index as usize * DATA + offset;
+    fn readers(&self) -> &AtomicU32 {
+        &self.ring.readers[self.index]
+    }
+    fn write_data(&self, offset: usize, src: &[u8]) {
+        let base = self.index * DATA + offset;
         assert!(offset + src.len() <= DATA);
         for (i, &b) in src.iter().enumerate() {
-            self.data[base + i].store(b, Ordering::Relaxed);
+            self.ring.data[base + i].store(b, Ordering::Relaxed);
         }
     }
-    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]) {
-        let base = index as usize * DATA + offset;
+    fn read_data(&self, offset: usize, dst: &mut [u8]) {
+        let base = self.index * DATA + offset;
         assert!(offset + dst.len() <= DATA);
         for (i, b) in dst.iter_mut().enumerate() {
-            *b = self.data[base + i].load(Ordering::Relaxed);
+            *b = self.ring.data[base + i].load(Ordering::Relaxed);
         }
     }
 }
@@ -296,12 +308,12 @@ fn garbage_in_the_ring_is_refused_never_trusted() {
                 if garbage(&mut seed).is_multiple_of(2) { i + 1 } else { garbage(&mut seed) };
             ring.stamps[i as usize].store(stamp, Ordering::Relaxed);
             let bytes: Vec<u8> = (0..DATA).map(|_| garbage(&mut seed) as u8).collect();
-            ring.write_data(i, 0, &bytes);
+            ring.slot(i).write_data(0, &bytes);
         }
         if round % 3 == 0 {
             // A plausible head: small length and the right slot count.
             let len = garbage(&mut seed) % 300;
-            ring.write_data(0, 0, &encode_head(1, slots_for(len as usize) as u16, len));
+            ring.slot(0).write_data(0, &encode_head(1, slots_for(len as usize) as u16, len));
         }
         let mut r = Receiver::new(0, 1);
         for _ in 0..100 {
