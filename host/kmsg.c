@@ -144,31 +144,36 @@ static void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
 				    e->name, m->type);
 }
 
-/* Handles every message e's LWK has sent; any context. */
+/*
+ * Handles every message e's LWK has sent; any context. The message and
+ * the reason a ring broke live in the link (under rx_lock), not on the
+ * stack: the one-slot message's path takes no stack canary.
+ */
 void atoll_kmsg_poll(struct atoll_enclave *e)
 {
 	struct atoll_kmsg_link *l = &e->link;
-	struct atoll_kmsg m;
 	unsigned long flags;
-	const char *why = "";
 	bool any = false;
 	int ret;
 
-	spin_lock_irqsave(&l->rx_lock, flags);
+	/* spin_lock_irqsave, with the interrupts masked inline. */
+	local_irq_save(flags);
+	spin_lock(&l->rx_lock);
 	while (l->buf && !l->broken) {
-		ret = atoll_kring_receive(&l->in, &l->rx, l->buf, &m, &why);
+		ret = atoll_kring_receive(&l->in, &l->rx, l->buf, &l->msg, &l->why);
 		if (!ret)
 			break;
 		any = true;
 		if (ret < 0) {
 			l->broken = true;
 			pr_err("atoll: enclave %s broke the message protocol (%s); nothing more is read from it\n",
-			       e->name, why);
+			       e->name, l->why);
 			break;
 		}
-		dispatch(e, &m);
+		dispatch(e, &l->msg);
 	}
-	spin_unlock_irqrestore(&l->rx_lock, flags);
+	spin_unlock(&l->rx_lock);
+	local_irq_restore(flags);
 	if (any)
 		wake_up_all(&e->wq);
 }

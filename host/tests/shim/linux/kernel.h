@@ -28,6 +28,12 @@ typedef int64_t s64;
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
 	__old; })
 
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#endif
+
 #define BIT(n)			(1UL << (n))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))
