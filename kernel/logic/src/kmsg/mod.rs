@@ -86,6 +86,17 @@ pub const fn slots_for(len: usize) -> u32 {
     }
 }
 
+/// Whether a message's head (a [`KmsgHead`](atoll_abi::KmsgHead) as a
+/// little-endian u64: type, slots << 16, len << 32) says one slot and at
+/// most `KMSG_HEAD_DATA` bytes, in one compare: `(len << 16 | slots) - 1`
+/// rotated right by 16 is `(slots - 1) << 48 | len` when slots >= 1, and
+/// has its top 16 bits set when slots is 0; so it is at most 48 exactly
+/// when slots is 1 and len at most 48.
+#[inline(always)]
+pub const fn one_slot(head: u64) -> bool {
+    (head >> 16).wrapping_sub(1).rotate_right(16) <= KMSG_HEAD_DATA as u64
+}
+
 /// Sends one message read by `readers` receivers (1 for unicast); returns
 /// the message's ticket. Safe to call from several CPUs at once.
 #[inline]
@@ -253,23 +264,23 @@ impl Receiver {
         }
         let mut head = [0u8; 8];
         slot.read_data(0, &mut head);
-        let kind = u16::from_le_bytes([head[0], head[1]]);
-        let n = u16::from_le_bytes([head[2], head[3]]) as u32;
-        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
-        match buf.first_chunk_mut::<KMSG_HEAD_DATA>() {
+        let head = u64::from_le_bytes(head);
+        let n = match buf.first_chunk_mut::<KMSG_HEAD_DATA>() {
             // One slot, as its length says (most messages): the whole of its
             // payload bytes, a copy of known size (those past `len` are not
             // the message's and go unread).
-            Some(first) if n == 1 && len <= KMSG_HEAD_DATA => slot.read_data(8, first),
-            _ => {
-                if let Err(why) = read_slots(ring, ticket, n, len, buf) {
-                    return Received::Broken(why);
-                }
+            Some(first) if one_slot(head) => {
+                slot.read_data(8, first);
+                1
             }
-        }
+            _ => match read_slots(ring, ticket, head, buf) {
+                Ok(n) => n,
+                Err(why) => return Received::Broken(why),
+            },
+        };
         self.next = ticket.wrapping_add(n);
         self.release(ring, &slot);
-        Received::Message { kind, len }
+        Received::Message { kind: head as u16, len: (head >> 32) as usize }
     }
 
     /// This receiver is done with the message starting in `slot`.
@@ -284,16 +295,16 @@ impl Receiver {
     }
 }
 
-/// `Receiver::receive`'s copy of the message at `ticket`, of `n` slots and
-/// `len` bytes, that is not one full slot, after checking both.
+/// `Receiver::receive`'s copy of the message at `ticket` whose `head` does
+/// not say one slot of at most 48 bytes, after checking it; its slots.
 #[inline(never)]
 fn read_slots<M: RingMemory>(
     ring: &M,
     ticket: u32,
-    n: u32,
-    len: usize,
+    head: u64,
     buf: &mut [u8],
-) -> Result<(), &'static str> {
+) -> Result<u32, &'static str> {
+    let (n, len) = ((head >> 16) as u16 as u32, (head >> 32) as usize);
     if len > KMSG_MAX_LEN || len > buf.len() || n != slots_for(len) || n > ring.slots() {
         return Err("a message's length or slot count is wrong");
     }
@@ -307,7 +318,7 @@ fn read_slots<M: RingMemory>(
         }
         slot.read_data(0, chunk);
     }
-    Ok(())
+    Ok(n)
 }
 
 /// Moves tail past every message at its front that all receivers have read

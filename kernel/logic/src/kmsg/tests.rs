@@ -128,6 +128,20 @@ fn receive_one(ring: &TestRing, r: &mut Receiver, buf: &mut [u8]) -> (u16, usize
 }
 
 #[test]
+fn one_slot_heads_are_told_apart() {
+    let head = |slots: u64, len: u64| 7 | slots << 16 | len << 32;
+    for len in [0, 1, 47, 48] {
+        assert!(one_slot(head(1, len)), "len {len}");
+    }
+    for (slots, len) in [(1, 49), (1, 1 << 31), (0, 0), (0, 1), (0, 48), (2, 0), (2, 48)] {
+        assert!(!one_slot(head(slots, len)), "slots {slots} len {len}");
+    }
+    for (slots, len) in [(0xffff, 0), (0xffff, 48), (0x8000, 3), (1, u32::MAX as u64)] {
+        assert!(!one_slot(head(slots, len)), "slots {slots} len {len}");
+    }
+}
+
+#[test]
 fn slot_counts_follow_the_layout() {
     assert_eq!(slots_for(0), 1);
     assert_eq!(slots_for(48), 1);
