@@ -36,9 +36,11 @@ struct atoll_kmsg {
 
 /* The ring protocol, as kernel/logic/src/kmsg implements it for the LWK. */
 void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers);
-int atoll_kring_send_any(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers);
-int atoll_kring_receive_any(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
-			    struct atoll_kmsg *m, const char **why);
+/* Off the one-slot path (__cold: its callers keep their registers for it). */
+int __cold atoll_kring_send_any(struct atoll_kring *k, u16 type, const void *data, u32 len,
+				u32 readers);
+int __cold atoll_kring_receive_any(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
+				   struct atoll_kmsg *m, const char **why);
 void atoll_kring_release_shared(struct atoll_kring *k, struct atoll_kmsg_slot *s);
 bool atoll_kring_ready(struct atoll_kring *k, const struct atoll_kreceiver *rx);
 void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on);
@@ -103,7 +105,7 @@ static __always_inline int atoll_kring_receive(struct atoll_kring *k, struct ato
 {
 	u32 ticket = rx->next;
 	struct atoll_kmsg_slot *s = atoll_kring_slot(k, ticket);
-	struct atoll_kmsg_head head;
+	u64 head;
 
 	/*
 	 * The slot, not head: its cache line comes over once, with the
@@ -111,8 +113,14 @@ static __always_inline int atoll_kring_receive(struct atoll_kring *k, struct ato
 	 */
 	if (smp_load_acquire(&s->stamp) != ticket + 1)
 		return 0;	/* none, or claimed and still being written */
+	/*
+	 * The head (struct atoll_kmsg_head) as one little-endian word: type,
+	 * slots << 16, len << 32. (len << 16 | slots) - 1 rotated right by 16
+	 * is (slots - 1) << 48 | len when slots >= 1, and has its top bits set
+	 * when slots is 0: at most 48 exactly when one slot holds len <= 48.
+	 */
 	memcpy(&head, s->data, sizeof(head));
-	if (unlikely(head.slots != 1 || head.len > ATOLL_KMSG_HEAD_DATA))
+	if (unlikely(ror64((head >> 16) - 1, 16) > ATOLL_KMSG_HEAD_DATA))
 		return atoll_kring_receive_any(k, rx, buf, m, why);
 	/* The whole slot's payload bytes, a copy of known size (past len: unread). */
 	memcpy(buf, s->data + sizeof(head), ATOLL_KMSG_HEAD_DATA);
@@ -122,8 +130,8 @@ static __always_inline int atoll_kring_receive(struct atoll_kring *k, struct ato
 		smp_store_release(&k->ring->tail, ticket + 1);
 	else
 		atoll_kring_release_shared(k, s);
-	m->type = head.type;
-	m->len = head.len;
+	m->type = (u16)head;
+	m->len = head >> 32;
 	m->data = buf;
 	return 1;
 }
