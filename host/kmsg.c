@@ -88,20 +88,34 @@ void atoll_kmsg_link_exit(struct atoll_enclave *e)
 	vfree(buf);
 }
 
+/* Interrupts e's LWK unless it polls. */
+static __always_inline void notify(struct atoll_kmsg_link *l)
+{
+	if (!atoll_kring_polling(&l->out, 0))
+		atoll_apic_send(l->apic_id, APIC_DM_FIXED | ATOLL_LWK_VECTOR);
+}
+
+/* atoll_kmsg_send of what is not a one-slot message into a ring with room. */
+static noinline __cold int send_any(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+{
+	int ret = atoll_kring_send_any(&e->link.out, type, data, len, 1);
+
+	/* A full ring interrupts too, in case the LWK missed a notification. */
+	if (ret != -EINVAL)
+		notify(&e->link);
+	return ret;
+}
+
 /*
  * Sends a message to e's LWK and interrupts it unless it polls; -EAGAIN
  * when the ring is full (nothing is overwritten). Any context.
  */
 int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len)
 {
-	struct atoll_kmsg_link *l = &e->link;
-	int ret;
-
-	ret = atoll_kring_send(&l->out, type, data, len, 1);
-	/* A full ring interrupts too, in case the LWK missed a notification. */
-	if (ret != -EINVAL && !atoll_kring_polling(&l->out, 0))
-		atoll_apic_send(l->apic_id, APIC_DM_FIXED | ATOLL_LWK_VECTOR);
-	return ret;
+	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, len, 1)))
+		return send_any(e, type, data, len);
+	notify(&e->link);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(atoll_kmsg_send);
 

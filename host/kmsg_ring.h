@@ -60,9 +60,13 @@ static __always_inline struct atoll_kmsg_slot *atoll_kring_slot(const struct ato
 	return (struct atoll_kmsg_slot *)(k->ring + 1) + (ticket & (k->slots - 1));
 }
 
-/* Sends one message read by `readers` receivers; -EAGAIN when full. */
-static __always_inline int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data,
-					    u32 len, u32 readers)
+/*
+ * Sends a one-slot message read by `readers` receivers, if it is one and
+ * our last look at tail says there is room; false (nothing done) if not:
+ * atoll_kring_send_any then sends it, or says why not.
+ */
+static __always_inline bool atoll_kring_send_one(struct atoll_kring *k, u16 type,
+						 const void *data, u32 len, u32 readers)
 {
 	struct atoll_kmsg_ring *r = k->ring;
 	struct atoll_kmsg_head head = { .type = type, .slots = 1, .len = len };
@@ -71,7 +75,7 @@ static __always_inline int atoll_kring_send(struct atoll_kring *k, u16 type, con
 
 	if (unlikely(len > ATOLL_KMSG_HEAD_DATA || (u16)(type - 1) >= ATOLL_KMSG_MAX_TYPES - 1 ||
 		     readers - 1 >= ATOLL_KMSG_MAX_READERS))
-		return atoll_kring_send_any(k, type, data, len, readers);
+		return false;
 	do {
 		ticket = READ_ONCE(r->head);
 		/*
@@ -80,7 +84,7 @@ static __always_inline int atoll_kring_send(struct atoll_kring *k, u16 type, con
 		 * is read in atoll_kring_send_any.
 		 */
 		if (unlikely(ticket - smp_load_acquire(&k->tail_seen) >= k->slots))
-			return atoll_kring_send_any(k, type, data, len, readers);
+			return false;
 	} while (cmpxchg(&r->head, ticket, ticket + 1) != ticket);
 	s = atoll_kring_slot(k, ticket);
 	WRITE_ONCE(s->readers, readers);
@@ -92,7 +96,16 @@ static __always_inline int atoll_kring_send(struct atoll_kring *k, u16 type, con
 		memcpy(s->data + sizeof(head), data, len);
 	/* Last: every byte above is visible before a receiver sees the stamp. */
 	smp_store_release(&s->stamp, ticket + 1);
-	return 0;
+	return true;
+}
+
+/* Sends one message read by `readers` receivers; -EAGAIN when full. */
+static __always_inline int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data,
+					    u32 len, u32 readers)
+{
+	if (likely(atoll_kring_send_one(k, type, data, len, readers)))
+		return 0;
+	return atoll_kring_send_any(k, type, data, len, readers);
 }
 
 /*
