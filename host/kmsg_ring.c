@@ -34,12 +34,20 @@ static u32 slots_for(u32 len)
 	return 1 + DIV_ROUND_UP(len - ATOLL_KMSG_HEAD_DATA, ATOLL_KMSG_SLOT_DATA);
 }
 
+/* This side's view of the ring of `slots` slots at mem, as it is. */
+void atoll_kring_attach(struct atoll_kring *k, void *mem, u32 slots)
+{
+	k->ring = mem;
+	k->slot = (struct atoll_kmsg_slot *)(k->ring + 1);
+	k->slots = slots;
+	k->mask = slots - 1;
+	k->tail_seen = 0;
+}
+
 /* Makes an empty ring of `slots` slots at mem (ATOLL_KMSG_RING_BYTES(slots)). */
 void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers)
 {
-	k->ring = mem;
-	k->slots = slots;
-	k->tail_seen = 0;
+	atoll_kring_attach(k, mem, slots);
 	memset(mem, 0, ATOLL_KMSG_RING_BYTES(slots));
 	k->ring->hdr = (struct atoll_header){ ATOLL_MAGIC_KMSG, ATOLL_ABI_VERSION,
 					      sizeof(*k->ring), 0 };

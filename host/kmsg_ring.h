@@ -16,7 +16,9 @@
 /* One message ring as this side knows it (never read back from the shared header). */
 struct atoll_kring {
 	struct atoll_kmsg_ring *ring;
+	struct atoll_kmsg_slot *slot;	/* its first slot, after the header */
 	u32 slots;		/* a power of two */
+	u32 mask;		/* slots - 1 */
 	u32 tail_seen;		/* senders' last look at tail (0: a new ring); may lag */
 };
 
@@ -35,6 +37,7 @@ struct atoll_kmsg {
 };
 
 /* The ring protocol, as kernel/logic/src/kmsg implements it for the LWK. */
+void atoll_kring_attach(struct atoll_kring *k, void *mem, u32 slots);
 void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers);
 /* Off the one-slot path (__cold: its callers keep their registers for it). */
 int __cold atoll_kring_send_any(struct atoll_kring *k, u16 type, const void *data, u32 len,
@@ -57,7 +60,7 @@ void atoll_kring_set_polling(struct atoll_kring *k, u32 receiver, bool on);
 static __always_inline struct atoll_kmsg_slot *atoll_kring_slot(const struct atoll_kring *k,
 								u32 ticket)
 {
-	return (struct atoll_kmsg_slot *)(k->ring + 1) + (ticket & (k->slots - 1));
+	return k->slot + (ticket & k->mask);
 }
 
 /*
