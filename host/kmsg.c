@@ -88,20 +88,34 @@ void atoll_kmsg_link_exit(struct atoll_enclave *e)
 	vfree(buf);
 }
 
+/* Interrupts e's LWK unless it polls. */
+static __always_inline void notify(struct atoll_kmsg_link *l)
+{
+	if (!atoll_kring_polling(&l->out, 0))
+		atoll_apic_send(l->apic_id, APIC_DM_FIXED | ATOLL_LWK_VECTOR);
+}
+
+/* atoll_kmsg_send of what is not a one-slot message into a ring with room. */
+static noinline __cold int send_any(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+{
+	int ret = atoll_kring_send_any(&e->link.out, type, data, len, 1);
+
+	/* A full ring interrupts too, in case the LWK missed a notification. */
+	if (ret != -EINVAL)
+		notify(&e->link);
+	return ret;
+}
+
 /*
  * Sends a message to e's LWK and interrupts it unless it polls; -EAGAIN
  * when the ring is full (nothing is overwritten). Any context.
  */
 int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len)
 {
-	struct atoll_kmsg_link *l = &e->link;
-	int ret;
-
-	ret = atoll_kring_send(&l->out, type, data, len, 1);
-	/* A full ring interrupts too, in case the LWK missed a notification. */
-	if (ret != -EINVAL && !atoll_kring_polling(&l->out, 0))
-		atoll_apic_send(l->apic_id, APIC_DM_FIXED | ATOLL_LWK_VECTOR);
-	return ret;
+	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, len, 1)))
+		return send_any(e, type, data, len);
+	notify(&e->link);
+	return 0;
 }
 EXPORT_SYMBOL_GPL(atoll_kmsg_send);
 
@@ -144,31 +158,36 @@ static void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
 				    e->name, m->type);
 }
 
-/* Handles every message e's LWK has sent; any context. */
+/*
+ * Handles every message e's LWK has sent; any context. The message and
+ * the reason a ring broke live in the link (under rx_lock), not on the
+ * stack: the one-slot message's path takes no stack canary.
+ */
 void atoll_kmsg_poll(struct atoll_enclave *e)
 {
 	struct atoll_kmsg_link *l = &e->link;
-	struct atoll_kmsg m;
 	unsigned long flags;
-	const char *why = "";
 	bool any = false;
 	int ret;
 
-	spin_lock_irqsave(&l->rx_lock, flags);
+	/* spin_lock_irqsave, with the interrupts masked inline. */
+	local_irq_save(flags);
+	spin_lock(&l->rx_lock);
 	while (l->buf && !l->broken) {
-		ret = atoll_kring_receive(&l->in, &l->rx, l->buf, &m, &why);
+		ret = atoll_kring_receive(&l->in, &l->rx, l->buf, &l->msg, &l->why);
 		if (!ret)
 			break;
 		any = true;
 		if (ret < 0) {
 			l->broken = true;
 			pr_err("atoll: enclave %s broke the message protocol (%s); nothing more is read from it\n",
-			       e->name, why);
+			       e->name, l->why);
 			break;
 		}
-		dispatch(e, &m);
+		dispatch(e, &l->msg);
 	}
-	spin_unlock_irqrestore(&l->rx_lock, flags);
+	spin_unlock(&l->rx_lock);
+	local_irq_restore(flags);
 	if (any)
 		wake_up_all(&e->wq);
 }

@@ -13,13 +13,6 @@
 #include <linux/string.h>
 #include "kmsg_ring.h"
 
-static struct atoll_kmsg_slot *slot_at(const struct atoll_kring *k, u32 ticket)
-{
-	struct atoll_kmsg_slot *first = (struct atoll_kmsg_slot *)(k->ring + 1);
-
-	return first + (ticket & (k->slots - 1));
-}
-
 /*
  * A message's bytes in its first slot. A full one (a one-slot message's 48
  * bytes, or the start of a longer one) is a copy of known size the compiler
@@ -41,12 +34,20 @@ static u32 slots_for(u32 len)
 	return 1 + DIV_ROUND_UP(len - ATOLL_KMSG_HEAD_DATA, ATOLL_KMSG_SLOT_DATA);
 }
 
+/* This side's view of the ring of `slots` slots at mem, as it is. */
+void atoll_kring_attach(struct atoll_kring *k, void *mem, u32 slots)
+{
+	k->ring = mem;
+	k->slot = (struct atoll_kmsg_slot *)(k->ring + 1);
+	k->slots = slots;
+	k->mask = slots - 1;
+	k->tail_seen = 0;
+}
+
 /* Makes an empty ring of `slots` slots at mem (ATOLL_KMSG_RING_BYTES(slots)). */
 void atoll_kring_init(struct atoll_kring *k, void *mem, u32 slots, u32 receivers)
 {
-	k->ring = mem;
-	k->slots = slots;
-	k->tail_seen = 0;
+	atoll_kring_attach(k, mem, slots);
 	memset(mem, 0, ATOLL_KMSG_RING_BYTES(slots));
 	k->ring->hdr = (struct atoll_header){ ATOLL_MAGIC_KMSG, ATOLL_ABI_VERSION,
 					      sizeof(*k->ring), 0 };
@@ -88,8 +89,11 @@ static int claim(struct atoll_kring *k, u32 n, u32 *ticket)
 	return 0;
 }
 
-/* Sends one message read by `readers` receivers; -EAGAIN when full. */
-int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers)
+/*
+ * atoll_kring_send of any message: longer than one slot, malformed (-EINVAL),
+ * or meeting a ring our last look at tail says is full (-EAGAIN if it is).
+ */
+int atoll_kring_send_any(struct atoll_kring *k, u16 type, const void *data, u32 len, u32 readers)
 {
 	struct atoll_kmsg_head head;
 	struct atoll_kmsg_slot *s;
@@ -105,11 +109,11 @@ int atoll_kring_send(struct atoll_kring *k, u16 type, const void *data, u32 len,
 		return ret;
 	first = min_t(u32, len, ATOLL_KMSG_HEAD_DATA);
 	for (i = 1, off = first; i < n; i++, off += ATOLL_KMSG_SLOT_DATA) {
-		s = slot_at(k, ticket + i);
+		s = atoll_kring_slot(k, ticket + i);
 		memcpy(s->data, data + off, min_t(u32, len - off, ATOLL_KMSG_SLOT_DATA));
 		WRITE_ONCE(s->stamp, ticket + i + 1);
 	}
-	s = slot_at(k, ticket);
+	s = atoll_kring_slot(k, ticket);
 	WRITE_ONCE(s->readers, readers);
 	head = (struct atoll_kmsg_head){ .type = type, .slots = n, .len = len };
 	memcpy(s->data, &head, sizeof(head));
@@ -130,7 +134,7 @@ static void advance_tail(struct atoll_kring *k)
 	for (;;) {
 		/* Acquire: what the receivers that moved tail and counted down did is seen. */
 		tail = smp_load_acquire(&r->tail);
-		s = slot_at(k, tail);
+		s = atoll_kring_slot(k, tail);
 		/* Acquire: pairs with the sender's stamp and the receivers' counts. */
 		if (smp_load_acquire(&s->stamp) != tail + 1 || smp_load_acquire(&s->readers))
 			return;
@@ -143,19 +147,18 @@ static void advance_tail(struct atoll_kring *k)
 }
 
 /*
- * Copies the next message into buf (ATOLL_KMSG_MAX_LEN bytes) and fills m:
- * 1 when there was one, 0 when there is none (or it is still being
- * written), -EPROTO when the ring breaks the protocol (*why says how).
+ * atoll_kring_receive of any message (not one slot's, or garbage), all of
+ * it checked again.
  */
-int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
-			struct atoll_kmsg *m, const char **why)
+int atoll_kring_receive_any(struct atoll_kring *k, struct atoll_kreceiver *rx, void *buf,
+			    struct atoll_kmsg *m, const char **why)
 {
 	struct atoll_kmsg_ring *r = k->ring;
 	u32 ticket = rx->next, n, len, i, off, first;
 	struct atoll_kmsg_head head;
 	struct atoll_kmsg_slot *s;
 
-	s = slot_at(k, ticket);
+	s = atoll_kring_slot(k, ticket);
 	/*
 	 * The slot, not head: its cache line comes over once, with the
 	 * message in it. Pairs with the sender's release of the stamp.
@@ -172,7 +175,7 @@ int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void 
 	first = min_t(u32, len, ATOLL_KMSG_HEAD_DATA);
 	copy_first(buf, s->data + sizeof(head), first);
 	for (i = 1, off = first; i < n; i++, off += ATOLL_KMSG_SLOT_DATA) {
-		s = slot_at(k, ticket + i);
+		s = atoll_kring_slot(k, ticket + i);
 		if (READ_ONCE(s->stamp) != ticket + i + 1) {
 			*why = "a message's further slot was not written";
 			return -EPROTO;
@@ -180,34 +183,30 @@ int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx, void 
 		memcpy(buf + off, s->data, min_t(u32, len - off, ATOLL_KMSG_SLOT_DATA));
 	}
 	rx->next = ticket + n;
-	if (rx->count == 1) {
+	if (rx->count == 1)
 		/* The only reader: the slots are free once copied. */
 		smp_store_release(&r->tail, rx->next);
-	} else {
-		/* Full barrier: our copy is complete before the count drops. */
-		s = slot_at(k, ticket);
-		if (atomic_dec_return((atomic_t *)&s->readers) == 0)
-			advance_tail(k);
-	}
+	else
+		atoll_kring_release_shared(k, atoll_kring_slot(k, ticket));
 	m->type = head.type;
 	m->len = len;
 	m->data = buf;
 	return 1;
 }
 
+/* One of several receivers is done with the message starting at s. */
+void atoll_kring_release_shared(struct atoll_kring *k, struct atoll_kmsg_slot *s)
+{
+	/* Full barrier: our copy is complete before the count drops. */
+	if (atomic_dec_return((atomic_t *)&s->readers) == 0)
+		advance_tail(k);
+}
+
 /* Whether rx's next message is whole in the ring (its first slot stamped). */
 bool atoll_kring_ready(struct atoll_kring *k, const struct atoll_kreceiver *rx)
 {
 	/* Pairs with the sender's release of the stamp, as receive's look does. */
-	return smp_load_acquire(&slot_at(k, rx->next)->stamp) == rx->next + 1;
-}
-
-/* Whether receiver r says it polls (a sender then needs no interrupt). */
-bool atoll_kring_polling(struct atoll_kring *k, u32 receiver)
-{
-	/* Full barrier: the message is visible before we look (pairs with the receiver's). */
-	smp_mb();
-	return READ_ONCE(k->ring->polling) & BIT(receiver);
+	return smp_load_acquire(&atoll_kring_slot(k, rx->next)->stamp) == rx->next + 1;
 }
 
 /* Says whether receiver r polls; after turning it off, receive once more. */

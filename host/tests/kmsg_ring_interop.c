@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	f = fopen(argv[2], "rb");
 	if (!f || fread(mem, size, 1, f) != 1)
 		return 4;
-	k = (struct atoll_kring){ mem, SLOTS };
+	atoll_kring_attach(&k, mem, SLOTS);
 	for (i = 0; i < MESSAGES; i++) {
 		pattern(want, i);
 		if (atoll_kring_receive(&k, &rx, buf, &m, &why) != 1 || m.type != 1 + i % 60 ||

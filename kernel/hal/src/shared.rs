@@ -136,4 +136,89 @@ impl SharedRegion {
             )
         }
     }
+
+    /// `count` blocks of `SIZE` bytes one after another from `offset` (a
+    /// message ring's slots; its header as one block), if they lie in the
+    /// region, `count` is a power of two and `offset` is 8-aligned.
+    pub fn slots<const SIZE: usize>(&self, offset: usize, count: u32) -> Option<SharedSlots<SIZE>> {
+        let bytes = (count as usize).checked_mul(SIZE)?;
+        let fits = offset.checked_add(bytes).is_some_and(|end| end <= self.len);
+        let aligned = (self.virt + offset as u64).is_multiple_of(8);
+        (count.is_power_of_two() && fits && aligned && SIZE.is_multiple_of(8))
+            .then_some(SharedSlots { virt: self.virt + offset as u64, mask: count - 1 })
+    }
+}
+
+/// Blocks of `SIZE` bytes in shared memory, a power of two of them, indexed
+/// modulo their number: bounds and alignment were checked once, when they
+/// were made (`SharedRegion::slots`), and a field's offset is checked when
+/// the kernel is compiled, so an access costs no check (a message ring's
+/// hot path reads and writes a dozen words a message).
+#[derive(Clone, Copy, Debug)]
+pub struct SharedSlots<const SIZE: usize> {
+    virt: u64,
+    mask: u32,
+}
+
+impl<const SIZE: usize> SharedSlots<SIZE> {
+    /// Block `index` modulo their number.
+    #[inline(always)]
+    pub fn slot(&self, index: u32) -> SharedSlot<SIZE> {
+        SharedSlot { virt: self.virt + u64::from(index & self.mask) * SIZE as u64 }
+    }
+}
+
+/// One of `SharedSlots`' blocks.
+#[derive(Clone, Copy, Debug)]
+pub struct SharedSlot<const SIZE: usize> {
+    virt: u64,
+}
+
+impl<const SIZE: usize> SharedSlot<SIZE> {
+    /// The address of byte OFFSET, for an access of ALIGN-aligned LEN bytes there.
+    #[inline(always)]
+    fn at<const OFFSET: usize, const LEN: usize, const ALIGN: usize>(&self) -> u64 {
+        const { assert!(OFFSET + LEN <= SIZE && OFFSET.is_multiple_of(ALIGN) && ALIGN <= 8) };
+        self.virt + OFFSET as u64
+    }
+
+    /// The u32 at byte OFFSET.
+    #[inline(always)]
+    pub fn atomic_u32<const OFFSET: usize>(&self) -> &AtomicU32 {
+        // SAFETY: inside the block (OFFSET is checked at compile time, the
+        // block when its SharedSlots were made) and aligned (they start
+        // 8-aligned and SIZE is a multiple of 8); the other kernel accesses
+        // this word atomically too.
+        unsafe { &*(self.at::<OFFSET, 4, 4>() as *const AtomicU32) }
+    }
+
+    /// The u64 at byte OFFSET.
+    #[inline(always)]
+    pub fn atomic_u64<const OFFSET: usize>(&self) -> &AtomicU64 {
+        // SAFETY: as in atomic_u32.
+        unsafe { &*(self.at::<OFFSET, 8, 8>() as *const AtomicU64) }
+    }
+
+    /// Copies `src` to byte OFFSET + `offset`: bytes the protocol gives the
+    /// writer until it publishes them.
+    #[inline(always)]
+    pub fn copy_in<const OFFSET: usize>(&self, offset: usize, src: &[u8]) {
+        let fits = offset.checked_add(src.len()).is_some_and(|end| end <= SIZE - OFFSET);
+        assert!(fits, "shared access out of bounds");
+        let dst = (self.at::<OFFSET, 0, 1>() + offset as u64) as *mut u8;
+        // SAFETY: inside the block (checked above); bytes are plain data.
+        unsafe { core::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
+    }
+
+    /// Copies the bytes from OFFSET + `offset` into `dst`. The other kernel
+    /// may be writing them (a broken or hostile peer): they are plain data,
+    /// checked by the caller after the copy.
+    #[inline(always)]
+    pub fn copy_out<const OFFSET: usize>(&self, offset: usize, dst: &mut [u8]) {
+        let fits = offset.checked_add(dst.len()).is_some_and(|end| end <= SIZE - OFFSET);
+        assert!(fits, "shared access out of bounds");
+        let src = (self.at::<OFFSET, 0, 1>() + offset as u64) as *const u8;
+        // SAFETY: inside the block (checked above); any bytes are valid u8s.
+        unsafe { core::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) }
+    }
 }

@@ -5,7 +5,7 @@
 //! byte j = i * 7 + j * 13 (the same rule on both sides).
 
 use atoll_abi::{kmsg_ring_bytes, KmsgRing, KmsgSlot, KMSG_MAX_LEN};
-use lwk_logic::kmsg::{send, Received, Receiver, RingMemory};
+use lwk_logic::kmsg::{send, Received, Receiver, RingMemory, RingSlot};
 use std::mem::{offset_of, size_of};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -54,6 +54,7 @@ impl ByteRing {
 }
 
 impl RingMemory for ByteRing {
+    type Slot<'a> = ByteSlot<'a>;
     fn slots(&self) -> u32 {
         SLOTS
     }
@@ -69,19 +70,31 @@ impl RingMemory for ByteRing {
     fn polling(&self) -> &AtomicU32 {
         self.word(offset_of!(KmsgRing, polling))
     }
-    fn stamp(&self, index: u32) -> &AtomicU32 {
-        self.word(Self::slot(index) + offset_of!(KmsgSlot, stamp))
+    fn slot(&self, ticket: u32) -> ByteSlot<'_> {
+        ByteSlot { ring: self, at: Self::slot(ticket % SLOTS) }
     }
-    fn readers(&self, index: u32) -> &AtomicU32 {
-        self.word(Self::slot(index) + offset_of!(KmsgSlot, readers))
+}
+
+/// A slot of a `ByteRing`: its first byte's offset.
+struct ByteSlot<'a> {
+    ring: &'a ByteRing,
+    at: usize,
+}
+
+impl RingSlot for ByteSlot<'_> {
+    fn stamp(&self) -> &AtomicU32 {
+        self.ring.word(self.at + offset_of!(KmsgSlot, stamp))
     }
-    fn write_data(&self, index: u32, offset: usize, src: &[u8]) {
-        let base = Self::slot(index) + offset_of!(KmsgSlot, data) + offset;
-        src.iter().enumerate().for_each(|(i, &b)| self.set_byte(base + i, b));
+    fn readers(&self) -> &AtomicU32 {
+        self.ring.word(self.at + offset_of!(KmsgSlot, readers))
     }
-    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]) {
-        let base = Self::slot(index) + offset_of!(KmsgSlot, data) + offset;
-        dst.iter_mut().enumerate().for_each(|(i, b)| *b = self.byte(base + i));
+    fn write_data(&self, offset: usize, src: &[u8]) {
+        let base = self.at + offset_of!(KmsgSlot, data) + offset;
+        src.iter().enumerate().for_each(|(i, &b)| self.ring.set_byte(base + i, b));
+    }
+    fn read_data(&self, offset: usize, dst: &mut [u8]) {
+        let base = self.at + offset_of!(KmsgSlot, data) + offset;
+        dst.iter_mut().enumerate().for_each(|(i, b)| *b = self.ring.byte(base + i));
     }
 }
 

@@ -2,8 +2,8 @@
 //! ring's receivers), with its own place in it and a buffer to copy each
 //! message into. A sender that breaks the protocol is not read again.
 
+use alloc::boxed::Box;
 use alloc::vec;
-use alloc::vec::Vec;
 use atoll_abi::KMSG_MAX_LEN;
 use core::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
 use lwk_logic::kmsg::{self as rings, Received, Receiver};
@@ -17,7 +17,16 @@ use super::ring::SharedRing;
 
 struct State {
     receiver: Receiver,
-    buf: Vec<u8>,
+    /// Of known size: no check of a message's length against it at run time.
+    buf: Box<[u8; KMSG_MAX_LEN]>,
+}
+
+/// A zeroed message buffer, made on the heap (never on the stack).
+fn buffer() -> Box<[u8; KMSG_MAX_LEN]> {
+    match vec![0; KMSG_MAX_LEN].into_boxed_slice().try_into() {
+        Ok(buf) => buf,
+        Err(_) => unreachable!("a vector of KMSG_MAX_LEN bytes"),
+    }
 }
 
 pub struct Inbox {
@@ -42,7 +51,7 @@ impl Inbox {
             from,
             ring,
             expected: AtomicU32::new(receiver.next_ticket()),
-            state: SpinMutex::new(State { receiver, buf: vec![0; KMSG_MAX_LEN] }),
+            state: SpinMutex::new(State { receiver, buf: buffer() }),
             broken: AtomicBool::new(false),
         }
     }
@@ -87,7 +96,7 @@ impl Inbox {
     fn drain_locked(&self, s: &mut State, link: Option<&Outbox>) {
         let State { receiver, buf } = s;
         loop {
-            let received = receiver.receive(&self.ring, buf);
+            let received = receiver.receive(&self.ring, &mut buf[..]);
             self.expected.store(receiver.next_ticket(), Ordering::Release);
             match received {
                 Received::Empty => return,

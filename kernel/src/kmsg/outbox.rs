@@ -25,11 +25,14 @@ impl Outbox {
     /// (it attached after the message came) would otherwise never drain it.
     #[inline]
     pub fn send(&self, kind: u16, payload: &[u8]) -> Result<(), SendError> {
-        let sent = rings::send(&self.out, kind, payload, 1);
-        if sent != Err(SendError::Invalid) && rings::needs_interrupt(&self.out, 0) {
+        let sent = match rings::send(&self.out, kind, payload, 1) {
+            Err(SendError::Invalid) => return Err(SendError::Invalid),
+            sent => sent.map(|_| ()),
+        };
+        if rings::needs_interrupt(&self.out, 0) {
             apic::send_ipi(self.notify.0, self.notify.1);
         }
-        sent.map(|_| ())
+        sent
     }
 
     /// `send` of little-endian u64s, waiting up to a second for room; says

@@ -4,57 +4,81 @@
 use atoll_abi::{KmsgRing, KmsgSlot};
 use core::mem::{offset_of, size_of};
 use core::sync::atomic::AtomicU32;
-use hal::shared::SharedRegion;
-use lwk_logic::kmsg::RingMemory;
+use hal::shared::{SharedRegion, SharedSlot, SharedSlots};
+use lwk_logic::kmsg::{RingMemory, RingSlot};
+
+const HEADER: usize = size_of::<KmsgRing>();
+const SLOT: usize = size_of::<KmsgSlot>();
+const DATA: usize = offset_of!(KmsgSlot, data);
 
 pub struct SharedRing {
-    region: SharedRegion,
+    /// The ring's header: head, tail and polling.
+    header: SharedSlot<HEADER>,
+    /// Its slots, checked once here: no access on the message path checks
+    /// bounds again.
+    ring: SharedSlots<SLOT>,
     slots: u32,
     /// Our last look at the ring's tail, kept out of the shared cache lines.
     tail_seen: AtomicU32,
 }
 
-const SLOTS_START: usize = size_of::<KmsgRing>();
-
 impl SharedRing {
     /// The ring at the start of `region`, with `slots` slots (what this
     /// kernel knows, never what the shared header claims).
     pub fn new(region: SharedRegion, slots: u32) -> Self {
-        assert!(slots.is_power_of_two());
-        SharedRing { region, slots, tail_seen: AtomicU32::new(0) }
-    }
-
-    fn slot(&self, index: u32) -> usize {
-        SLOTS_START + index as usize * size_of::<KmsgSlot>()
+        let (Some(header), Some(ring)) = (region.slots(0, 1), region.slots(HEADER, slots)) else {
+            panic!("kmsg: a ring of {slots} slots does not fit its region");
+        };
+        SharedRing { header: header.slot(0), ring, slots, tail_seen: AtomicU32::new(0) }
     }
 }
 
 impl RingMemory for SharedRing {
+    type Slot<'a> = Slot;
+    #[inline(always)]
     fn slots(&self) -> u32 {
         self.slots
     }
+    #[inline(always)]
     fn head(&self) -> &AtomicU32 {
-        self.region.atomic_u32(offset_of!(KmsgRing, head))
+        self.header.atomic_u32::<{ offset_of!(KmsgRing, head) }>()
     }
+    #[inline(always)]
     fn tail(&self) -> &AtomicU32 {
-        self.region.atomic_u32(offset_of!(KmsgRing, tail))
+        self.header.atomic_u32::<{ offset_of!(KmsgRing, tail) }>()
     }
+    #[inline(always)]
     fn tail_seen(&self) -> &AtomicU32 {
         &self.tail_seen
     }
+    #[inline(always)]
     fn polling(&self) -> &AtomicU32 {
-        self.region.atomic_u32(offset_of!(KmsgRing, polling))
+        self.header.atomic_u32::<{ offset_of!(KmsgRing, polling) }>()
     }
-    fn stamp(&self, index: u32) -> &AtomicU32 {
-        self.region.atomic_u32(self.slot(index) + offset_of!(KmsgSlot, stamp))
+    #[inline(always)]
+    fn slot(&self, ticket: u32) -> Slot {
+        Slot(self.ring.slot(ticket))
     }
-    fn readers(&self, index: u32) -> &AtomicU32 {
-        self.region.atomic_u32(self.slot(index) + offset_of!(KmsgSlot, readers))
+}
+
+/// One slot of a `SharedRing`.
+pub struct Slot(SharedSlot<SLOT>);
+
+impl RingSlot for Slot {
+    #[inline(always)]
+    fn stamp(&self) -> &AtomicU32 {
+        self.0.atomic_u32::<{ offset_of!(KmsgSlot, stamp) }>()
     }
-    fn write_data(&self, index: u32, offset: usize, src: &[u8]) {
-        self.region.copy_in(self.slot(index) + offset_of!(KmsgSlot, data) + offset, src);
+    #[inline(always)]
+    fn readers(&self) -> &AtomicU32 {
+        self.0.atomic_u32::<{ offset_of!(KmsgSlot, readers) }>()
     }
-    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]) {
-        self.region.copy_out(self.slot(index) + offset_of!(KmsgSlot, data) + offset, dst);
+    #[inline(always)]
+    fn write_data(&self, offset: usize, src: &[u8]) {
+        self.0.copy_in::<DATA>(offset, src);
+    }
+    #[inline(always)]
+    fn read_data(&self, offset: usize, dst: &mut [u8]) {
+        self.0.copy_out::<DATA>(offset, dst);
     }
 }

@@ -28,6 +28,18 @@ typedef int64_t s64;
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
 	__old; })
 
+#define likely(x)		__builtin_expect(!!(x), 1)
+#define unlikely(x)		__builtin_expect(!!(x), 0)
+#define __cold			__attribute__((__cold__))
+#ifndef __always_inline
+#define __always_inline		inline __attribute__((__always_inline__))
+#endif
+
+static inline u64 ror64(u64 word, unsigned int shift)
+{
+	return (word >> shift) | (word << (64 - shift));
+}
+
 #define BIT(n)			(1UL << (n))
 #define min_t(t, a, b)		((t)(a) < (t)(b) ? (t)(a) : (t)(b))
 #define DIV_ROUND_UP(n, d)	(((n) + (d) - 1) / (d))

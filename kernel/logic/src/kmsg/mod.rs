@@ -14,8 +14,12 @@ use core::sync::atomic::{AtomicU32, Ordering};
 #[cfg(test)]
 mod tests;
 
-/// One ring's words and slots. `index` is always below [`RingMemory::slots`].
+/// One ring's words and slots.
 pub trait RingMemory {
+    /// One slot of the ring.
+    type Slot<'a>: RingSlot
+    where
+        Self: 'a;
     /// Slots in the ring: a power of two, from the ring's maker (never read
     /// back from the shared header, which the other side could change).
     fn slots(&self) -> u32;
@@ -31,14 +35,20 @@ pub trait RingMemory {
     fn tail_seen(&self) -> &AtomicU32;
     /// Bit r set: receiver r polls and needs no interrupt.
     fn polling(&self) -> &AtomicU32;
-    /// Slot `index`'s stamp: its ticket + 1 once written.
-    fn stamp(&self, index: u32) -> &AtomicU32;
-    /// Receivers yet to read the message starting in slot `index`.
-    fn readers(&self, index: u32) -> &AtomicU32;
-    /// Copies `src` into slot `index`'s data bytes from `offset`.
-    fn write_data(&self, index: u32, offset: usize, src: &[u8]);
-    /// Copies slot `index`'s data bytes from `offset` into `dst`.
-    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]);
+    /// The slot `ticket` falls in: slot `ticket` modulo [`RingMemory::slots`].
+    fn slot(&self, ticket: u32) -> Self::Slot<'_>;
+}
+
+/// One slot of a ring.
+pub trait RingSlot {
+    /// Its stamp: its ticket + 1 once written.
+    fn stamp(&self) -> &AtomicU32;
+    /// Receivers yet to read the message starting here.
+    fn readers(&self) -> &AtomicU32;
+    /// Copies `src` into its data bytes from `offset`.
+    fn write_data(&self, offset: usize, src: &[u8]);
+    /// Copies its data bytes from `offset` into `dst`.
+    fn read_data(&self, offset: usize, dst: &mut [u8]);
 }
 
 /// Why a message was not sent.
@@ -76,8 +86,20 @@ pub const fn slots_for(len: usize) -> u32 {
     }
 }
 
+/// Whether a message's head (a [`KmsgHead`](atoll_abi::KmsgHead) as a
+/// little-endian u64: type, slots << 16, len << 32) says one slot and at
+/// most `KMSG_HEAD_DATA` bytes, in one compare: `(len << 16 | slots) - 1`
+/// rotated right by 16 is `(slots - 1) << 48 | len` when slots >= 1, and
+/// has its top 16 bits set when slots is 0; so it is at most 48 exactly
+/// when slots is 1 and len at most 48.
+#[inline(always)]
+pub const fn one_slot(head: u64) -> bool {
+    (head >> 16).wrapping_sub(1).rotate_right(16) <= KMSG_HEAD_DATA as u64
+}
+
 /// Sends one message read by `readers` receivers (1 for unicast); returns
 /// the message's ticket. Safe to call from several CPUs at once.
+#[inline]
 pub fn send<M: RingMemory>(
     ring: &M,
     kind: u16,
@@ -90,25 +112,59 @@ pub fn send<M: RingMemory>(
     if !valid {
         return Err(SendError::Invalid);
     }
+    if payload.len() > KMSG_HEAD_DATA {
+        return send_slots(ring, kind, payload, readers);
+    }
+    // One slot (most messages): its head and payload, then its stamp.
+    let ticket = claim(ring, 1)?;
+    let slot = ring.slot(ticket);
+    slot.readers().store(readers, Ordering::Relaxed);
+    slot.write_data(0, &encode_head(kind, 1, payload.len() as u32));
+    match <&[u8; KMSG_HEAD_DATA]>::try_from(payload) {
+        // A full slot: a copy of known size, a few moves.
+        Ok(full) => slot.write_data(8, full),
+        Err(_) => write_short(&slot, payload),
+    }
+    // Last: everything above is visible before a receiver sees the stamp.
+    slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
+    Ok(ticket)
+}
+
+/// A payload shorter than one slot's, into `slot` (not inlined: the copy of
+/// a full slot stays one of known size).
+#[inline(never)]
+fn write_short<S: RingSlot>(slot: &S, payload: &[u8]) {
+    slot.write_data(8, payload);
+}
+
+/// `send` of a message longer than one slot's payload.
+#[inline(never)]
+fn send_slots<M: RingMemory>(
+    ring: &M,
+    kind: u16,
+    payload: &[u8],
+    readers: u32,
+) -> Result<u32, SendError> {
     let n = slots_for(payload.len());
     let ticket = claim(ring, n)?;
-    let mask = ring.slots() - 1;
-    let (first, rest) = payload.split_at(payload.len().min(KMSG_HEAD_DATA));
+    let (first, rest) = payload.split_at(KMSG_HEAD_DATA);
     for (i, chunk) in rest.chunks(KMSG_SLOT_DATA).enumerate() {
         let t = ticket.wrapping_add(1 + i as u32);
-        ring.write_data(t & mask, 0, chunk);
-        ring.stamp(t & mask).store(t.wrapping_add(1), Ordering::Relaxed);
+        let slot = ring.slot(t);
+        slot.write_data(0, chunk);
+        slot.stamp().store(t.wrapping_add(1), Ordering::Relaxed);
     }
-    let index = ticket & mask;
-    ring.readers(index).store(readers, Ordering::Relaxed);
-    ring.write_data(index, 0, &encode_head(kind, n as u16, payload.len() as u32));
-    ring.write_data(index, 8, first);
+    let slot = ring.slot(ticket);
+    slot.readers().store(readers, Ordering::Relaxed);
+    slot.write_data(0, &encode_head(kind, n as u16, payload.len() as u32));
+    slot.write_data(8, first);
     // Last: everything above is visible before a receiver sees the stamp.
-    ring.stamp(index).store(ticket.wrapping_add(1), Ordering::Release);
+    slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
     Ok(ticket)
 }
 
 /// Claims `n` consecutive slots, or says the ring is full.
+#[inline(always)]
 fn claim<M: RingMemory>(ring: &M, n: u32) -> Result<u32, SendError> {
     let room = |head: u32, tail: u32| {
         let used = head.wrapping_sub(tail);
@@ -137,6 +193,7 @@ fn claim<M: RingMemory>(ring: &M, n: u32) -> Result<u32, SendError> {
     }
 }
 
+#[inline(always)]
 fn encode_head(kind: u16, slots: u16, len: u32) -> [u8; 8] {
     let mut h = [0u8; 8];
     h[0..2].copy_from_slice(&kind.to_le_bytes());
@@ -146,6 +203,7 @@ fn encode_head(kind: u16, slots: u16, len: u32) -> [u8; 8] {
 }
 
 /// Whether a sender should interrupt receiver `r` (it is not polling).
+#[inline]
 pub fn needs_interrupt<M: RingMemory>(ring: &M, r: u32) -> bool {
     // The message's stamp is visible before we look at the bit, as the
     // receiver clears the bit before it looks at the ring once more.
@@ -158,7 +216,7 @@ pub fn needs_interrupt<M: RingMemory>(ring: &M, r: u32) -> bool {
 /// to them once, with the message in it, and `head` stays with the senders.
 pub fn is_ready<M: RingMemory>(ring: &M, ticket: u32) -> bool {
     // Acquire: pairs with the sender's release of the stamp.
-    ring.stamp(ticket & (ring.slots() - 1)).load(Ordering::Acquire) == ticket.wrapping_add(1)
+    ring.slot(ticket).stamp().load(Ordering::Acquire) == ticket.wrapping_add(1)
 }
 
 /// One receiver's place in a ring. It lives in the receiver's own memory,
@@ -196,61 +254,86 @@ impl Receiver {
     }
 
     /// Copies the next message into `buf` (at least `KMSG_MAX_LEN` bytes).
+    #[inline]
     pub fn receive<M: RingMemory>(&mut self, ring: &M, buf: &mut [u8]) -> Received {
-        let slots = ring.slots();
-        let mask = slots - 1;
         let ticket = self.next;
-        if !is_ready(ring, ticket) {
+        let slot = ring.slot(ticket);
+        // Acquire: pairs with the sender's release of the stamp.
+        if slot.stamp().load(Ordering::Acquire) != ticket.wrapping_add(1) {
             return Received::Empty; // nothing, or claimed and still being written
         }
-        let index = ticket & mask;
         let mut head = [0u8; 8];
-        ring.read_data(index, 0, &mut head);
-        let kind = u16::from_le_bytes([head[0], head[1]]);
-        let n = u16::from_le_bytes([head[2], head[3]]) as u32;
-        let len = u32::from_le_bytes([head[4], head[5], head[6], head[7]]) as usize;
-        if len > KMSG_MAX_LEN || len > buf.len() || n != slots_for(len) || n > slots {
-            return Received::Broken("a message's length or slot count is wrong");
-        }
-        let first = len.min(KMSG_HEAD_DATA);
-        ring.read_data(index, 8, &mut buf[..first]);
-        for (i, chunk) in buf[first..len].chunks_mut(KMSG_SLOT_DATA).enumerate() {
-            let t = ticket.wrapping_add(1 + i as u32);
-            if ring.stamp(t & mask).load(Ordering::Relaxed) != t.wrapping_add(1) {
-                return Received::Broken("a message's further slot was not written");
+        slot.read_data(0, &mut head);
+        let head = u64::from_le_bytes(head);
+        let n = match buf.first_chunk_mut::<KMSG_HEAD_DATA>() {
+            // One slot, as its length says (most messages): the whole of its
+            // payload bytes, a copy of known size (those past `len` are not
+            // the message's and go unread).
+            Some(first) if one_slot(head) => {
+                slot.read_data(8, first);
+                1
             }
-            ring.read_data(t & mask, 0, chunk);
-        }
+            _ => match read_slots(ring, ticket, head, buf) {
+                Ok(n) => n,
+                Err(why) => return Received::Broken(why),
+            },
+        };
         self.next = ticket.wrapping_add(n);
-        self.release(ring, index);
-        Received::Message { kind, len }
+        self.release(ring, &slot);
+        Received::Message { kind: head as u16, len: (head >> 32) as usize }
     }
 
-    /// This receiver is done with the message in slot `index`.
-    fn release<M: RingMemory>(&self, ring: &M, index: u32) {
+    /// This receiver is done with the message starting in `slot`.
+    #[inline(always)]
+    fn release<M: RingMemory>(&self, ring: &M, slot: &M::Slot<'_>) {
         if self.count == 1 {
             // The only reader: the slots are free once copied (release).
             ring.tail().store(self.next, Ordering::Release);
-        } else if ring.readers(index).fetch_sub(1, Ordering::AcqRel) == 1 {
+        } else if slot.readers().fetch_sub(1, Ordering::AcqRel) == 1 {
             advance_tail(ring);
         }
     }
 }
 
+/// `Receiver::receive`'s copy of the message at `ticket` whose `head` does
+/// not say one slot of at most 48 bytes, after checking it; its slots.
+#[inline(never)]
+fn read_slots<M: RingMemory>(
+    ring: &M,
+    ticket: u32,
+    head: u64,
+    buf: &mut [u8],
+) -> Result<u32, &'static str> {
+    let (n, len) = ((head >> 16) as u16 as u32, (head >> 32) as usize);
+    if len > KMSG_MAX_LEN || len > buf.len() || n != slots_for(len) || n > ring.slots() {
+        return Err("a message's length or slot count is wrong");
+    }
+    let first = len.min(KMSG_HEAD_DATA);
+    ring.slot(ticket).read_data(8, &mut buf[..first]);
+    for (i, chunk) in buf[first..len].chunks_mut(KMSG_SLOT_DATA).enumerate() {
+        let t = ticket.wrapping_add(1 + i as u32);
+        let slot = ring.slot(t);
+        if slot.stamp().load(Ordering::Relaxed) != t.wrapping_add(1) {
+            return Err("a message's further slot was not written");
+        }
+        slot.read_data(0, chunk);
+    }
+    Ok(n)
+}
+
 /// Moves tail past every message at its front that all receivers have read
 /// (several receivers may finish in any order; whoever finishes last moves it).
 fn advance_tail<M: RingMemory>(ring: &M) {
-    let mask = ring.slots() - 1;
     loop {
         let tail = ring.tail().load(Ordering::Acquire);
-        let index = tail & mask;
-        if ring.stamp(index).load(Ordering::Acquire) != tail.wrapping_add(1)
-            || ring.readers(index).load(Ordering::Acquire) != 0
+        let slot = ring.slot(tail);
+        if slot.stamp().load(Ordering::Acquire) != tail.wrapping_add(1)
+            || slot.readers().load(Ordering::Acquire) != 0
         {
             return;
         }
         let mut head = [0u8; 8];
-        ring.read_data(index, 0, &mut head);
+        slot.read_data(0, &mut head);
         let n = u16::from_le_bytes([head[2], head[3]]) as u32;
         if n == 0 || n > ring.slots() {
             return; // garbage: leave the ring full rather than free what is unread

@@ -44,6 +44,7 @@ impl TestRing {
 }
 
 impl RingMemory for TestRing {
+    type Slot<'a> = TestSlot<'a>;
     fn slots(&self) -> u32 {
         self.slots
     }
@@ -61,24 +62,35 @@ impl RingMemory for TestRing {
     fn polling(&self) -> &AtomicU32 {
         &self.polling
     }
-    fn stamp(&self, index: u32) -> &AtomicU32 {
-        &self.stamps[index as usize]
+    fn slot(&self, ticket: u32) -> TestSlot<'_> {
+        TestSlot { ring: self, index: (ticket % self.slots) as usize }
     }
-    fn readers(&self, index: u32) -> &AtomicU32 {
-        &self.readers[index as usize]
+}
+
+struct TestSlot<'a> {
+    ring: &'a TestRing,
+    index: usize,
+}
+
+impl RingSlot for TestSlot<'_> {
+    fn stamp(&self) -> &AtomicU32 {
+        &self.ring.stamps[self.index]
     }
-    fn write_data(&self, index: u32, offset: usize, src: &[u8]) {
-        let base = index as usize * DATA + offset;
+    fn readers(&self) -> &AtomicU32 {
+        &self.ring.readers[self.index]
+    }
+    fn write_data(&self, offset: usize, src: &[u8]) {
+        let base = self.index * DATA + offset;
         assert!(offset + src.len() <= DATA);
         for (i, &b) in src.iter().enumerate() {
-            self.data[base + i].store(b, Ordering::Relaxed);
+            self.ring.data[base + i].store(b, Ordering::Relaxed);
         }
     }
-    fn read_data(&self, index: u32, offset: usize, dst: &mut [u8]) {
-        let base = index as usize * DATA + offset;
+    fn read_data(&self, offset: usize, dst: &mut [u8]) {
+        let base = self.index * DATA + offset;
         assert!(offset + dst.len() <= DATA);
         for (i, b) in dst.iter_mut().enumerate() {
-            *b = self.data[base + i].load(Ordering::Relaxed);
+            *b = self.ring.data[base + i].load(Ordering::Relaxed);
         }
     }
 }
@@ -112,6 +124,20 @@ fn receive_one(ring: &TestRing, r: &mut Receiver, buf: &mut [u8]) -> (u16, usize
             Received::Empty => thread::yield_now(),
             Received::Broken(why) => panic!("ring broken: {why}"),
         }
+    }
+}
+
+#[test]
+fn one_slot_heads_are_told_apart() {
+    let head = |slots: u64, len: u64| 7 | slots << 16 | len << 32;
+    for len in [0, 1, 47, 48] {
+        assert!(one_slot(head(1, len)), "len {len}");
+    }
+    for (slots, len) in [(1, 49), (1, 1 << 31), (0, 0), (0, 1), (0, 48), (2, 0), (2, 48)] {
+        assert!(!one_slot(head(slots, len)), "slots {slots} len {len}");
+    }
+    for (slots, len) in [(0xffff, 0), (0xffff, 48), (0x8000, 3), (1, u32::MAX as u64)] {
+        assert!(!one_slot(head(slots, len)), "slots {slots} len {len}");
     }
 }
 
@@ -296,12 +322,12 @@ fn garbage_in_the_ring_is_refused_never_trusted() {
                 if garbage(&mut seed).is_multiple_of(2) { i + 1 } else { garbage(&mut seed) };
             ring.stamps[i as usize].store(stamp, Ordering::Relaxed);
             let bytes: Vec<u8> = (0..DATA).map(|_| garbage(&mut seed) as u8).collect();
-            ring.write_data(i, 0, &bytes);
+            ring.slot(i).write_data(0, &bytes);
         }
         if round % 3 == 0 {
             // A plausible head: small length and the right slot count.
             let len = garbage(&mut seed) % 300;
-            ring.write_data(0, 0, &encode_head(1, slots_for(len as usize) as u16, len));
+            ring.slot(0).write_data(0, &encode_head(1, slots_for(len as usize) as u16, len));
         }
         let mut r = Receiver::new(0, 1);
         for _ in 0..100 {
