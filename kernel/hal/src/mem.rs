@@ -2,6 +2,7 @@
 //! heap carved from it, and the direct-map page tables. Frames leave hal
 //! only as `frames::Frames`; the raw calls here are hal's own.
 
+use core::sync::atomic::{AtomicBool, Ordering};
 use lwk_logic::frames::{
     meta_words, FrameAllocator, FrameError, RemoveError, ShareError, FRAME_SIZE,
 };
@@ -125,14 +126,23 @@ pub(crate) fn free_frames(phys: u64, count: u64) {
     FRAMES.lock().free(phys, count)
 }
 
+/// Whether any frame has a second holder, read without the lock (most
+/// address spaces never share one, and their checks need not wait).
+static ANY_SHARED: AtomicBool = AtomicBool::new(false);
+
 /// One more holder of each of `count` allocated frames at `phys`.
 pub(crate) fn share_frames(phys: u64, count: u64) -> Result<(), ShareError> {
-    FRAMES.lock().share(phys, count)
+    let mut frames = FRAMES.lock();
+    frames.share(phys, count)?;
+    ANY_SHARED.store(true, Ordering::Release);
+    Ok(())
 }
 
 /// One holder of each lets go; frames nobody else holds are freed.
 pub(crate) fn release_frames(phys: u64, count: u64) {
-    FRAMES.lock().release(phys, count)
+    let mut frames = FRAMES.lock();
+    frames.release(phys, count);
+    ANY_SHARED.store(frames.any_shared(), Ordering::Release);
 }
 
 /// True if the frame at `phys` has more than one holder.
@@ -142,7 +152,7 @@ pub(crate) fn is_shared(phys: u64) -> bool {
 
 /// True if any frame has more than one holder.
 pub(crate) fn any_shared() -> bool {
-    FRAMES.lock().any_shared()
+    ANY_SHARED.load(Ordering::Acquire)
 }
 
 /// True if some frame of the range is the allocator's and free.
