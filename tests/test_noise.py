@@ -14,9 +14,11 @@ import vm_record
 # Exits 0 when the FTQ run in argv[1] had, on the enclave CPU and with no
 # interrupt there, a quantum with no work or fewer than 500 of its 1000
 # quanta: only the host can stop a vCPU so, as this shared machine's
-# scheduler does now and then (4 vCPUs on 2 cores, more under load). The
-# probe is then run once more, and the repeat counted like a repeated VM run;
-# a second such run fails the test.
+# scheduler does now and then (4 vCPUs on 2 cores, more under load: with
+# the suite's other worker's VM running it came twice in a row in 3 of 3
+# full runs on 2026-11-29, never alone). The probe is then run again, up to
+# twice, each repeat counted like a repeated VM run; a third such run fails
+# the test.
 EMPTY_QUANTUM = (
     "import json, sys; c = json.load(open(sys.argv[1]))['cpus'][0]; "
     "stopped = c['min'] == 0 or c['samples'] < 500; "
@@ -35,7 +37,7 @@ echo "LINUX $(cat /tmp/linux.json)"
 atoll noise; echo "NOWHERE: $?"
 atoll --json noise --enclave n --cpus 1 --probe fwq --seconds 1 > /tmp/fwq.json || exit 13
 echo "FWQ $(cat /tmp/fwq.json)"
-for try in 1 2; do
+for try in 1 2 3; do
   atoll --json noise --enclave n --cpus 1 --linux-cpus 1 --probe ftq --quantum-ns 500000 --seconds 0.5 \
     > /tmp/ftq.json || exit 14
   python3 -c "$EMPTY_QUANTUM" /tmp/ftq.json || break
