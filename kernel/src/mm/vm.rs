@@ -31,10 +31,6 @@ use super::shared_file::{self, FileKey, SharedFile};
 /// shootdown).
 pub type Freed = Vec<Frames>;
 
-pub fn free_all(freed: Freed) {
-    drop(freed);
-}
-
 /// mmap's placement flags.
 #[derive(Clone, Copy, Default)]
 pub struct MapHow {
@@ -361,7 +357,7 @@ impl AddressSpace {
         if r.is_err() {
             let mut freed = Freed::new();
             self.unmap(start, end - start, &mut freed);
-            free_all(freed);
+            drop(freed);
         }
         r
     }
@@ -875,7 +871,7 @@ impl AddressSpace {
         let mut freed = Freed::new();
         self.grows = None;
         self.unmap(USER_START, USER_END - USER_START, &mut freed);
-        free_all(freed);
+        drop(freed);
     }
 
     /// Gives `child` (a `fork_shell` of this space) a copy of every page
@@ -1127,7 +1123,7 @@ impl AddressSpace {
         freed.append(&mut self.unlinked);
         self.unshare(USER_START, USER_END, &mut freed);
         self.unattach(USER_START, USER_END);
-        free_all(freed);
+        drop(freed);
         self.pages.destroy(drop);
         self.ranges.clear();
         self.maps = Maps::new();

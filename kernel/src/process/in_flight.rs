@@ -74,7 +74,7 @@ impl InFlight {
             *parked = wait;
             ready.into_iter().map(|(freed, _)| freed).collect()
         };
-        ready.into_iter().for_each(vm::free_all);
+        drop(ready);
     }
 
     /// Frees `freed` (unmapped, shot down, the mirror told) now, or once
@@ -87,7 +87,7 @@ impl InFlight {
             return;
         }
         drop(live);
-        vm::free_all(freed);
+        drop(freed);
     }
 
     /// A new image (execve): calls its ended threads left behind no longer
@@ -99,6 +99,6 @@ impl InFlight {
     /// The program's memory goes: so do the frames kept for its calls.
     pub fn free_parked(&self) {
         let parked = core::mem::take(&mut *self.parked.lock());
-        parked.into_iter().for_each(|(freed, _)| vm::free_all(freed));
+        drop(parked);
     }
 }

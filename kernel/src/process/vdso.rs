@@ -29,7 +29,7 @@ pub fn map(vm: &mut AddressSpace) -> Result<(), Errno> {
     let code = Access { exec: true, ..read };
     vm.protect(VDSO_BASE + PAGE_SIZE, IMAGE_PAGES * PAGE_SIZE, code, &mut freed)?;
     // Fresh pages: nothing was shared, nothing freed.
-    vm::free_all(freed);
+    drop(freed);
     vm.label(VDSO_BASE, VDSO_BASE + PAGE_SIZE, false, &Backing::Vvar);
     let image_end = VDSO_BASE + (1 + IMAGE_PAGES) * PAGE_SIZE;
     vm.label(VDSO_BASE + PAGE_SIZE, image_end, false, &Backing::Vdso);
