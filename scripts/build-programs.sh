@@ -4,7 +4,7 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads, callrate,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
+#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
@@ -47,6 +47,7 @@ case $what in tests|all)
     cc mmap_churn -pthread "$T/mmap_churn.c"
     cc unmap_inflight -pthread "$T/unmap_inflight.c"
     cc stack_use -pthread "$T/stack_use.c"
+    cc pipes -pthread "$T/pipes.c"
     cc procmaps -pthread "$T/procmaps.c"
     cc openmp $OMP "$T/openmp.c"
     cc omp_resize $OMP "$T/omp_resize.c"

@@ -7,7 +7,7 @@ per command (its stdout, its stderr, its exit status); the tests below each
 check one subject in those sections, so one boot serves many tests:
   - `programs`: hello (glibc, musl, static-pie), argv/envp/exit status,
     pthreads and OpenMP on every enclave core and with --threads, file I/O
-    seen from Linux, fatal signals;
+    seen from Linux, pipes inside the enclave, fatal signals;
   - `lifecycle`: mmap churn and the LWK's free memory, unsupported system
     calls, --strict, SIGINT, then destroy.
 args and fileio also run on the VM's Linux, and their outputs must match.
@@ -196,6 +196,10 @@ sed 's/^/notes /' work/notes.txt
 ls -1 list | sed 's/^/ls /'
 cd /
 
+run native_pipes /extra/pipes
+run pipes atoll run e1 -- /extra/pipes
+run pipes_rounds atoll run e1 --stats -- /extra/pipes rounds 3000
+
 run segv atoll run e1 -- /extra/segv
 run after_segv atoll run e1 -- /extra/hello
 run fpe atoll run e1 -- /extra/fpe
@@ -356,6 +360,28 @@ def test_file_io_as_seen_from_linux(programs_run):
     assert native.status == 0, str(native)
     assert [line for line in sec.lines() if not line.startswith("cwd=")] == \
         [line for line in native.lines() if not line.startswith("cwd=")], f"differs from Linux:\n{sec}\n{native}"
+
+
+def test_pipes_in_an_enclave_behave_as_on_linux(programs_run):
+    """tests/programs/pipes.c: threads, a long transfer, readv/writev, end
+    of file after a forked writer's end, EPIPE and SIGPIPE, O_NONBLOCK, a
+    signal during a read, poll and /proc/self/fd (which move a pipe to
+    Linux with its bytes), dup2 and exec: the same lines as on Linux."""
+    native, sec = programs_run["native_pipes"], programs_run["pipes"]
+    assert_ran(native)
+    assert_ran(sec)
+    assert "FAIL" not in sec.stdout and sec.stdout == native.stdout, f"{sec}\non Linux:\n{native}"
+
+
+def test_a_pipe_between_threads_stays_in_the_enclave(programs_run):
+    """3000 one-byte round trips between two threads of a program are 12000
+    reads and writes: none of them is delegated to Linux (`--stats` counts
+    what was)."""
+    sec = programs_run["pipes_rounds"]
+    assert_ran(sec)
+    assert sec.stdout == "round trips: no wrong bytes\n", str(sec)
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (\w+) +(\d+) calls? ", sec.stderr, re.M)}
+    assert counts.get("read", 0) < 10 and counts.get("write", 0) < 10, f"calls that reached Linux: {counts}\n{sec}"
 
 
 @pytest.mark.parametrize("prog,sig,status,text", [

@@ -270,6 +270,33 @@ pub const fn is_local(nr: u64) -> bool {
     false
 }
 
+/// The number of the call named `name` (at build time: a name not in the
+/// table fails the build).
+pub const fn number(name: &str) -> u64 {
+    let mut i = 0;
+    while i < SYSCALLS.len() {
+        if same(SYSCALLS[i].1.as_bytes(), name.as_bytes()) {
+            return SYSCALLS[i].0;
+        }
+        i += 1;
+    }
+    panic!("no system call of that name in SYSCALLS")
+}
+
+const fn same(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
 /// How many calls the LWK answers itself.
 pub const fn local_count() -> usize {
     let (mut i, mut n) = (0, 0);
@@ -285,6 +312,13 @@ pub const fn local_count() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_by_name() {
+        assert_eq!(number("read"), 0);
+        assert_eq!(number("pipe2"), 293);
+        assert_eq!(number("openat2"), 437);
+    }
 
     #[test]
     fn sorted_and_unique() {

@@ -20,6 +20,7 @@ mod kmsg;
 mod lifecycle;
 mod mm;
 mod noise;
+mod pipe;
 mod process;
 mod resize;
 mod sched;

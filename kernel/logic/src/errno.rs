@@ -22,6 +22,7 @@ errnos! {
     EINTR = 4, "Interrupted system call";
     EIO = 5, "Input/output error";
     ENOEXEC = 8, "Exec format error";
+    EBADF = 9, "Bad file descriptor";
     ECHILD = 10, "No child processes";
     EAGAIN = 11, "Resource temporarily unavailable";
     ENOMEM = 12, "Cannot allocate memory";
@@ -33,6 +34,7 @@ errnos! {
     EISDIR = 21, "Is a directory";
     EINVAL = 22, "Invalid argument";
     ESPIPE = 29, "Illegal seek";
+    EPIPE = 32, "Broken pipe";
     ENOSYS = 38, "Function not implemented";
     EIDRM = 43, "Identifier removed";
     EPROTO = 71, "Protocol error";

@@ -26,6 +26,8 @@ pub fn program_ended(p: &Arc<Process>) {
         }
     };
     p.vm.lock().detach_shared();
+    // Linux closes its descriptors at the end, not when it is reaped.
+    p.local_fds.close_all();
     unserved::parent_ended(p);
     family::ended(p);
     p.area.set_exited(p.wait_status());
@@ -78,6 +80,7 @@ pub fn drop_unserved(child: &Arc<Process>) {
         *slot = None;
     }
     vfork::end(child);
+    child.local_fds.close_all();
     child.vm.lock().release();
     child.area.set_usage(0, 0);
     child.area.set_state(PROC_FREE);

@@ -21,6 +21,7 @@ use super::itimer::{Timer, Timers};
 use super::lending::Lending;
 use super::sigstate::{Actions, Pending};
 use crate::mm::vm;
+use crate::pipe::LocalFds;
 use crate::sched::Thread;
 use crate::sync::SpinLock;
 use hal::user::UserCpuState;
@@ -78,6 +79,8 @@ pub struct Process {
     /// A vfork child runs on its parent's memory until it execs or ends
     /// (`vfork`).
     pub lending: Lending<Process>,
+    /// Its descriptors that are ends of pipes inside the enclave.
+    pub local_fds: LocalFds,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -148,6 +151,7 @@ impl Process {
             family: Family::new(parent),
             exec: ExecState::new(),
             lending: Lending::new(),
+            local_fds: parent.map(|p| p.local_fds.copy()).unwrap_or_default(),
         });
         // A program `atoll run` starts leads its own group and session;
         // a forked one inherits its parent's.

@@ -1,7 +1,9 @@
 //! Each core's one-shot timer: the threads sleeping on it, sorted by
 //! deadline, and arming it. Tickless: the timer is armed only for the
 //! earliest sleeper, or for a time slice when a preemptive thread runs while
-//! others wait. A core running one thread takes no timer interrupt at all.
+//! others wait, and never re-armed for a later time while armed. A core
+//! running one thread takes at most one timer interrupt (a slice that ended
+//! after it stopped sharing the core), then none.
 //! Blocking on it and its interrupt are timer.rs's.
 
 use alloc::sync::Arc;
@@ -116,7 +118,8 @@ pub(super) fn fired() -> Vec<Arc<Thread>> {
     s.drain(..n).map(|(_, th)| th).collect()
 }
 
-/// Programs this CPU's timer for the next thing that needs it, or stops it.
+/// Programs this CPU's timer for the next thing that needs it, if sooner
+/// than it is armed for.
 pub(super) fn rearm() {
     with_current(rearm_for);
 }
@@ -132,18 +135,15 @@ pub(super) fn rearm_for(running: &Thread) {
         let slice_end = cpu::rdtsc() + tsc::ns_to_cycles(QUANTUM_NS);
         next = Some(next.map_or(slice_end, |d| d.min(slice_end)));
     }
-    match next {
-        Some(at) => {
-            let armed = t.armed_at.load(Ordering::Relaxed);
-            if armed == 0 || at < armed || armed < cpu::rdtsc() {
-                t.armed_at.store(at, Ordering::Relaxed);
-                apic::arm_timer_at(at);
-            }
-        }
-        None => {
-            if t.armed_at.swap(0, Ordering::Relaxed) != 0 {
-                apic::cancel_timer();
-            }
+    // Nothing to arm for: a timer armed already is left to fire (its
+    // interrupt then finds nothing to do and arms nothing). Cancelling it
+    // and arming again at the next wake-up cost two APIC writes per switch
+    // between two threads (under QEMU a quarter of a futex round trip).
+    if let Some(at) = next {
+        let armed = t.armed_at.load(Ordering::Relaxed);
+        if armed == 0 || at < armed || armed < cpu::rdtsc() {
+            t.armed_at.store(at, Ordering::Relaxed);
+            apic::arm_timer_at(at);
         }
     }
     cpu::restore_interrupts(irqs);

@@ -10,9 +10,14 @@ mod files;
 mod mapping;
 mod memory;
 mod msg;
+mod pipe_fds;
+mod pipe_io;
+mod pipe_move;
+mod pipes;
 mod proc_maps;
 mod process;
 mod process_vm;
+mod scratch;
 mod shm;
 mod signal;
 mod sync;
@@ -203,7 +208,9 @@ fn handle(thread: &Thread, user: &UserThread, frame: &mut TrapFrame) -> bool {
         }
         Some(Route::Delegated) => {
             let mut c = Call { thread, user, process, frame, args, replaced_registers: false };
-            proc_maps::open(&mut c, nr).unwrap_or_else(|| files::delegate(user, nr, args))
+            proc_maps::open(&mut c, nr)
+                .or_else(|| pipes::call(&mut c, nr))
+                .unwrap_or_else(|| files::delegate(user, nr, args))
         }
         Some(Route::Refused) | None => unsupported(user, nr),
     };

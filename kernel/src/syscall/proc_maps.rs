@@ -14,12 +14,10 @@ use alloc::vec::Vec;
 use atoll_abi::{CALL_FILE_NAME, CALL_TEXT_FILE, TEXT_MAY_READ, TEXT_OPEN};
 use lwk_logic::errno::*;
 use lwk_logic::maps::FileName;
-use lwk_logic::user_pages::Access;
 
 use super::call::Call;
-use super::mapping::{retire, settle};
+use super::scratch::with_scratch;
 use crate::mm::uaccess;
-use crate::mm::vm;
 use crate::process::{delegate, Process};
 
 const SYS_OPEN: u64 = 2;
@@ -82,7 +80,7 @@ fn is_number(s: &[u8]) -> bool {
 
 /// The path at `at` if it is short enough to name the maps file (None if
 /// longer, or unreadable: the delegated call then answers).
-fn path_head(c: &Call, at: u64) -> Option<Vec<u8>> {
+pub fn path_head(c: &Call, at: u64) -> Option<Vec<u8>> {
     let mut path = Vec::new();
     let mut va = at;
     while path.len() <= LONGEST {
@@ -139,23 +137,4 @@ pub fn file_name(c: &Call, fd: u64, at: u64) -> Result<(Arc<FileName>, [u8; STAT
     let word = |at: usize| u64::from_le_bytes(stat[at..at + 8].try_into().unwrap_or_default());
     let path = raw[STAT_SIZE..].split(|&b| b == 0).next().unwrap_or_default().to_vec();
     Ok((Arc::new(FileName { dev: word(0), ino: word(8), path }), stat))
-}
-
-/// Runs `f` with `len` bytes of fresh memory mapped in the program, for
-/// what the LWK and `atoll run` hand each other, unmapped after.
-fn with_scratch<R>(
-    c: &Call,
-    len: u64,
-    f: impl FnOnce(&Call, u64) -> Result<R, Errno>,
-) -> Result<R, Errno> {
-    let rw = Access { read: true, write: true, exec: false };
-    let mut freed = vm::Freed::new();
-    let at = c.mem().vm.lock().mmap(0, len, rw, vm::MapHow::default(), &mut freed);
-    settle(c, freed);
-    let at = at?;
-    let r = f(c, at);
-    let mut freed = vm::Freed::new();
-    c.mem().vm.lock().unmap(at, len, &mut freed);
-    retire(c, freed);
-    r
 }

@@ -101,6 +101,7 @@ pub fn execve(c: &mut Call) -> SysResult {
     let r = process::exec::execve(c.process, c.user, c.thread, c.frame, c.args);
     if r.is_ok() {
         c.replaced_registers = true;
+        super::pipe_fds::after_exec(c);
     }
     r
 }
