@@ -6,7 +6,8 @@ Linux on the same vCPU for getpid (local), a 1-byte write to /dev/null
 (delegated), pthread_create + join and fork + wait (Linux runs them on CPU 1
 before the enclave takes it), and a one-slot message's round trip between
 Linux and the LWK against a bounced cache line (atoll kmsg-bench), and that
-message's path in instructions each way. It cannot show cache, TLB or
+message's path in instructions each way; a pipe round trip between two
+threads and posix_spawn + wait from a 64 MiB program. It cannot show cache, TLB or
 host-scheduling effects: the full benchmarks (make bench-programs, ...)
 measure those.
 
@@ -42,6 +43,8 @@ PROGRAMS = {
     "devnull": ("200 5", "1-byte write to /dev/null (delegated)"),
     "thread_create": ("50 3", "pthread_create + join"),
     "fork_wait": ("20 3", "fork + wait"),
+    "pipe_threads": ("200 3", "pipe round trip between two threads of a program"),
+    "spawn_wait": ("5 3 64", "posix_spawn + wait from a 64 MiB program"),
 }
 
 GUEST = r'''
