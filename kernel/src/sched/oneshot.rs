@@ -1,9 +1,7 @@
 //! Each core's one-shot timer: the threads sleeping on it, sorted by
 //! deadline, and arming it. Tickless: the timer is armed only for the
 //! earliest sleeper, or for a time slice when a preemptive thread runs while
-//! others wait, and never re-armed for a later time while armed. A core
-//! running one thread takes at most one timer interrupt (a slice that ended
-//! after it stopped sharing the core), then none.
+//! others wait. A core running one thread takes no timer interrupt at all.
 //! Blocking on it and its interrupt are timer.rs's.
 
 use alloc::sync::Arc;
@@ -118,8 +116,7 @@ pub(super) fn fired() -> Vec<Arc<Thread>> {
     s.drain(..n).map(|(_, th)| th).collect()
 }
 
-/// Programs this CPU's timer for the next thing that needs it, if sooner
-/// than it is armed for.
+/// Programs this CPU's timer for the next thing that needs it, or stops it.
 pub(super) fn rearm() {
     with_current(rearm_for);
 }
@@ -135,15 +132,18 @@ pub(super) fn rearm_for(running: &Thread) {
         let slice_end = cpu::rdtsc() + tsc::ns_to_cycles(QUANTUM_NS);
         next = Some(next.map_or(slice_end, |d| d.min(slice_end)));
     }
-    // Nothing to arm for: a timer armed already is left to fire (its
-    // interrupt then finds nothing to do and arms nothing). Cancelling it
-    // and arming again at the next wake-up cost two APIC writes per switch
-    // between two threads (under QEMU a quarter of a futex round trip).
-    if let Some(at) = next {
-        let armed = t.armed_at.load(Ordering::Relaxed);
-        if armed == 0 || at < armed || armed < cpu::rdtsc() {
-            t.armed_at.store(at, Ordering::Relaxed);
-            apic::arm_timer_at(at);
+    match next {
+        Some(at) => {
+            let armed = t.armed_at.load(Ordering::Relaxed);
+            if armed == 0 || at < armed || armed < cpu::rdtsc() {
+                t.armed_at.store(at, Ordering::Relaxed);
+                apic::arm_timer_at(at);
+            }
+        }
+        None => {
+            if t.armed_at.swap(0, Ordering::Relaxed) != 0 {
+                apic::cancel_timer();
+            }
         }
     }
     cpu::restore_interrupts(irqs);

@@ -127,16 +127,11 @@ pub fn sleep_on_every_core() -> TestResult {
 }
 
 pub fn tickless() -> TestResult {
-    // A core running a single thread takes no timer interrupts, once a
-    // slice armed while it was shared has ended (oneshot.rs).
+    // A core running a single thread must take no timer interrupts.
     let c = last_cpu();
     let before = Arc::new(AtomicU64::new(0));
     let b = before.clone();
     let h = sched::spawn(c, "alone", move || {
-        let settled = cpu::rdtsc() + tsc::ns_to_cycles(2 * timer::QUANTUM_NS);
-        while cpu::rdtsc() < settled {
-            cpu::relax();
-        }
         b.store(timer::interrupts_on(percpu::cpu_index()), Ordering::SeqCst);
         let end = cpu::rdtsc() + tsc::ns_to_cycles(100_000_000);
         while cpu::rdtsc() < end {
