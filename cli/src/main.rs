@@ -10,6 +10,7 @@ mod enclave;
 mod error;
 mod format;
 mod image;
+mod mapped_file;
 mod noise_linux;
 mod noise_plot;
 mod noise_probe;

@@ -2,13 +2,14 @@
 //! it names (PT_INTERP), as Linux's execve reads both.
 
 use super::{interpreter, Files};
+use crate::mapped_file::MappedFile;
 use std::path::Path;
 
 /// The bytes of a program and of its loader.
 #[derive(Debug)]
 pub struct ProgramFiles {
-    pub program: Vec<u8>,
-    pub interp: Option<Vec<u8>>,
+    pub program: MappedFile,
+    pub interp: Option<MappedFile>,
     /// The loader's path, as the program names it.
     pub loader: Option<std::path::PathBuf>,
 }
@@ -42,8 +43,8 @@ pub fn read(path: &Path) -> Result<ProgramFiles, ReadError> {
     Ok(ProgramFiles { program, interp, loader })
 }
 
-fn read_file(path: &Path) -> Result<Vec<u8>, ReadError> {
-    std::fs::read(path).map_err(|e| ReadError {
+fn read_file(path: &Path) -> Result<MappedFile, ReadError> {
+    MappedFile::open(path).map_err(|e| ReadError {
         errno: e.raw_os_error().unwrap_or(libc::EIO),
         message: format!("cannot read {}: {}", path.display(), crate::error::os_error(&e)),
     })
