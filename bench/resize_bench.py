@@ -68,7 +68,8 @@ def parse(output):
     for kind in ["cpu", "block"]:
         alone = [kv(b.strip()) for b in s[f"linux_{kind}"]]
         t5[f"linux_{kind}"] = {"offline": ms(med([a["offline_ns"] for a in alone])),
-                               "online": ms(med([a["online_ns"] for a in alone]))}
+                               "online": ms(med([a["online_ns"] for a in alone])),
+                               "online_after_pause": ms(med([a["online_after_pause_ns"] for a in alone]))}
     two = [job(b) for b in s["irs_two"]]
     one = [job(b) for b in s["irs_one"]]
     removed = []

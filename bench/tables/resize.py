@@ -30,6 +30,13 @@ def render(results):
                  f"Medians of {text(t['add_cpu']['rounds'])} rounds.",
                  table(["step", "Linux's part", "LWK's part", "Atoll total",
                         "Linux's own step alone, same CPU or block", "Atoll total / Linux's own step"], steps),
+                 "Linux's own online right after its offline (the baseline above) skips the RCU grace period "
+                 "the offline waited for; after a pause of half a second, as a step alone, it took "
+                 f"{ms(t['linux_cpu']['online_after_pause'])} for the CPU and "
+                 f"{ms(t['linux_block']['online_after_pause'])} for the block (remove a CPU / that: "
+                 f"{fmt(ratio(t['remove_cpu']['total'], t['linux_cpu']['online_after_pause']), '{:.2f}x')}, "
+                 f"remove the block / that: "
+                 f"{fmt(ratio(t['remove_block']['total'], t['linux_block']['online_after_pause']), '{:.2f}x')}).",
                  table(["IRS job", "time"], jobs),
                  f"Job / ideal, each of the {text(irs['runs'])} runs: {joined(irs['vs_ideal_runs'], '{:.3f}')}. "
                  f"The removal took {ms(irs['remove_ms'])}, {ms(irs['remove_lwk_ms'])} of it the LWK's; without "
