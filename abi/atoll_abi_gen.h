@@ -740,11 +740,13 @@
 #define ATOLL_CALL_EXEC 4
 
 // A descriptor `atoll run` keeps for writing a shared file mapping back
-// (the LWK's write_back.rs); nr says what, args[0] is the descriptor. The
-// program cannot use, close or replace a kept descriptor. KEEP: a
-// close-on-exec duplicate of the program's args[0] (from 512 up); ret the
-// kept descriptor. WRITE: pwrite64(args[0], args[1], args[2], args[3])
-// from the program's memory. DROP: closes it.
+// (the LWK's write_back.rs) or a pipe's bytes into Linux's pipe
+// (pipe_move.rs); nr says what, args[0] is the descriptor. The program
+// cannot use, close or replace a kept descriptor. KEEP: a close-on-exec
+// duplicate of the program's args[0] (from 512 up); ret the kept
+// descriptor. WRITE: pwrite64(args[0], args[1], args[2], args[3]) from the
+// program's memory. DROP: closes it. PUSH: write(args[0], args[1],
+// args[2]), never waiting (O_NONBLOCK on the kept description only).
 #define ATOLL_CALL_KEPT_FILE 5
 
 #define ATOLL_KEPT_KEEP 1
@@ -752,6 +754,8 @@
 #define ATOLL_KEPT_WRITE 2
 
 #define ATOLL_KEPT_DROP 3
+
+#define ATOLL_KEPT_PUSH 4
 
 // The name of the file behind the program's descriptor args[0], for
 // /proc/<pid>/maps: the worker writes its struct stat (STAT_SIZE bytes) at

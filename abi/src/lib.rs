@@ -1134,15 +1134,18 @@ pub const CALL_FORK: u32 = 3;
 /// the program goes on; after, it is killed).
 pub const CALL_EXEC: u32 = 4;
 /// A descriptor `atoll run` keeps for writing a shared file mapping back
-/// (the LWK's write_back.rs); nr says what, args[0] is the descriptor. The
-/// program cannot use, close or replace a kept descriptor. KEEP: a
-/// close-on-exec duplicate of the program's args[0] (from 512 up); ret the
-/// kept descriptor. WRITE: pwrite64(args[0], args[1], args[2], args[3])
-/// from the program's memory. DROP: closes it.
+/// (the LWK's write_back.rs) or a pipe's bytes into Linux's pipe
+/// (pipe_move.rs); nr says what, args[0] is the descriptor. The program
+/// cannot use, close or replace a kept descriptor. KEEP: a close-on-exec
+/// duplicate of the program's args[0] (from 512 up); ret the kept
+/// descriptor. WRITE: pwrite64(args[0], args[1], args[2], args[3]) from the
+/// program's memory. DROP: closes it. PUSH: write(args[0], args[1],
+/// args[2]), never waiting (O_NONBLOCK on the kept description only).
 pub const CALL_KEPT_FILE: u32 = 5;
 pub const KEPT_KEEP: u64 = 1;
 pub const KEPT_WRITE: u64 = 2;
 pub const KEPT_DROP: u64 = 3;
+pub const KEPT_PUSH: u64 = 4;
 /// The name of the file behind the program's descriptor args[0], for
 /// /proc/<pid>/maps: the worker writes its struct stat (STAT_SIZE bytes) at
 /// args[1] and its path, NUL terminated, right after, in args[2] bytes in

@@ -4,10 +4,12 @@
 //! freeing were a quarter of a posix_spawn's time in an enclave). A file
 //! cut short while mapped raises SIGBUS when its lost pages are touched,
 //! which ends `atoll run` and so its program, as it ends a Linux process
-//! that touches such a page of its own program.
+//! that touches such a page of its own program. (Linux also refuses writes
+//! to a file being exec'ed, ETXTBSY; here a writer meanwhile changes what
+//! is read, which only the program being started sees.)
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::ops::Deref;
 use std::path::Path;
 use std::ptr::NonNull;
@@ -35,7 +37,9 @@ impl MappedFile {
         let meta = file.metadata()?;
         let len = usize::try_from(meta.len()).map_err(|_| io::Error::from_raw_os_error(libc::EFBIG))?;
         if !meta.is_file() || len == 0 {
-            return Ok(MappedFile { at: None, len: 0, read: std::fs::read(path)? });
+            let mut read = Vec::new();
+            (&file).read_to_end(&mut read)?;
+            return Ok(MappedFile { at: None, len: 0, read });
         }
         // SAFETY: a new private read-only mapping at an address the kernel
         // picks overlaps nothing of ours; it stays valid until Drop.

@@ -122,15 +122,25 @@ static void long_transfer(void)
 static void vectored(void)
 {
 	int p[2];
-	char a[4] = "", b[8] = "";
+	char a[4] = "", b[8] = "", rest[8] = "";
 	struct iovec out[3] = { { "one", 3 }, { "", 0 }, { "-two", 4 } };
 	struct iovec in[2] = { { a, 3 }, { b, sizeof(b) - 1 } };
+	struct iovec faulty[2] = { { a, 3 }, { (void *)8, 3 } };
 	ssize_t w, r;
 
 	CHECK(pipe(p) == 0, "pipe");
 	w = writev(p[1], out, 3);
 	r = readv(p[0], in, 2);
 	printf("writev %zd, readv %zd: '%s' '%s'\n", w, r, a, b);
+	/* The second buffer faults: EFAULT, and the bytes stay in the pipe. */
+	CHECK(write(p[1], "abcdef", 6) == 6, "write");
+	r = readv(p[0], faulty, 2);
+	printf("readv into a good and a bad buffer: %zd '%.3s', then '%.*s' left\n", r, a,
+	       (int)read(p[0], rest, sizeof(rest)), rest);
+	/* Python asks isatty() of its streams: a pipe is not a terminal. */
+	errno = 0;
+	r = isatty(p[0]);
+	printf("isatty: %zd %s\n", r, errno == ENOTTY ? "ENOTTY" : errno_name(errno));
 	close(p[0]);
 	close(p[1]);
 }

@@ -61,6 +61,8 @@ pub fn run(opts: Options) -> Result<u8> {
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
     // The mirror stays until the end: delegated calls use the program's memory through it.
     let mirror = load(&dev, &plan, &files).map_err(|e| e.with_status(FAILED))?;
+    // The file's mapping is not needed any more (forked servers would keep it too).
+    drop(files);
 
     if opts.stats {
         call_stats::enable();

@@ -1,5 +1,6 @@
 //! The descriptors `atoll run` keeps for writing a program's shared file
-//! mappings back (CALL_KEPT_FILE, the LWK's write_back.rs). Each is a file
+//! mappings back (CALL_KEPT_FILE, the LWK's write_back.rs), and a pipe's
+//! bytes into Linux's pipe when it leaves the enclave (pipe_move.rs). Each is a file
 //! description of its own (the file reopened, so the program's fcntl on
 //! its descriptor, O_APPEND say, cannot steer it), close-on-exec, numbered
 //! from 512 below atoll run's own. The program can neither use, close nor
@@ -12,7 +13,7 @@ use std::sync::{RwLock, RwLockReadGuard};
 
 use super::descriptors::{KEPT_FD as FIRST, RESERVED_FD as LIMIT};
 use super::passthrough;
-use atoll_abi::{KEPT_DROP, KEPT_KEEP, KEPT_WRITE};
+use atoll_abi::{KEPT_DROP, KEPT_KEEP, KEPT_PUSH, KEPT_WRITE};
 use rustix::fs::{open, Mode, OFlags};
 use rustix::io::fcntl_dupfd_cloexec;
 
@@ -37,6 +38,10 @@ impl KeptFiles {
             KEPT_KEEP => self.keep(fd),
             KEPT_WRITE => match self.hold().get(&fd) {
                 Some(kept) => passthrough::pwrite(kept.as_fd(), args[1], args[2], args[3]),
+                None => -(libc::EBADF as i64),
+            },
+            KEPT_PUSH => match self.hold().get(&fd) {
+                Some(kept) => passthrough::write_now(kept.as_fd(), args[1], args[2]),
                 None => -(libc::EBADF as i64),
             },
             KEPT_DROP => match self.fds.write().unwrap_or_else(|p| p.into_inner()).remove(&fd) {

@@ -74,6 +74,21 @@ pub fn pwrite(fd: BorrowedFd<'_>, addr: u64, len: u64, offset: u64) -> i64 {
     raw_result(unsafe { libc::syscall(libc::SYS_pwrite64, fd.as_raw_fd(), addr, len, offset) })
 }
 
+/// write() on `fd` (a kept pipe, kept_files.rs) of the program's `len`
+/// bytes at `addr`, made non-blocking first (the kept description is
+/// this process's own): bytes that do not fit are refused, never waited for.
+pub fn write_now(fd: BorrowedFd<'_>, addr: u64, len: u64) -> i64 {
+    if !policy::inside(addr, len) {
+        return negative(libc::EFAULT);
+    }
+    if let Err(e) = rustix::fs::fcntl_setfl(fd, rustix::fs::OFlags::NONBLOCK) {
+        return negative(e.raw_os_error());
+    }
+    // SAFETY: the buffer lies in the program area (checked), which write
+    // only reads; `fd` is borrowed, so it stays open for the call.
+    raw_result(unsafe { libc::write(fd.as_raw_fd(), addr as *const libc::c_void, len as usize) } as i64)
+}
+
 /// Closes `fd` with close's answer for the program (CALL_KEPT_FILE's drop).
 pub fn close(fd: OwnedFd) -> i64 {
     // SAFETY: `fd` was ours alone, and into_raw_fd gave up the one handle.

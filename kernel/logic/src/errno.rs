@@ -33,6 +33,7 @@ errnos! {
     ENODEV = 19, "No such device";
     EISDIR = 21, "Is a directory";
     EINVAL = 22, "Invalid argument";
+    ENOTTY = 25, "Inappropriate ioctl for device";
     ESPIPE = 29, "Illegal seek";
     EPIPE = 32, "Broken pipe";
     ENOSYS = 38, "Function not implemented";

@@ -11,20 +11,43 @@ use alloc::vec::Vec;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 use super::local_pipe::OpenEnd;
-use crate::sync::SpinLock;
+use crate::sync::{SpinLock, WaitQueue};
 
 #[derive(Default)]
 pub struct LocalFds {
     /// False while the table is empty: most programs' calls look no further.
     any: AtomicBool,
     table: SpinLock<BTreeMap<u32, Arc<OpenEnd>>>,
+    /// Held across a change (Linux's call and the table's update), so that
+    /// a fork copies the table as Linux has it at that moment.
+    changing: AtomicBool,
+    changed: WaitQueue,
 }
 
 impl LocalFds {
     /// A forked child's: the same ends at the same numbers.
     pub fn copy(&self) -> LocalFds {
-        let table = self.table.lock().clone();
-        LocalFds { any: AtomicBool::new(!table.is_empty()), table: SpinLock::new(table) }
+        let table = self.while_changing(|| self.table.lock().clone());
+        LocalFds {
+            any: AtomicBool::new(!table.is_empty()),
+            table: SpinLock::new(table),
+            ..Default::default()
+        }
+    }
+
+    /// Runs `f` (Linux's call and the table's update after it) with no
+    /// other change and no fork's copy in between.
+    pub fn while_changing<R>(&self, f: impl FnOnce() -> R) -> R {
+        let take = || {
+            self.changing
+                .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed)
+                .is_ok()
+        };
+        self.changed.wait_until(take);
+        let r = f();
+        self.changing.store(false, Ordering::Release);
+        self.changed.wake_one(true);
+        r
     }
 
     /// True if some descriptor is a local pipe's.

@@ -81,9 +81,14 @@ impl LocalPipe {
         Some((end(End::Read), end(End::Write)))
     }
 
-    /// True once calls on it are Linux's (or about to be).
+    /// True once calls on it are Linux's (its bytes are in Linux's pipe).
     pub fn on_linux(&self) -> bool {
-        self.state.lock().home != Home::Lwk
+        self.state.lock().home == Home::Linux
+    }
+
+    /// True while some pipe keeps its bytes in the LWK.
+    pub fn any_local() -> bool {
+        HELD.load(Ordering::Acquire) != 0
     }
 
     /// Up to `max` bytes (at least 1); empty at end of file. Waits for
@@ -128,9 +133,14 @@ impl LocalPipe {
         }
     }
 
-    /// Puts bytes a read took back in front (copying them out failed).
+    /// Puts bytes a read took back in front (copying them out failed),
+    /// unless the pipe moved to Linux meanwhile: then they are lost, as
+    /// the read's EFAULT says.
     pub fn unread(&self, bytes: &[u8]) {
-        self.state.lock().buffer.unread(bytes);
+        let mut s = self.state.lock();
+        if s.home == Home::Lwk {
+            s.buffer.unread(bytes);
+        }
     }
 
     /// Writes some of `data`, the rest of a call writing `total` bytes in
@@ -230,11 +240,6 @@ impl LocalPipe {
         HELD.fetch_sub(self.reserved.swap(0, Ordering::AcqRel), Ordering::AcqRel);
         self.readers.wake_all(true);
         self.writers.wake_all(true);
-    }
-
-    /// Bytes it holds at most.
-    pub fn capacity(&self) -> usize {
-        self.state.lock().buffer.capacity()
     }
 }
 

@@ -10,6 +10,12 @@ pub struct WaitQueue {
     waiters: Waiters<Thread>,
 }
 
+impl Default for WaitQueue {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 impl WaitQueue {
     pub const fn new() -> Self {
         WaitQueue { waiters: SpinLock::new(VecDeque::new()) }

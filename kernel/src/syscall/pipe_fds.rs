@@ -34,48 +34,55 @@ const F_GETPIPE_SZ: u64 = 1032;
 /// keeps the bytes. (A thread that rewrites `fds` meanwhile only confuses
 /// its own program.)
 pub fn create(c: &Call, nr: u64) -> SysResult {
-    let r = files::delegate(c.user, nr, c.args)?;
-    let flags = if nr == SYS_PIPE2 { c.args[1] } else { 0 };
-    if flags & O_DIRECT != 0 {
-        return Ok(r);
-    }
-    let mut raw = [0u8; 8];
-    if uaccess::read_bytes(c.process, c.args[0], &mut raw).is_err() {
-        return Ok(r);
-    }
-    let [r0, r1, r2, r3, w0, w1, w2, w3] = raw;
-    let (read_fd, write_fd) =
-        (u32::from_le_bytes([r0, r1, r2, r3]), u32::from_le_bytes([w0, w1, w2, w3]));
-    // Linux's pipe may be smaller than its default (pipe-user-pages-soft):
-    // the bytes that wait here must fit there when the pipe moves.
-    let Ok(capacity) = linux_fcntl(c, read_fd.into(), F_GETPIPE_SZ) else { return Ok(r) };
-    let Some((read_end, write_end)) = LocalPipe::make(capacity as usize, flags & O_NONBLOCK != 0)
-    else {
-        return Ok(r);
-    };
-    c.process.local_fds.insert(read_fd, read_end);
-    c.process.local_fds.insert(write_fd, write_end);
-    Ok(r)
+    c.process.local_fds.while_changing(|| {
+        let r = files::delegate(c.user, nr, c.args)?;
+        let flags = if nr == SYS_PIPE2 { c.args[1] } else { 0 };
+        if flags & O_DIRECT != 0 {
+            return Ok(r);
+        }
+        let mut raw = [0u8; 8];
+        if uaccess::read_bytes(c.process, c.args[0], &mut raw).is_err() {
+            return Ok(r);
+        }
+        let [r0, r1, r2, r3, w0, w1, w2, w3] = raw;
+        let (read_fd, write_fd) =
+            (u32::from_le_bytes([r0, r1, r2, r3]), u32::from_le_bytes([w0, w1, w2, w3]));
+        // Linux's pipe may be smaller than its default (pipe-user-pages-soft):
+        // the bytes that wait here must fit there when the pipe moves.
+        let Ok(capacity) = linux_fcntl(c, read_fd.into(), F_GETPIPE_SZ) else { return Ok(r) };
+        let Some((read_end, write_end)) =
+            LocalPipe::make(capacity as usize, flags & O_NONBLOCK != 0)
+        else {
+            return Ok(r);
+        };
+        c.process.local_fds.insert(read_fd, read_end);
+        c.process.local_fds.insert(write_fd, write_end);
+        Ok(r)
+    })
 }
 
 /// close(fd): out of the table first, so that no other thread's call on
 /// that number reaches the pipe once Linux may have reused it.
 pub fn close(c: &Call) -> SysResult {
-    c.process.local_fds.remove(c.args[0]);
-    files::delegate(c.user, SYS_CLOSE, c.args)
+    c.process.local_fds.while_changing(|| {
+        c.process.local_fds.remove(c.args[0]);
+        files::delegate(c.user, SYS_CLOSE, c.args)
+    })
 }
 
 /// dup(old), dup2(old, new), dup3(old, new, flags), fcntl(old, F_DUPFD*):
 /// the new number is the same end (or no longer a local one).
 pub fn dup(c: &Call, nr: u64) -> SysResult {
-    let end = c.process.local_fds.get(c.args[0]);
-    let new = files::delegate(c.user, nr, c.args)?;
-    match end {
-        Some(end) => c.process.local_fds.insert(new as u32, end),
-        None if nr == SYS_DUP2 || nr == SYS_DUP3 => c.process.local_fds.remove(new),
-        None => {}
-    }
-    Ok(new)
+    c.process.local_fds.while_changing(|| {
+        let end = c.process.local_fds.get(c.args[0]);
+        let new = files::delegate(c.user, nr, c.args)?;
+        match end {
+            Some(end) => c.process.local_fds.insert(new as u32, end),
+            None if nr == SYS_DUP2 || nr == SYS_DUP3 => c.process.local_fds.remove(new),
+            None => {}
+        }
+        Ok(new)
+    })
 }
 
 /// fcntl(fd, cmd, arg) on a local end: dups follow, O_NONBLOCK is copied,
@@ -94,10 +101,7 @@ pub fn fcntl(c: &Call) -> Option<SysResult> {
             }
             Some(r)
         }
-        _ => {
-            pipe_move::fd_to_linux(c, fd);
-            None
-        }
+        _ => pipe_move::fd_to_linux(c, fd).err().map(Err),
     }
 }
 

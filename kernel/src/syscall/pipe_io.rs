@@ -22,6 +22,9 @@ const SYS_READV: u64 = number("readv");
 const SIGPIPE: u32 = 13;
 /// Linux's UIO_MAXIOV.
 const IOV_MAX: u64 = 1024;
+/// Bytes a write copies in at a time: a writer waiting for room holds no
+/// more of the LWK's heap than this.
+const CHUNK: usize = 16 * 1024;
 
 /// The answer to `nr` on a local pipe's end; None to delegate it.
 pub fn call(c: &Call, nr: u64) -> Option<SysResult> {
@@ -54,9 +57,11 @@ fn read(c: &Call, end: &OpenEnd, buffers: &Buffers) -> Option<SysResult> {
         Outcome::Linux => return None,
         Outcome::Done(r) => r,
     };
+    // A buffer that faults part-way: EFAULT, and the bytes stay in the
+    // pipe, as Linux leaves a pipe buffer it could not copy whole.
     Some(bytes.and_then(|bytes| match buffers.copy_out(c, &bytes) {
         Ok(()) => Ok(bytes.len() as u64),
-        Err(e) => {
+        Err((_, e)) => {
             end.pipe.unread(&bytes);
             Err(e)
         }
@@ -68,12 +73,11 @@ fn write(c: &Call, end: &OpenEnd, buffers: &Buffers, nr: u64) -> Option<SysResul
     if total == 0 {
         return Some(Ok(0));
     }
-    let capacity = end.pipe.capacity();
     let mut done = 0;
     // What was written counts, whatever stops the rest.
     let ended = |done: usize, e: Errno| Some(if done > 0 { Ok(done as u64) } else { Err(e) });
     while done < total {
-        let chunk = match buffers.copy_in(c, done, (total - done).min(capacity)) {
+        let chunk = match buffers.copy_in(c, done, (total - done).min(CHUNK)) {
             Ok(chunk) => chunk,
             Err(e) => return ended(done, e),
         };
@@ -131,22 +135,25 @@ impl Buffers {
     /// `len` bytes from offset `from` of the buffers.
     fn copy_in(&self, c: &Call, from: usize, len: usize) -> Result<Vec<u8>, Errno> {
         let mut out = vec![0u8; len];
-        self.each(from, len, |at, range| uaccess::read_bytes(c.process, at, &mut out[range]))?;
+        self.each(from, len, |at, range| uaccess::read_bytes(c.process, at, &mut out[range]))
+            .map_err(|(_, e)| e)?;
         Ok(out)
     }
 
-    /// `bytes` into the buffers from their start.
-    fn copy_out(&self, c: &Call, bytes: &[u8]) -> Result<(), Errno> {
+    /// `bytes` into the buffers from their start; on a fault, how many
+    /// went in whole buffers' pieces before it.
+    fn copy_out(&self, c: &Call, bytes: &[u8]) -> Result<(), (usize, Errno)> {
         self.each(0, bytes.len(), |at, range| uaccess::write_bytes(c.process, at, &bytes[range]))
     }
 
-    /// `f(address, range of the bytes)` for each piece of [from, from+len).
+    /// `f(address, range of the bytes)` for each piece of [from, from+len);
+    /// on an error, the bytes done before the failing piece.
     fn each(
         &self,
         from: usize,
         len: usize,
         mut f: impl FnMut(u64, core::ops::Range<usize>) -> Result<(), Errno>,
-    ) -> Result<(), Errno> {
+    ) -> Result<(), (usize, Errno)> {
         let (mut skip, mut done) = (from, 0);
         for &(base, part_len) in &self.parts {
             let part_len = part_len as usize;
@@ -155,7 +162,7 @@ impl Buffers {
                 continue;
             }
             let n = (part_len - skip).min(len - done);
-            f(base + skip as u64, done..done + n)?;
+            f(base.wrapping_add(skip as u64), done..done + n).map_err(|e| (done, e))?;
             done += n;
             skip = 0;
             if done == len {

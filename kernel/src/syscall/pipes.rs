@@ -9,6 +9,7 @@ use lwk_logic::errno::SysResult;
 
 use super::call::Call;
 use super::{pipe_fds, pipe_io, pipe_move};
+use crate::pipe::LocalPipe;
 
 const SYS_READ: u64 = number("read");
 const SYS_WRITE: u64 = number("write");
@@ -28,6 +29,12 @@ pub fn call(c: &mut Call, nr: u64) -> Option<SysResult> {
     if nr == SYS_PIPE || nr == SYS_PIPE2 {
         return Some(pipe_fds::create(c, nr));
     }
+    // Any program may open another's local pipe by a /proc path.
+    if LocalPipe::any_local() {
+        if let Some(answer) = pipe_move::before_open(c, nr) {
+            return Some(answer);
+        }
+    }
     if !c.process.local_fds.any() {
         return None;
     }
@@ -36,9 +43,6 @@ pub fn call(c: &mut Call, nr: u64) -> Option<SysResult> {
         SYS_CLOSE => Some(pipe_fds::close(c)),
         SYS_DUP | SYS_DUP2 | SYS_DUP3 => Some(pipe_fds::dup(c, nr)),
         SYS_FCNTL => pipe_fds::fcntl(c),
-        _ => {
-            pipe_move::before_delegating(c, nr);
-            None
-        }
+        _ => pipe_move::before_delegating(c, nr),
     }
 }
