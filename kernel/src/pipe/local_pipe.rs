@@ -100,15 +100,7 @@ impl LocalPipe {
         interrupted: impl Fn() -> bool,
     ) -> Outcome<Vec<u8>> {
         loop {
-            let found = {
-                let mut s = self.state.lock();
-                if s.home != Home::Lwk {
-                    None
-                } else {
-                    Some(s.buffer.read(max))
-                }
-            };
-            match found {
+            match self.while_local(|b| b.read(max)) {
                 None => match self.after_move(&self.readers, &interrupted) {
                     Some(outcome) => return outcome,
                     None => continue,
@@ -120,13 +112,8 @@ impl LocalPipe {
                 Some(Read::EndOfFile) => return Outcome::Done(Ok(Vec::new())),
                 Some(Read::Empty) if nonblock => return Outcome::Done(Err(EAGAIN)),
                 Some(Read::Empty) => {
-                    let ready = || {
-                        let s = self.state.lock();
-                        s.home != Home::Lwk || s.buffer.readable() || interrupted()
-                    };
-                    self.readers.wait_until_deadline(ready, None);
-                    if interrupted() {
-                        return Outcome::Done(Err(ERESTARTSYS));
+                    if let Err(e) = self.wait(&self.readers, PipeBuffer::readable, &interrupted) {
+                        return Outcome::Done(Err(e));
                     }
                 }
             }
@@ -154,15 +141,7 @@ impl LocalPipe {
         interrupted: impl Fn() -> bool,
     ) -> Outcome<usize> {
         loop {
-            let done = {
-                let mut s = self.state.lock();
-                if s.home != Home::Lwk {
-                    None
-                } else {
-                    Some(s.buffer.write(data, total))
-                }
-            };
-            match done {
+            match self.while_local(|b| b.write(data, total)) {
                 None => match self.after_move(&self.writers, &interrupted) {
                     Some(outcome) => return outcome,
                     None => continue,
@@ -174,16 +153,39 @@ impl LocalPipe {
                 Some(Write::Broken) => return Outcome::Done(Err(EPIPE)),
                 Some(Write::Full) if nonblock => return Outcome::Done(Err(EAGAIN)),
                 Some(Write::Full) => {
-                    let ready = || {
-                        let s = self.state.lock();
-                        s.home != Home::Lwk || s.buffer.writable(data.len(), total) || interrupted()
-                    };
-                    self.writers.wait_until_deadline(ready, None);
-                    if interrupted() {
-                        return Outcome::Done(Err(ERESTARTSYS));
+                    let room = |b: &PipeBuffer| b.writable(data.len(), total);
+                    if let Err(e) = self.wait(&self.writers, room, &interrupted) {
+                        return Outcome::Done(Err(e));
                     }
                 }
             }
+        }
+    }
+
+    /// `f` on the bytes while the pipe is the LWK's; None once it is
+    /// leaving or has left.
+    fn while_local<R>(&self, f: impl FnOnce(&mut PipeBuffer) -> R) -> Option<R> {
+        let mut s = self.state.lock();
+        (s.home == Home::Lwk).then(|| f(&mut s.buffer))
+    }
+
+    /// Sleeps on `queue` until `ready` holds of the bytes, the pipe starts
+    /// leaving, or `interrupted()` (ERESTARTSYS).
+    fn wait(
+        &self,
+        queue: &WaitQueue,
+        ready: impl Fn(&PipeBuffer) -> bool,
+        interrupted: &impl Fn() -> bool,
+    ) -> Result<(), Errno> {
+        let done = || {
+            let s = self.state.lock();
+            s.home != Home::Lwk || ready(&s.buffer) || interrupted()
+        };
+        queue.wait_until_deadline(done, None);
+        if interrupted() {
+            Err(ERESTARTSYS)
+        } else {
+            Ok(())
         }
     }
 
