@@ -282,6 +282,7 @@ bool atoll_kmsg_waiting(struct atoll_enclave *e);
 void atoll_kmsg_polling(struct atoll_enclave *e, bool on);
 bool atoll_kmsg_broken(struct atoll_enclave *e);
 u64 atoll_kmsg_ipis(void);
+bool atoll_kmsg_hooked(void);
 u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i);
 int atoll_kmsg_start(void);
 void atoll_kmsg_stop(void);

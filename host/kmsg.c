@@ -228,6 +228,12 @@ u64 atoll_kmsg_ipis(void)
 }
 EXPORT_SYMBOL_GPL(atoll_kmsg_ipis);
 
+/* Whether the LWK's interrupts reach Linux (else its messages are polled). */
+bool atoll_kmsg_hooked(void)
+{
+	return READ_ONCE(hooked);
+}
+
 static void platform_ipi(void)
 {
 	struct atoll_kmsg_link *l;

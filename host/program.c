@@ -22,6 +22,10 @@
 #include <asm/apic.h>
 #include "atoll.h"
 
+/* A sleeping worker's slices between looks at the LWK's messages. */
+#define CALL_SLICE_MIN_MS	10
+#define CALL_SLICE_MAX_MS	1000
+
 struct atoll_program *atoll_program_alloc(void)
 {
 	struct atoll_program *p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -789,21 +793,29 @@ static void call_unclaim(struct atoll_program *p, u32 i)
 	wake_up_all(&p->e->wq);
 }
 
+/*
+ * Sleeps in slices, polling the LWK's messages between them: without the
+ * platform IPI hook, that is how a call is found, so the slices stay short.
+ * With it, they only cover a lost interrupt or a crash that sent no
+ * message, and grow while nothing comes, so an idle server hardly wakes.
+ */
 static int call_sleep(struct atoll_program *p, struct atoll_call *c)
 {
 	struct atoll_enclave *e = p->e;
+	unsigned int ms = CALL_SLICE_MIN_MS;
 	long left;
 
 	for (;;) {
-		/* Short slices: without the platform IPI hook, polling finds it. */
 		atoll_lwk_poll(e);
 		left = wait_event_interruptible_timeout(e->wq, atoll_call_event(p, c),
-							msecs_to_jiffies(10));
+							msecs_to_jiffies(ms));
 		if (left > 0)
 			return 0;
 		if (left < 0)
 			return -EINTR;
 		atoll_call_rate_tick(p, rdtsc());
+		if (atoll_kmsg_hooked())
+			ms = min(2 * ms, CALL_SLICE_MAX_MS);
 	}
 }
 
