@@ -243,6 +243,49 @@ static bool ask_lwk_for_page(struct atoll_program *p, unsigned long va, bool wri
 	return left > 0 && !READ_ONCE(e->crashed);
 }
 
+/*
+ * Pages mapped around a fault, in an aligned window (as Linux's
+ * fault_around_bytes): the loader and a call's buffers go through pages in
+ * order, and a fault costs far more than a walk of the LWK's tables.
+ */
+#define MIRROR_AROUND_PAGES	16
+
+/*
+ * Under map_sem and the grants' lock, after the fault at va was mapped:
+ * maps the enclave's own pages the LWK already maps around it, read-only
+ * (a write then asks pfn_mkwrite), or writable while the caller loads the
+ * ELF and the fault was a write. Attachments' frames and pages the LWK
+ * has not given are left to their own faults.
+ */
+static void mirror_map_around(struct atoll_program *p, struct vm_area_struct *vma,
+			      unsigned long va, bool write)
+{
+	unsigned long span = MIRROR_AROUND_PAGES * PAGE_SIZE;
+	unsigned long at = max(ALIGN_DOWN(va, span), vma->vm_start);
+	unsigned long end = min(ALIGN_DOWN(va, span) + span, vma->vm_end);
+	bool writes = write && loading(p) && (vma->vm_flags & VM_WRITE);
+	struct atoll_lwk_leaf leaf;
+	bool writable;
+	pgprot_t prot;
+	u64 phys;
+	int block;
+
+	for (; at < end; at += PAGE_SIZE) {
+		if (at == (va & PAGE_MASK) ||
+		    lwk_walk(p->e, p->cr3, at, &phys, &writable, &leaf) ||
+		    mirrorable(p, at, phys, &writable) != OWN_MEMORY)
+			continue;
+		prot = __pgprot(pgprot_val(vma->vm_page_prot) & ~_PAGE_RW);
+		if (writes && lwk_mark_dirty(&leaf))
+			prot = __pgprot(pgprot_val(prot) | _PAGE_RW);
+		block = block_index(p->e, phys);
+		if (block >= 0)
+			set_bit(block, p->mapped_blocks);
+		/* A page mapped already stays as it is. */
+		vmf_insert_pfn_prot(vma, at, PHYS_PFN(phys), prot);
+	}
+}
+
 static vm_fault_t mirror_fault(struct vm_fault *vmf)
 {
 	struct vm_area_struct *vma = vmf->vma;
@@ -297,6 +340,8 @@ again:
 	if (block >= 0)
 		set_bit(block, p->mapped_blocks);
 	ret = vmf_insert_pfn_prot(vma, vmf->address, PHYS_PFN(phys), prot);
+	if (ret == VM_FAULT_NOPAGE)
+		mirror_map_around(p, vma, vmf->address, write);
 out:
 	atoll_mirror_grants_unlock();
 	up_read(&p->map_sem);
