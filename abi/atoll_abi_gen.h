@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION 22
+#define ATOLL_ABI_VERSION 23
 
 // CPUs in one enclave.
 #define ATOLL_MAX_CPUS 64
@@ -823,6 +823,16 @@
 
 #define ATOLL_DPHASES 3
 
+// Create.hrt, EnclaveInfo.hrt: who may run kernel-mode programs in an
+// enclave (`atoll run --hrt`). Code at CPL 0 reaches all memory, so each
+// is as trusted as root: no one; root (`atoll create --hrt`); root and the
+// enclave's owner user and group (`--hrt --hrt-users`).
+#define ATOLL_HRT_NONE 0
+
+#define ATOLL_HRT_ROOT 1
+
+#define ATOLL_HRT_OWNER 2
+
 // Resizing a running enclave (atoll add / atoll remove). Memory: the host
 // offlines blocks as at create and sends MEM_ADD for each; the LWK maps it
 // and gives it to its frame allocator (its bitmap in the block's first
@@ -1361,7 +1371,9 @@ struct atoll_proc {
   __u32 poll_window_us;
   // Host: delegated calls taken in the last whole second.
   __u32 calls_per_s;
-  __u32 pad0;
+  // Host, at RUN: 1 to run the program at CPL 0 (`atoll run --hrt`, in
+  // an enclave created with `--hrt`); its forked children inherit it.
+  __u32 kernel_mode;
   // LWK: a bit per slot it posted a call in, set after the slot's
   // REQUEST; a worker clears the bit, then claims the slot. A polling
   // worker reads these words instead of every slot's state.
@@ -1407,7 +1419,8 @@ struct atoll_create {
   __u32 owner_gid;
   // The nice of its programs' servers on Linux (`atoll run`); 0 leaves theirs.
   __s32 serve_nice;
-  __u32 pad0;
+  // HRT_*: who may run kernel-mode programs in it.
+  __u32 hrt;
   // Out.
   __u32 id;
   __u32 mem_count;
@@ -1462,7 +1475,8 @@ struct atoll_enclave_info {
   __u32 owner_gid;
   // The caller may use it; if not, only id, state, name and owner are filled.
   __u32 yours;
-  __u32 pad1;
+  // HRT_*.
+  __u32 hrt;
 };
 
 // IOC_CHOWN (root only, as are create, destroy, resizing and noise
@@ -1624,6 +1638,9 @@ struct atoll_run {
   __u32 region_count;
   // Out.
   __u32 pid;
+  // 1: at CPL 0 (`atoll run --hrt`), if the enclave's HRT_* lets the caller.
+  __u32 kernel_mode;
+  __u32 pad0;
   __u64 brk_start;
   // Bit per LWK CPU the threads use; 0: cpu_count of them.
   __u64 cpus;
@@ -1679,6 +1696,9 @@ struct atoll_program_info {
   __u32 poll_window_us;
   // Delegated calls in the last whole second.
   __u32 calls_per_s;
+  // 1: it runs at CPL 0.
+  __u32 kernel_mode;
+  __u32 pad0;
   char comm[ATOLL_COMM_LEN];
 };
 

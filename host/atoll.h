@@ -70,6 +70,7 @@ struct atoll_enclave {
 	kuid_t owner_uid;		/* who may use it (access.c) */
 	kgid_t owner_gid;
 	s32 serve_nice;			/* its programs' servers' nice, 0: theirs (serve_nice.c) */
+	u32 hrt;			/* ATOLL_HRT_*: who may run kernel-mode programs (hrt.c) */
 	cpumask_t cpus;			/* Linux CPU numbers taken */
 	u32 cpu_count;
 	u64 lwk_cpus;			/* the LWK's CPU indices in use, a bit each */
@@ -373,6 +374,10 @@ int atoll_check_use(const struct atoll_enclave *e, char *err);
 int atoll_owner_set(struct atoll_enclave *e, u32 uid, u32 gid, char *err);
 int atoll_serve_nice_set(struct atoll_enclave *e, s32 nice, char *err);
 void atoll_serve_nice_apply(const struct atoll_enclave *e);
+
+/* hrt.c: kernel-mode programs */
+int atoll_hrt_set(struct atoll_enclave *e, u32 hrt, char *err);
+int atoll_hrt_check_run(const struct atoll_enclave *e, u32 kernel_mode, char *err);
 
 /* symbols.c: the few kernel symbols that are not exported */
 int atoll_symbols_init(void);

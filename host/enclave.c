@@ -366,6 +366,7 @@ int atoll_enclave_programs(struct atoll_programs *req)
 		out->mem_bytes = READ_ONCE(proc->mem_bytes);
 		out->poll_window_us = READ_ONCE(proc->poll_window_us);
 		out->calls_per_s = READ_ONCE(proc->calls_per_s);
+		out->kernel_mode = READ_ONCE(proc->kernel_mode);
 		memcpy(out->comm, proc->comm, ATOLL_COMM_LEN);
 		out->comm[ATOLL_COMM_LEN - 1] = 0;
 	}
@@ -492,6 +493,8 @@ int atoll_enclave_create(struct atoll_create *req)
 	ret = atoll_owner_set(e, req->owner_uid, req->owner_gid, err);
 	if (!ret)
 		ret = atoll_serve_nice_set(e, req->serve_nice, err);
+	if (!ret)
+		ret = atoll_hrt_set(e, req->hrt, err);
 	if (!ret)
 		ret = take_name(e, req, err);
 	if (!ret)
@@ -634,6 +637,7 @@ int atoll_enclave_info(struct atoll_enclave_info *req)
 	req->cpu_count = e->cpu_count;
 	req->mem_count = e->block_count;
 	req->serve_nice = e->serve_nice;
+	req->hrt = e->hrt;
 	copy_cpus(e, req->cpus);
 	atoll_memory_ranges(e, req->mem);
 	req->uptime_ns = ktime_get_ns() - e->created_ns;

@@ -437,6 +437,7 @@ static int create_in_lwk(struct atoll_program *p, const struct atoll_run *run, c
 	proc->cpu_count = run->cpu_count;
 	proc->brk_start = run->brk_start;
 	proc->cpus = run->cpus;
+	proc->kernel_mode = run->kernel_mode;
 	proc->host_pid = task_tgid_nr(current);
 	memcpy(proc->comm, run->comm, ATOLL_COMM_LEN);
 	proc->comm[ATOLL_COMM_LEN - 1] = 0;
@@ -512,7 +513,7 @@ static long run_locked(struct atoll_program *p, void *req)
 	ret = atoll_enclave_bind(run->id, p, run->cpu_count, run->cpus, err);
 	if (ret)
 		return ret;
-	ret = create_in_lwk(p, run, err);
+	ret = atoll_hrt_check_run(p->e, run->kernel_mode, err) ?: create_in_lwk(p, run, err);
 	if (ret) {
 		unbind(p);
 		return ret;

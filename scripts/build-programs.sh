@@ -48,6 +48,7 @@ case $what in tests|all)
     cc unmap_inflight -pthread "$T/unmap_inflight.c"
     cc stack_use -pthread "$T/stack_use.c"
     cc pipes -pthread "$T/pipes.c"
+    cc cpl -pthread "$T/cpl.c"
     cc procmaps -pthread "$T/procmaps.c"
     cc openmp $OMP "$T/openmp.c"
     cc omp_resize $OMP "$T/omp_resize.c"

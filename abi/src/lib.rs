@@ -33,7 +33,7 @@ pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 /// generator maps it), a byte in Rust.
 pub type CChar = u8;
 
-pub const ABI_VERSION: u32 = 22;
+pub const ABI_VERSION: u32 = 23;
 
 /// CPUs in one enclave.
 pub const MAX_CPUS: usize = 64;
@@ -1271,7 +1271,9 @@ pub struct Proc {
     pub poll_window_us: u32,
     /// Host: delegated calls taken in the last whole second.
     pub calls_per_s: u32,
-    pub pad0: u32,
+    /// Host, at RUN: 1 to run the program at CPL 0 (`atoll run --hrt`, in
+    /// an enclave created with `--hrt`); its forked children inherit it.
+    pub kernel_mode: u32,
     /// LWK: a bit per slot it posted a call in, set after the slot's
     /// REQUEST; a worker clears the bit, then claims the slot. A polling
     /// worker reads these words instead of every slot's state.
@@ -1312,6 +1314,14 @@ pub const DPHASE_CPUS: usize = 1;
 pub const DPHASE_MEMORY: usize = 2;
 pub const DPHASES: usize = 3;
 
+/// Create.hrt, EnclaveInfo.hrt: who may run kernel-mode programs in an
+/// enclave (`atoll run --hrt`). Code at CPL 0 reaches all memory, so each
+/// is as trusted as root: no one; root (`atoll create --hrt`); root and the
+/// enclave's owner user and group (`--hrt --hrt-users`).
+pub const HRT_NONE: u32 = 0;
+pub const HRT_ROOT: u32 = 1;
+pub const HRT_OWNER: u32 = 2;
+
 #[repr(C)]
 #[derive(Clone, Copy)]
 pub struct Create {
@@ -1339,7 +1349,8 @@ pub struct Create {
     pub owner_gid: u32,
     /// The nice of its programs' servers on Linux (`atoll run`); 0 leaves theirs.
     pub serve_nice: i32,
-    pub pad0: u32,
+    /// HRT_*: who may run kernel-mode programs in it.
+    pub hrt: u32,
     /// Out.
     pub id: u32,
     pub mem_count: u32,
@@ -1383,7 +1394,8 @@ pub struct EnclaveInfo {
     pub owner_gid: u32,
     /// The caller may use it; if not, only id, state, name and owner are filled.
     pub yours: u32,
-    pub pad1: u32,
+    /// HRT_*.
+    pub hrt: u32,
 }
 
 /// IOC_CHOWN (root only, as are create, destroy, resizing and noise
@@ -1641,6 +1653,9 @@ pub struct Run {
     pub region_count: u32,
     /// Out.
     pub pid: u32,
+    /// 1: at CPL 0 (`atoll run --hrt`), if the enclave's HRT_* lets the caller.
+    pub kernel_mode: u32,
+    pub pad0: u32,
     pub brk_start: u64,
     /// Bit per LWK CPU the threads use; 0: cpu_count of them.
     pub cpus: u64,
@@ -1709,6 +1724,9 @@ pub struct ProgramInfo {
     pub poll_window_us: u32,
     /// Delegated calls in the last whole second.
     pub calls_per_s: u32,
+    /// 1: it runs at CPL 0.
+    pub kernel_mode: u32,
+    pub pad0: u32,
     pub comm: [CChar; COMM_LEN],
 }
 

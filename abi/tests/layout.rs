@@ -59,7 +59,7 @@ fn expectations() -> Vec<(String, u64)> {
         "image_size": image_size, "image_mem_size": image_mem_size, "entry_offset": entry_offset,
         "trampoline_offset": trampoline_offset, "trampoline_size": trampoline_size,
         "cmdline": cmdline, "owner_uid": owner_uid, "owner_gid": owner_gid,
-        "serve_nice": serve_nice, "pad0": pad0, "id": id,
+        "serve_nice": serve_nice, "hrt": hrt, "id": id,
         "mem_count": mem_count, "taken_cpus": taken_cpus,
         "mem": mem, "phase_ns": phase_ns, "error": error,
     });
@@ -69,7 +69,7 @@ fn expectations() -> Vec<(String, u64)> {
         "uptime_ns": uptime_ns, "phase_ns": phase_ns, "lwk_free_bytes": lwk_free_bytes,
         "lwk_total_bytes": lwk_total_bytes, "programs": programs, "resizes": resizes,
         "resize": resize, "lwk_cpus": lwk_cpus, "owner_uid": owner_uid, "owner_gid": owner_gid,
-        "yours": yours, "pad1": pad1,
+        "yours": yours, "hrt": hrt,
     });
     layout!("atoll_chown", Chown { "hdr": hdr, "id": id, "uid": uid, "gid": gid, "pad0": pad0, "error": error });
     layout!("atoll_console_read", ConsoleRead {
@@ -184,12 +184,12 @@ fn expectations() -> Vec<(String, u64)> {
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
         "polling": polling, "poll_window_us": poll_window_us,
-        "calls_per_s": calls_per_s, "pad0": pad0, "posted": posted, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
+        "calls_per_s": calls_per_s, "kernel_mode": kernel_mode, "posted": posted, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
         "file": file, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
         "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
-        "brk_start": brk_start, "cpus": cpus, "comm": comm, "region": region, "file": file,
+        "kernel_mode": kernel_mode, "pad0": pad0, "brk_start": brk_start, "cpus": cpus, "comm": comm, "region": region, "file": file,
         "error": error,
     });
     layout!("atoll_start", Start { "hdr": hdr, "entry": entry, "stack_pointer": stack_pointer });
@@ -200,7 +200,8 @@ fn expectations() -> Vec<(String, u64)> {
     layout!("atoll_kill", Kill { "hdr": hdr, "signal": signal, "pad0": pad0 });
     layout!("atoll_program_info", ProgramInfo {
         "pid": pid, "host_pid": host_pid, "state": state, "threads": threads, "cpus": cpus,
-        "mem_bytes": mem_bytes, "poll_window_us": poll_window_us, "calls_per_s": calls_per_s, "comm": comm,
+        "mem_bytes": mem_bytes, "poll_window_us": poll_window_us, "calls_per_s": calls_per_s,
+        "kernel_mode": kernel_mode, "pad0": pad0, "comm": comm,
     });
     layout!("atoll_programs", Programs { "hdr": hdr, "id": id, "count": count, "program": program });
     layout!("atoll_adopt", Adopt {
@@ -432,6 +433,9 @@ fn expectations() -> Vec<(String, u64)> {
         ("ATOLL_VDSO_PAGES", VDSO_PAGES),
         ("ATOLL_MAX_REGIONS", MAX_REGIONS as u64),
         ("ATOLL_MAX_SLOTS", MAX_SLOTS as u64),
+        ("ATOLL_HRT_NONE", HRT_NONE as u64),
+        ("ATOLL_HRT_ROOT", HRT_ROOT as u64),
+        ("ATOLL_HRT_OWNER", HRT_OWNER as u64),
         ("ATOLL_SLOT_WORDS", SLOT_WORDS as u64),
         ("ATOLL_PROT_READ", PROT_READ as u64),
         ("ATOLL_PROT_WRITE", PROT_WRITE as u64),

@@ -36,6 +36,8 @@ pub struct Enclave {
     pub owner: Owner,
     /// The nice its programs' servers get on Linux (0: their own).
     pub serve_nice: i32,
+    /// HRT_*: who may run kernel-mode programs in it.
+    pub hrt: u32,
     /// The caller may use it; if not, the module told only its id, state,
     /// name and owner.
     pub yours: bool,
@@ -59,6 +61,7 @@ impl Enclave {
             lwk_cpus: (0..64).filter(|c| info.lwk_cpus & (1 << c) != 0).collect(),
             owner: Owner { uid: info.owner_uid, gid: info.owner_gid },
             serve_nice: info.serve_nice,
+            hrt: info.hrt,
             yours: info.yours != 0,
         }
     }
@@ -96,6 +99,7 @@ impl Enclave {
             "resizes": self.resizes.iter().map(resize_json).collect::<Vec<_>>(),
             "owner": { "uid": self.owner.uid, "gid": self.owner.gid, "text": self.owner.text() },
             "serve_nice": self.serve_nice,
+            "kernel_mode_programs": crate::enclave::hrt_name(self.hrt),
             "yours": self.yours,
         })
     }
@@ -231,6 +235,15 @@ fn pick(enclaves: Vec<Enclave>, key: &str) -> Option<Enclave> {
     let by_name = enclaves.iter().position(|e| e.name == key);
     let by_id = enclaves.iter().position(|e| Some(e.id) == id);
     by_name.or(by_id).map(|i| enclaves[i].clone())
+}
+
+/// Who may run kernel-mode programs, as `atoll status` says it.
+pub fn hrt_name(hrt: u32) -> &'static str {
+    match hrt {
+        atoll_abi::HRT_ROOT => "root",
+        atoll_abi::HRT_OWNER => "root and the owner",
+        _ => "no one",
+    }
 }
 
 #[cfg(test)]

@@ -84,6 +84,16 @@ enum Command {
         /// The nice value (-20..19) of its programs' servers on Linux (`atoll run`, which performs their delegated calls), so that a busy Linux serves them first [default: leave theirs]
         #[arg(long, value_name = "NICE", allow_negative_numbers = true, value_parser = clap::value_parser!(i32).range(-20..=19))]
         serve_nice: Option<i32>,
+
+        /// Allow kernel-mode programs in it (`atoll run --hrt`): code at CPL 0 can reach all of the node's memory,
+        /// so only root may run them, as root may load a kernel module
+        #[arg(long)]
+        hrt: bool,
+
+        /// With --hrt: let the enclave's owner user and group run kernel-mode programs too, which gives them
+        /// root's power over the node
+        #[arg(long, requires = "hrt")]
+        hrt_users: bool,
     },
 
     /// Give an enclave to another owner (root only): they may run programs in it, read its console and status
@@ -290,6 +300,11 @@ enum Command {
         #[arg(long)]
         stats: bool,
 
+        /// Run it in kernel mode (at CPL 0, a hybrid runtime), in an enclave created with --hrt, as root or, if
+        /// the enclave allows it (--hrt-users), as its owner
+        #[arg(long)]
+        hrt: bool,
+
         /// The program (a path, or a name looked up in PATH) and its arguments, after `--`
         #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]", value_parser = clap::value_parser!(OsString))]
         command: Vec<OsString>,
@@ -310,10 +325,22 @@ fn main() -> ExitCode {
 /// Runs the command; its exit status (0 but for `run`, which has the program's).
 fn dispatch(command: Command, json: bool) -> error::Result<u8> {
     let done = match command {
-        Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner, serve_nice } => create::run(
-            create::Options { cpus, mem_bytes: mem, name, kernel, cmdline, timeout_secs: timeout, owner, serve_nice },
-            json,
-        ),
+        Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner, serve_nice, hrt, hrt_users } => {
+            create::run(
+                create::Options {
+                    cpus,
+                    mem_bytes: mem,
+                    name,
+                    kernel,
+                    cmdline,
+                    timeout_secs: timeout,
+                    owner,
+                    serve_nice,
+                    hrt: create::hrt_setting(hrt, hrt_users),
+                },
+                json,
+            )
+        }
         Command::Chown { enclave, owner } => chown::run(&enclave, &owner, json),
         Command::List { segments } => list::run(segments, json),
         Command::Syscalls => {
@@ -350,14 +377,14 @@ fn dispatch(command: Command, json: bool) -> error::Result<u8> {
         Command::KmsgCheck { enclave, count, min_size, max_size, direction } => {
             kmsg_check::run(&enclave, kmsg_check::Options { count, min_size, max_size, direction }, json)
         }
-        Command::Run { enclave, threads, cpus, rank_cpus, strict, stats, command } => {
+        Command::Run { enclave, threads, cpus, rank_cpus, strict, stats, hrt, command } => {
             let threads = match cpus {
                 Some(parse::CpuSpec::Count(n)) => run::Cores::Count(n),
                 Some(parse::CpuSpec::List(list)) => run::Cores::List(list),
                 None if rank_cpus => run::Cores::Rank,
                 None => threads.map_or(run::Cores::All, run::Cores::Count),
             };
-            return run::run(run::Options { enclave, cores: threads, strict, stats, command });
+            return run::run(run::Options { enclave, cores: threads, strict, stats, kernel_mode: hrt, command });
         }
     };
     done.map(|()| 0)
@@ -377,7 +404,7 @@ mod tests {
     fn parses_create() {
         let cli = Cli::try_parse_from(["atoll", "create", "--cpus", "1,3-4", "--mem", "1G", "--name", "web", "--json"])
             .unwrap();
-        let Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner, serve_nice } = cli.command else {
+        let Command::Create { cpus, mem, name, kernel, cmdline, timeout, owner, serve_nice, .. } = cli.command else {
             panic!("not create")
         };
         assert_eq!((owner, serve_nice), (None, None));

@@ -22,6 +22,8 @@ pub struct Program {
     pub poll_window_us: u32,
     /// Delegated calls in the last whole second.
     pub calls_per_s: u32,
+    /// At CPL 0 (`atoll run --hrt`).
+    pub kernel_mode: bool,
     pub command: String,
 }
 
@@ -36,6 +38,7 @@ impl Program {
             mem_bytes: info.mem_bytes,
             poll_window_us: info.poll_window_us,
             calls_per_s: info.calls_per_s,
+            kernel_mode: info.kernel_mode == 1,
             command: c_str(&info.comm).to_string(),
         }
     }
@@ -50,12 +53,22 @@ impl Program {
         }
     }
 
+    /// "kernel" at CPL 0, else "user".
+    pub fn mode_name(&self) -> &'static str {
+        if self.kernel_mode {
+            "kernel"
+        } else {
+            "user"
+        }
+    }
+
     pub fn to_json(&self) -> Value {
         json!({
             "pid": self.pid,
             "host_pid": self.host_pid,
             "command": self.command,
             "state": self.state_name(),
+            "mode": self.mode_name(),
             "threads": self.threads,
             "cpus": self.cpus,
             "mem_bytes": self.mem_bytes,
@@ -77,7 +90,7 @@ pub fn table(programs: &[Program]) -> String {
     if programs.is_empty() {
         return "none\n".into();
     }
-    let header = ["PID", "HOST PID", "COMMAND", "STATE", "THREADS", "LWK CPUS", "MEMORY", "CALLS/S", "POLL"];
+    let header = ["PID", "HOST PID", "COMMAND", "STATE", "MODE", "THREADS", "LWK CPUS", "MEMORY", "CALLS/S", "POLL"];
     let mut rows = vec![header.iter().map(|s| s.to_string()).collect()];
     for p in programs {
         rows.push(vec![
@@ -85,6 +98,7 @@ pub fn table(programs: &[Program]) -> String {
             p.host_pid.to_string(),
             p.command.clone(),
             p.state_name().into(),
+            p.mode_name().into(),
             p.threads.to_string(),
             format::cpu_list(&p.cpus),
             format!("{} MiB", format::mib(p.mem_bytes)),
@@ -112,11 +126,12 @@ mod tests {
         assert_eq!(p.command, "spin");
         assert_eq!(
             table(std::slice::from_ref(&p)),
-            "PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY  CALLS/S  POLL\n\
-             101  4242      spin     running  3        0-1,3     12 MiB  9000     240 us\n"
+            "PID  HOST PID  COMMAND  STATE    MODE  THREADS  LWK CPUS  MEMORY  CALLS/S  POLL\n\
+             101  4242      spin     running  user  3        0-1,3     12 MiB  9000     240 us\n"
         );
         assert_eq!(p.to_json()["host_pid"], 4242);
         assert_eq!(p.to_json()["calls_per_s"], 9000);
+        assert_eq!(p.to_json()["mode"], "user");
         assert_eq!(table(&[]), "none\n");
     }
 }

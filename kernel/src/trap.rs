@@ -12,7 +12,7 @@ pub fn init() {
 }
 
 fn on_exception(frame: &mut TrapFrame) {
-    if frame.from_user() {
+    if frame.from_program() {
         // Returns only to run the program's handler for the fault.
         crate::process::user_fault(frame, hal::cpu::read_cr2());
         return;
@@ -23,7 +23,7 @@ fn on_exception(frame: &mut TrapFrame) {
 
 fn after_interrupt(frame: &mut TrapFrame) {
     crate::sched::preempt_point();
-    if frame.from_user() {
+    if frame.from_program() {
         // Borrowed, not counted: a thread that leaves here never returns
         // to drop a count it held, and would never be freed.
         crate::sched::with_current(|t| {

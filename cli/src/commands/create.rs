@@ -26,6 +26,17 @@ pub struct Options {
     pub owner: Option<String>,
     /// Its programs' servers' nice; None: theirs.
     pub serve_nice: Option<i32>,
+    /// HRT_*: who may run kernel-mode programs in it.
+    pub hrt: u32,
+}
+
+/// HRT_* from `--hrt` and `--hrt-users`.
+pub fn hrt_setting(hrt: bool, users: bool) -> u32 {
+    match (hrt, users) {
+        (false, _) => atoll_abi::HRT_NONE,
+        (true, false) => atoll_abi::HRT_ROOT,
+        (true, true) => atoll_abi::HRT_OWNER,
+    }
 }
 
 /// Where the LWK image is looked for when --kernel is not given.
@@ -80,6 +91,7 @@ pub fn run(opts: Options, json: bool) -> Result<()> {
     req.owner_uid = owner.uid;
     req.owner_gid = owner.gid;
     req.serve_nice = opts.serve_nice.unwrap_or(0);
+    req.hrt = opts.hrt;
 
     dev.create(&mut req, &image.bytes).map_err(|e| module_error("create", &req.error, &e))?;
 

@@ -84,6 +84,7 @@ mod tests {
             lwk_cpus: vec![],
             owner: crate::owner::Owner { uid: 0, gid: 0 },
             serve_nice: 0,
+            hrt: 0,
             yours: true,
         }
     }

@@ -40,6 +40,8 @@ pub struct Options {
     pub strict: bool,
     /// --stats: the delegated calls' summary at the end.
     pub stats: bool,
+    /// --hrt: at CPL 0, where the enclave allows it.
+    pub kernel_mode: bool,
     /// The program and its arguments.
     pub command: Vec<OsString>,
 }
@@ -58,6 +60,7 @@ pub fn run(opts: Options) -> Result<u8> {
     let mut req = run_request(&enclave, cpu_count, &plan.layout, &path);
     req.file = file_name::names(&path, files.loader.as_deref());
     req.cpus = cpu_mask;
+    req.kernel_mode = opts.kernel_mode as u32;
     dev.run(&mut req).map_err(|e| module_error("run", &req.error, &e).with_status(FAILED))?;
     // The mirror stays until the end: delegated calls use the program's memory through it.
     let mirror = load(&dev, &plan, &files).map_err(|e| e.with_status(FAILED))?;
@@ -236,6 +239,7 @@ mod tests {
             lwk_cpus: vec![],
             owner: crate::owner::Owner { uid: 0, gid: 0 },
             serve_nice: 0,
+            hrt: 0,
             yours: true,
         }
     }

@@ -34,7 +34,7 @@ fn text(e: &Enclave) -> String {
         e.id,
         e.state_name(),
         e.owner.text(),
-        serve_nice(e),
+        serving(e),
         format::cpu_list(&e.cpus),
         e.cpus.len(),
         format::mib(e.mem_bytes()),
@@ -49,10 +49,14 @@ fn text(e: &Enclave) -> String {
 }
 
 /// "servers' nice: N" when root set one at create, or nothing.
-fn serve_nice(e: &Enclave) -> String {
-    match e.serve_nice {
+fn serving(e: &Enclave) -> String {
+    let nice = match e.serve_nice {
         0 => String::new(),
         nice => format!("servers' nice: {nice}\n"),
+    };
+    match e.hrt {
+        atoll_abi::HRT_NONE => nice,
+        hrt => format!("{nice}kernel-mode programs (--hrt): {}\n", crate::enclave::hrt_name(hrt)),
     }
 }
 
@@ -104,11 +108,13 @@ mod tests {
                 mem_bytes: 10 << 20,
                 poll_window_us: 30,
                 calls_per_s: 0,
+                kernel_mode: true,
                 command: "spin".into(),
             }],
             lwk_cpus: vec![0],
             owner: crate::owner::Owner { uid: 0, gid: 0 },
             serve_nice: -5,
+            hrt: atoll_abi::HRT_OWNER,
             yours: true,
             resizes: vec![
                 ResizeEvent {
@@ -136,6 +142,7 @@ mod tests {
              state: booting\n\
              owner: root:root\n\
              servers' nice: -5\n\
+             kernel-mode programs (--hrt): root and the owner\n\
              cpus: 1,3-4 (3 CPUs)\n\
              memory: 384 MiB in 2 ranges: 0x100000000-0x107ffffff, 0x180000000-0x18fffffff\n\
              lwk memory: 300.5 of 370 MiB free\n\
@@ -145,8 +152,8 @@ mod tests {
              +256 MiB memory at 1.5 s: done (Linux 95.1 ms, LWK 3.2 ms)\n  \
              -128 MiB memory at 2.0 s: refused (Device or resource busy) (Linux 0.0 ms, LWK 0.4 ms)\n\
              programs: 1\n  \
-             PID  HOST PID  COMMAND  STATE    THREADS  LWK CPUS  MEMORY  CALLS/S  POLL\n  \
-             101  900       spin     running  2        0-1       10 MiB  0        30 us\n"
+             PID  HOST PID  COMMAND  STATE    MODE    THREADS  LWK CPUS  MEMORY  CALLS/S  POLL\n  \
+             101  900       spin     running  kernel  2        0-1       10 MiB  0        30 us\n"
         );
     }
 }

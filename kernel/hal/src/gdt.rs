@@ -1,6 +1,8 @@
 //! Per-CPU GDT and TSS. The TSS gives faults that must work on a broken stack
-//! (double fault, NMI, machine check, page fault) stacks of their own, and
-//! gives interrupts from ring 3 the running thread's kernel stack (RSP0).
+//! (double fault, NMI, machine check) stacks of their own, and every other
+//! vector one more, which isr.S leaves at once for the stack the CPU would
+//! have used: a kernel-mode program's red zone lies below its stack pointer,
+//! where a CPU that stays at CPL 0 would push the frame.
 //! The segment order is what SYSCALL/SYSRET need: kernel code, kernel data,
 //! user data, user code.
 
@@ -15,7 +17,8 @@ use x86_64::VirtAddr;
 pub const IST_DOUBLE_FAULT: u16 = 1;
 pub const IST_NMI: u16 = 2;
 pub const IST_MACHINE_CHECK: u16 = 3;
-pub const IST_PAGE_FAULT: u16 = 4;
+/// Every other vector: left at once (isr.S).
+pub const IST_ENTRY: u16 = 4;
 const IST_STACK_SIZE: usize = 16 * 1024;
 
 pub const KERNEL_CODE: u16 = 0x08;
@@ -34,7 +37,7 @@ fn this_cpu_tss() -> &'static TaskStateSegment {
     let slot = &TSS[super::percpu::cpu_index()];
     if slot.load(Ordering::Acquire).is_null() {
         let mut tss = Box::new(TaskStateSegment::new());
-        for ist in [IST_DOUBLE_FAULT, IST_NMI, IST_MACHINE_CHECK, IST_PAGE_FAULT] {
+        for ist in [IST_DOUBLE_FAULT, IST_NMI, IST_MACHINE_CHECK, IST_ENTRY] {
             let stack: &'static mut [u8] =
                 Box::leak(alloc::vec![0u8; IST_STACK_SIZE].into_boxed_slice());
             let top = VirtAddr::from_ptr(stack.as_ptr()) + IST_STACK_SIZE as u64;

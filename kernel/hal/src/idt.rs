@@ -42,9 +42,11 @@ pub struct TrapFrame {
 }
 
 impl TrapFrame {
-    /// True if the CPU was in ring 3 when this frame was saved.
-    pub fn from_user(&self) -> bool {
-        self.cs & 3 == 3
+    /// True if a program's code was interrupted: in ring 3, or a
+    /// kernel-mode program's at CPL 0 (the kernel runs in the upper half
+    /// only, programs in the lower half only).
+    pub fn from_program(&self) -> bool {
+        self.cs & 3 == 3 || crate::paging::is_user_address(self.rip)
     }
 }
 
@@ -66,9 +68,8 @@ fn ist_for(vector: usize) -> u16 {
     match vector {
         2 => gdt::IST_NMI,
         8 => gdt::IST_DOUBLE_FAULT,
-        14 => gdt::IST_PAGE_FAULT,
         18 => gdt::IST_MACHINE_CHECK,
-        _ => 0,
+        _ => gdt::IST_ENTRY,
     }
 }
 

@@ -216,6 +216,11 @@ pub(crate) fn activate_kernel_tables() {
     unsafe { core::arch::asm!("mov cr3, {}", in(reg) pml4, options(nostack)) };
 }
 
+/// True for addresses in the lower half: programs', never the kernel's.
+pub fn is_user_address(a: u64) -> bool {
+    a < 0x0000_8000_0000_0000
+}
+
 /// Translates a direct-map virtual address through the live page tables;
 /// used by the self-tests to check the map.
 pub fn translate(virt: u64) -> Option<(u64, PageSize)> {

@@ -1,18 +1,29 @@
-//! Ring 3: the SYSCALL entry, the one way back to user mode (SYSRET from a
-//! TrapFrame), and the CPU state each user thread owns (FS base, FPU/SSE
-//! registers, kernel stack). The kernel itself never touches FPU or SSE
-//! registers (the target is soft-float), so they are only switched between
-//! user threads.
+//! Programs' code: the SYSCALL entries, the way back (SYSRET, or IRETQ from
+//! a TrapFrame), and the CPU state each user thread owns (FS base, FPU/SSE
+//! registers, kernel stack, mode). The kernel itself never touches FPU or
+//! SSE registers (the target is soft-float), so they are only switched
+//! between user threads.
+//!
+//! A program runs in ring 3, or, in kernel mode (a hybrid runtime's), at
+//! CPL 0 in the same lower half with the kernel's GS base: its SYSCALL
+//! comes to an entry without SWAPGS, through the LSTAR its thread's
+//! `switch_in` set, and goes back by IRETQ (SYSRET only returns to ring 3).
+//! Which mode a thread runs in is its `UserCpuState`'s, never its frame's:
+//! the selectors are set from it on every way back.
 
 use core::cell::UnsafeCell;
+use core::sync::atomic::{AtomicBool, Ordering};
 
 use crate::idt::TrapFrame;
+use crate::paging::is_user_address;
 use crate::{cpu, gdt, percpu};
 
 /// `TrapFrame::vector` of a system call, outside the interrupt vectors.
 pub const SYSCALL_MARK: u64 = 0x100;
 pub const USER_CODE_SELECTOR: u64 = gdt::USER_CODE as u64 | 3;
 pub const USER_DATA_SELECTOR: u64 = gdt::USER_DATA as u64 | 3;
+pub const KERNEL_CODE_SELECTOR: u64 = gdt::KERNEL_CODE as u64;
+pub const KERNEL_DATA_SELECTOR: u64 = gdt::KERNEL_DATA as u64;
 /// IF set, reserved bit 1 set: the flags a new user thread starts with.
 pub const USER_RFLAGS: u64 = 0x202;
 
@@ -38,6 +49,18 @@ atoll_syscall_entry:
     pushq %gs:16
     push %r11
     pushq ${user_cs}
+    jmp 1f
+
+// A kernel-mode program's: its GS base is the kernel's already.
+.global atoll_kernel_mode_syscall_entry
+atoll_kernel_mode_syscall_entry:
+    mov %rsp, %gs:16
+    mov %gs:8, %rsp
+    pushq ${kernel_ss}
+    pushq %gs:16
+    push %r11
+    pushq ${kernel_cs}
+1:
     push %rcx
     pushq $0
     pushq ${mark}
@@ -45,6 +68,8 @@ atoll_syscall_entry:
     cld
     mov %rsp, %rdi
     call syscall_from_user
+    testb $3, {cs_offset}(%rsp)
+    jz atoll_iret_to_kernel_mode
     test %al, %al
     jnz atoll_iret_from_frame
 atoll_sysret_from_frame:
@@ -64,21 +89,58 @@ atoll_iret_from_frame:
     swapgs
     iretq
 
+// To CPL 0: IRETQ loads the program's stack pointer with the rest, so
+// nothing is written below it.
+atoll_iret_to_kernel_mode:
+    pop_general_registers
+    add $16, %rsp
+    iretq
+
 .global atoll_enter_user
 atoll_enter_user:
     cli
     mov %rdi, %rsp
+    testb $3, {cs_offset}(%rsp)
+    jz atoll_iret_to_kernel_mode
     jmp atoll_sysret_from_frame
 "#,
-    user_ss = const gdt::USER_DATA as u64 | 3,
-    user_cs = const gdt::USER_CODE as u64 | 3,
+    user_ss = const USER_DATA_SELECTOR,
+    user_cs = const USER_CODE_SELECTOR,
+    kernel_ss = const KERNEL_DATA_SELECTOR,
+    kernel_cs = const KERNEL_CODE_SELECTOR,
     mark = const SYSCALL_MARK,
+    cs_offset = const core::mem::offset_of!(TrapFrame, cs),
     options(att_syntax)
 );
 
 extern "C" {
     fn atoll_syscall_entry();
+    fn atoll_kernel_mode_syscall_entry();
     fn atoll_enter_user(frame: *const TrapFrame) -> !;
+}
+
+/// Whether the program thread each CPU last switched in runs in kernel
+/// mode (and so which SYSCALL entry its LSTAR holds).
+static KERNEL_MODE: [AtomicBool; percpu::MAX_CPUS] =
+    [const { AtomicBool::new(false) }; percpu::MAX_CPUS];
+
+/// The code and stack selectors of the program thread running here.
+fn program_selectors() -> (u64, u64) {
+    if KERNEL_MODE[percpu::cpu_index()].load(Ordering::Relaxed) {
+        (KERNEL_CODE_SELECTOR, KERNEL_DATA_SELECTOR)
+    } else {
+        (USER_CODE_SELECTOR, USER_DATA_SELECTOR)
+    }
+}
+
+/// Points this CPU's SYSCALL at the entry for a thread of `kernel_mode`.
+fn set_program_mode(kernel_mode: bool) {
+    if KERNEL_MODE[percpu::cpu_index()].swap(kernel_mode, Ordering::Relaxed) == kernel_mode {
+        return;
+    }
+    let entry: unsafe extern "C" fn() =
+        if kernel_mode { atoll_kernel_mode_syscall_entry } else { atoll_syscall_entry };
+    cpu::wrmsr(IA32_LSTAR, entry as *const () as u64);
 }
 
 /// Names the kernel's system-call handler, once, in the kernel crate: it
@@ -110,20 +172,14 @@ extern "C" fn syscall_from_user(frame: &mut TrapFrame) -> bool {
     // with exactly this signature; the image does not link without it.
     let iret = unsafe { __atoll_syscall_handler(frame) };
     cpu::disable_interrupts();
-    // Whatever the handler did, ring 3 with interrupts on and a user-half
-    // address: a non-canonical RIP would fault in ring 0 on either way out.
+    // Whatever the handler did, the thread's mode with interrupts on and a
+    // user-half address: a non-canonical RIP would fault in ring 0 on either way out.
     frame.rflags |= USER_RFLAGS;
-    frame.cs = USER_CODE_SELECTOR;
-    frame.ss = USER_DATA_SELECTOR;
+    (frame.cs, frame.ss) = program_selectors();
     if !is_user_address(frame.rip) || !is_user_address(frame.rsp) {
         frame.rip = 0;
     }
     iret
-}
-
-/// True for addresses in the lower (user) half.
-pub fn is_user_address(a: u64) -> bool {
-    a < 0x0000_8000_0000_0000
 }
 
 /// Makes this CPU able to run user code: SYSCALL, and SSE for programs.
@@ -134,31 +190,39 @@ pub(crate) fn init_this_cpu() {
     let star = ((gdt::KERNEL_DATA as u64) << 48) | ((gdt::KERNEL_CODE as u64) << 32);
     cpu::wrmsr(IA32_STAR, star);
     cpu::wrmsr(IA32_LSTAR, atoll_syscall_entry as *const () as u64);
+    KERNEL_MODE[percpu::cpu_index()].store(false, Ordering::Relaxed);
     cpu::wrmsr(IA32_FMASK, SYSCALL_FMASK);
     use x86_64::registers::control::{Cr0, Cr0Flags, Cr4, Cr4Flags};
     // SAFETY: enabling SSE state handling (OSFXSR, OSXMMEXCPT) and native
     // FPU errors changes nothing for the soft-float kernel; it lets user
-    // programs use SSE.
+    // programs use SSE. WP makes read-only pages read-only at CPL 0 too,
+    // for kernel-mode programs (copy-on-write, mprotect); the kernel
+    // writes programs' memory through its direct map, never their pages.
     unsafe {
         Cr4::update(|f| f.insert(Cr4Flags::OSFXSR | Cr4Flags::OSXMMEXCPT_ENABLE));
         Cr0::update(|f| {
             f.remove(Cr0Flags::EMULATE_COPROCESSOR | Cr0Flags::TASK_SWITCHED);
-            f.insert(Cr0Flags::MONITOR_COPROCESSOR | Cr0Flags::NUMERIC_ERROR);
+            f.insert(
+                Cr0Flags::MONITOR_COPROCESSOR | Cr0Flags::NUMERIC_ERROR | Cr0Flags::WRITE_PROTECT,
+            );
         });
     }
 }
 
-/// Leaves for ring 3 with the registers in `frame`; never returns. The
-/// frame must lie on the running thread's kernel stack.
-pub fn enter(frame: &TrapFrame) -> ! {
-    debug_assert!(frame.rip < 0x0000_8000_0000_0000 && frame.rsp < 0x0000_8000_0000_0000);
-    // SAFETY: the frame holds user-half addresses and user selectors; the
-    // kernel stack it lies on stays this thread's until the next entry,
-    // which starts again from the stack top.
+/// Leaves for the program with the registers in `frame`, in the running
+/// thread's mode; never returns. The frame must lie on the running
+/// thread's kernel stack.
+pub fn enter(frame: &mut TrapFrame) -> ! {
+    debug_assert!(is_user_address(frame.rip) && is_user_address(frame.rsp));
+    (frame.cs, frame.ss) = program_selectors();
+    // SAFETY: the frame holds user-half addresses and the selectors of the
+    // thread's mode; the kernel stack it lies on stays this thread's until
+    // the next entry, which starts again from the stack top.
     unsafe { atoll_enter_user(frame) }
 }
 
-/// A fresh user register frame: start at `rip` with stack `rsp`, all else 0.
+/// A fresh user register frame: start at `rip` with stack `rsp`, all else 0
+/// (`enter` sets the selectors of the thread's mode).
 pub fn initial_frame(rip: u64, rsp: u64) -> TrapFrame {
     TrapFrame {
         r15: 0,
@@ -257,6 +321,8 @@ pub struct UserCpuState {
     fpu: UnsafeCell<FxArea>,
     fs_base: core::sync::atomic::AtomicU64,
     kernel_stack_top: u64,
+    /// At CPL 0 (a kernel-mode program's thread).
+    kernel_mode: bool,
 }
 
 // SAFETY: `fpu` is only touched by switch_in/switch_out, which run on the
@@ -273,12 +339,17 @@ fn initial_fpu() -> FxArea {
 }
 
 impl UserCpuState {
-    pub fn new(kernel_stack_top: u64, fs_base: u64) -> Self {
+    pub fn new(kernel_stack_top: u64, fs_base: u64, kernel_mode: bool) -> Self {
         UserCpuState {
             fpu: UnsafeCell::new(initial_fpu()),
             fs_base: core::sync::atomic::AtomicU64::new(fs_base),
             kernel_stack_top,
+            kernel_mode,
         }
+    }
+
+    pub fn kernel_mode(&self) -> bool {
+        self.kernel_mode
     }
 
     /// arch_prctl(ARCH_SET_FS) on the running thread.
@@ -313,5 +384,6 @@ impl UserCpuState {
         cpu::wrmsr(IA32_FS_BASE, self.fs_base());
         percpu::set_syscall_stack(self.kernel_stack_top);
         gdt::set_ring0_stack(self.kernel_stack_top);
+        set_program_mode(self.kernel_mode);
     }
 }

@@ -38,6 +38,8 @@ pub struct CreateRequest {
     pub cpu_mask: u64,
     /// The program's and its loader's files (REGION_PROGRAM, _LOADER).
     pub files: [FileName; 2],
+    /// At CPL 0 (the host allowed it: `atoll run --hrt`).
+    pub kernel_mode: bool,
 }
 
 impl Area {
@@ -88,6 +90,7 @@ impl Area {
             cpu_count: a.read(offset_of!(Proc, cpu_count)),
             cpu_mask: a.read(offset_of!(Proc, cpus)),
             files: a.read(offset_of!(Proc, file)),
+            kernel_mode: a.read::<u32>(offset_of!(Proc, kernel_mode)) == 1,
         }
     }
 
@@ -96,6 +99,12 @@ impl Area {
         a.write(offset_of!(Proc, pid), pid);
         a.write(offset_of!(Proc, cr3), cr3);
         a.write(offset_of!(Proc, cpus), cpus);
+    }
+
+    /// Shows the program's mode to the host (`atoll status`); a forked
+    /// child's comes from its parent.
+    pub fn set_kernel_mode(self, on: bool) {
+        self.region().write(offset_of!(Proc, kernel_mode), on as u32);
     }
 
     /// The Linux pid of the `atoll run` serving the program (0: none yet).

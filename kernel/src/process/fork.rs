@@ -58,7 +58,7 @@ pub fn fork(
             return Err(e);
         }
     };
-    let child = Process::new(area, space, parent.cpus.inherit(), Some(parent));
+    let child = Process::new(area, space, parent.cpus.inherit(), Some(parent), parent.kernel_mode);
     if shares {
         vfork::lend(parent, &child);
     }

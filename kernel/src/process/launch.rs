@@ -208,7 +208,7 @@ fn create(area: Area) -> Result<u32, Errno> {
     };
     let whole_enclave = req.cpu_mask == 0 && req.cpu_count == 0;
     let vm = build(area)?;
-    let p = Process::new(area, vm, Cpus::new(&cpus, whole_enclave), None);
+    let p = Process::new(area, vm, Cpus::new(&cpus, whole_enclave), None, req.kernel_mode);
     area.set_created(p.pid, p.root(), p.cpu_mask());
     p.report_usage();
     area.set_state(PROC_LOADED);

@@ -13,7 +13,8 @@ use super::sigstate::{bit, default_ignores, SigInfo, SIGKILL, SIGSEGV, SIG_DFL, 
 use super::types::{Process, UserThread};
 use crate::mm::uaccess;
 use crate::sched;
-use hal::user::{is_user_address, FpuImage, FPU_STATE_SIZE};
+use hal::paging::is_user_address;
+use hal::user::{FpuImage, FPU_STATE_SIZE};
 use hal::TrapFrame;
 use lwk_logic::errno::*;
 
@@ -264,7 +265,7 @@ fn run_handler(
     };
     let mut sc = [0u64; 32];
     sc[..18].copy_from_slice(&registers(frame));
-    sc[18] = hal::user::USER_DATA_SELECTOR << 48 | hal::user::USER_CODE_SELECTOR; // cs, gs, fs, ss
+    sc[18] = frame.ss << 48 | frame.cs; // cs, gs, fs, ss: the mode it ran in
     sc[19] = frame.error_code;
     sc[20] = frame.vector;
     sc[21] = old_mask;

@@ -34,7 +34,7 @@ pub fn spawn_user_thread(
         &format!("pid {} tid {}", p.pid, tid),
         cpu,
         alloc::boxed::Box::new(move || {
-            let frame = frame;
+            let mut frame = frame;
             // Borrowed, not counted: a thread that leaves at once never
             // returns to drop a count it held.
             sched::with_current(|me| {
@@ -45,14 +45,14 @@ pub fn spawn_user_thread(
                     u.cpu_time.leave_kernel();
                 }
             });
-            user::enter(&frame)
+            user::enter(&mut frame)
         }),
         |stack_top| {
             alloc::boxed::Box::new(UserThread {
                 process,
                 tid,
                 slot,
-                cpu_state: UserCpuState::new(stack_top, fs_base),
+                cpu_state: UserCpuState::new(stack_top, fs_base, p.kernel_mode),
                 clear_child_tid: AtomicU64::new(clear_child_tid),
                 robust_list: AtomicU64::new(0),
                 signal_mask: AtomicU64::new(signal_mask),

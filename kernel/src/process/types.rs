@@ -81,6 +81,9 @@ pub struct Process {
     pub lending: Lending<Process>,
     /// Its descriptors that are ends of pipes inside the enclave.
     pub local_fds: LocalFds,
+    /// Its threads run at CPL 0 (a hybrid runtime's); set at its start
+    /// for good, inherited by its forked children.
+    pub kernel_mode: bool,
 }
 
 /// What a user thread adds to a kernel thread.
@@ -117,12 +120,14 @@ pub fn new_tid() -> u32 {
 }
 
 impl Process {
-    /// A process in `area`; `parent` is the process that forked it, if any.
+    /// A process in `area`; `parent` is the process that forked it, if any
+    /// (whose mode it takes), else `kernel_mode` is the host's word.
     pub fn new(
         area: Area,
         vm: vm::AddressSpace,
         cpus: Cpus,
         parent: Option<&Arc<Process>>,
+        kernel_mode: bool,
     ) -> Arc<Process> {
         let (bottom, low) = vm.still_to_grow();
         let p = Arc::new(Process {
@@ -152,11 +157,13 @@ impl Process {
             exec: ExecState::new(),
             lending: Lending::new(),
             local_fds: parent.map(|p| p.local_fds.copy()).unwrap_or_default(),
+            kernel_mode: parent.map_or(kernel_mode, |q| q.kernel_mode),
         });
         // A program `atoll run` starts leads its own group and session;
         // a forked one inherits its parent's.
         let (pgid, sid) = parent.map_or((p.pid, p.pid), |q| (q.family.pgid(), q.family.sid()));
         p.family.set_group(pgid, sid);
+        p.area.set_kernel_mode(p.kernel_mode);
         p
     }
 

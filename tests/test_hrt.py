@@ -1,0 +1,93 @@
+"""Kernel-mode programs (issue 41): `atoll run --hrt` runs an unmodified
+program at CPL 0 in an enclave created with `--hrt`. Its code and its
+threads' read CS's privilege level 0 (3 without --hrt, in the same
+enclave); interrupts never write its red zone; static and dynamic
+programs, threads, OpenMP, signals, pipes, fork and exec behave as in
+ring 3 (the same lines as on Linux where the program prints them); faults
+end it with Linux's signal and leave the enclave usable; `atoll status`
+shows the mode. Only root runs such programs, unless root created the
+enclave with --hrt-users, which lets its owner too; an enclave created
+without --hrt refuses them (tests/programs/cpl.c)."""
+import json
+import re
+
+from resources import RESOURCES, assert_nothing_lost
+
+
+def test_kernel_mode_programs_run_as_in_ring_3(vm, programs):
+    res = vm(RESOURCES + r'''
+resources
+atoll create --cpus 2 --mem 256M --name h --hrt > /dev/null || exit 9
+atoll status h | grep "kernel-mode programs"
+atoll run h -- /extra/cpl; echo "USER_CPL $?"
+atoll run h --hrt --threads 1 -- /extra/cpl; echo "KERNEL_CPL $?"
+atoll run h --hrt -- /extra/sleep > /tmp/sleep.out & S=$!
+for _ in $(seq 100); do grep -q sleeping /tmp/sleep.out && break; sleep 0.1; done
+atoll --json status h | grep '^{' | sed 's/^/STATUS_JSON /'
+kill -INT $S; wait $S
+for p in hello dyn-hello pthreads openmp; do atoll run h --hrt -- /extra/$p > /dev/null; echo "RAN $p $?"; done
+for p in signals pipes fork exec; do
+    /extra/$p > /tmp/linux.out 2>&1
+    atoll run h --hrt -- /extra/$p > /tmp/hrt.out 2>&1; echo "RAN $p $?"
+    diff /tmp/linux.out /tmp/hrt.out > /dev/null && echo "SAME $p"
+done
+atoll run h --hrt -- /extra/segv; echo "FAULT segv $?"
+atoll run h --hrt -- /extra/segv stack; echo "FAULT stack $?"
+atoll run h --hrt -- /extra/fpe; echo "FAULT fpe $?"
+atoll run h --hrt -- /extra/ill; echo "FAULT ill $?"
+atoll run h --hrt -- /extra/hello; echo "AFTER $?"
+atoll destroy h > /dev/null || exit 10
+resources
+''', extra_dir=str(programs), timeout=600)
+    out = res.output
+    assert res.status == 0, out
+    assert "kernel-mode programs (--hrt): root" in out, out
+    assert "cpl: main 3, thread 3" in out and "USER_CPL 0" in out, out
+    assert "cpl: main 0, thread 0" in out and "KERNEL_CPL 0" in out, out
+    # Two threads sharing one CPU were switched while they spun.
+    assert out.count("cpl: red zone words changed while spinning: 0, 0") == 2, out
+    status = json.loads(re.search(r"^STATUS_JSON (.*)$", out, re.M).group(1))
+    assert [(p["command"], p["mode"]) for p in status["programs"]] == [("sleep", "kernel")], status
+    for p in ["hello", "dyn-hello", "pthreads", "openmp", "signals", "pipes", "fork", "exec"]:
+        assert f"RAN {p} 0" in out, f"{p} failed in kernel mode:\n{out}"
+    for p in ["signals", "pipes", "fork", "exec"]:
+        assert f"SAME {p}" in out, f"{p} printed other lines in kernel mode than on Linux:\n{out}"
+    for fault, status in [("segv", 139), ("stack", 139), ("fpe", 136), ("ill", 132)]:
+        assert f"FAULT {fault} {status}" in out, out
+    assert "AFTER 0" in out, out
+    assert_nothing_lost(out)
+
+
+def test_only_root_or_allowed_owners_run_kernel_mode(vm, programs):
+    res = vm(r'''
+cp /etc/passwd /tmp/passwd; cp /etc/group /tmp/group
+echo 'alice:x:1001:1001:Alice:/tmp:/bin/sh' >> /tmp/passwd
+echo 'alice:x:1001:' >> /tmp/group
+mount --bind /tmp/passwd /etc/passwd && mount --bind /tmp/group /etc/group || exit 9
+as() { u=$1; shift; /usr/bin/setpriv --reuid=$u --regid=$u --init-groups "$@"; }
+atoll create --cpus 1 --mem 128M --name plain --owner alice > /dev/null || exit 10
+atoll run plain --hrt -- /extra/cpl 1; echo "PLAIN ROOT $?"
+as alice atoll run plain --hrt -- /extra/cpl 1; echo "PLAIN ALICE $?"
+atoll destroy plain > /dev/null
+atoll create --cpus 1 --mem 128M --name rootonly --owner alice --hrt > /dev/null || exit 11
+as alice atoll run rootonly --hrt -- /extra/cpl 1; echo "ROOTONLY ALICE $?"
+as alice atoll run rootonly -- /extra/cpl 1; echo "ROOTONLY ALICE RING3 $?"
+atoll run rootonly --hrt -- /extra/cpl 1; echo "ROOTONLY ROOT $?"
+atoll destroy rootonly > /dev/null
+atoll create --cpus 1 --mem 128M --name users --owner alice --hrt --hrt-users > /dev/null || exit 12
+atoll status users | grep "kernel-mode programs"
+as alice atoll run users --hrt -- /extra/cpl 1; echo "USERS ALICE $?"
+atoll destroy users > /dev/null
+atoll create --cpus 1 --mem 128M --name x --hrt-users; echo "USERS WITHOUT HRT $?"
+''', extra_dir=str(programs), timeout=300)
+    out = res.output
+    assert res.status == 0, out
+    no_hrt = "atoll: run failed: enclave plain runs no kernel-mode programs: it was created without --hrt"
+    assert out.count(no_hrt) == 2 and "PLAIN ROOT 125" in out and "PLAIN ALICE 125" in out, out
+    assert ("atoll: run failed: only root may run kernel-mode programs in enclave rootonly "
+            "(it was created without --hrt-users)") in out and "ROOTONLY ALICE 125" in out, out
+    assert "cpl: main 3, thread 3" in out and "ROOTONLY ALICE RING3 0" in out, out
+    assert "ROOTONLY ROOT 0" in out and "USERS ALICE 0" in out, out
+    assert out.count("cpl: main 0, thread 0") == 2, out
+    assert "kernel-mode programs (--hrt): root and the owner" in out, out
+    assert "--hrt" in out and "USERS WITHOUT HRT 2" in out, out
