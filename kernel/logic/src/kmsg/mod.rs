@@ -142,6 +142,32 @@ pub fn send<M: RingMemory>(
     Ok(ticket)
 }
 
+/// `send` of a full slot's payload (a copy of known size: a few moves)
+/// when it is valid and the last look at tail says there is room; None,
+/// nothing done, if not: then `send` sends it or says why not. Inline and
+/// without calls, so its callers keep no registers for it.
+#[inline(always)]
+pub fn send_full<M: RingMemory>(
+    ring: &M,
+    kind: u16,
+    payload: &[u8; KMSG_HEAD_DATA],
+    readers: u32,
+) -> Option<u32> {
+    let valid = (1..KMSG_MAX_TYPES).contains(&(kind as usize))
+        && (1..=KMSG_MAX_READERS as u32).contains(&readers);
+    if !valid {
+        return None;
+    }
+    let ticket = claim(ring, 1).ok()?;
+    let slot = ring.slot(ticket);
+    slot.readers().store(readers, Ordering::Relaxed);
+    slot.write_data(0, &encode_head(kind, 1, KMSG_HEAD_DATA as u32));
+    slot.write_data(8, payload);
+    // Last: everything above is visible before a receiver sees the stamp.
+    slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
+    Some(ticket)
+}
+
 /// A payload shorter than one slot's, into `slot` (not inlined: the copy of
 /// a full slot stays one of known size).
 #[inline(never)]

@@ -371,3 +371,25 @@ fn a_message_seen_ready_is_received_once() {
     assert_eq!(verify(&buf[..len]), (1, 1));
     assert_eq!(r.receive_ready(&*ring, &mut buf, ready(&*ring, 1).unwrap()), Received::Empty);
 }
+
+#[test]
+fn full_slots_go_inline_or_not_at_all() {
+    let ring = TestRing::new(16);
+    let mut m = [0u8; KMSG_HEAD_DATA];
+    m.copy_from_slice(&check_message(4, 0, KMSG_HEAD_DATA - KMSG_CHECK_HEAD));
+    assert_eq!(send_full(&*ring, 0, &m, 1), None, "type 0");
+    assert_eq!(send_full(&*ring, KMSG_MAX_TYPES as u16, &m, 1), None, "a type too big");
+    assert_eq!(send_full(&*ring, 5, &m, 0), None, "no readers");
+    let mut sent = 0;
+    while let Some(ticket) = send_full(&*ring, 5, &m, 1) {
+        assert_eq!(ticket, sent);
+        sent += 1;
+    }
+    assert_eq!(sent, 16, "None once full, nothing overwritten");
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    for _ in 0..sent {
+        assert_eq!(receive_one(&ring, &mut r, &mut buf), (5, KMSG_HEAD_DATA));
+        assert_eq!(verify(&buf[..KMSG_HEAD_DATA]), (4, 0));
+    }
+}
