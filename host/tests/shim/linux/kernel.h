@@ -6,6 +6,7 @@
 #ifndef ATOLL_SHIM_KERNEL_H
 #define ATOLL_SHIM_KERNEL_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
