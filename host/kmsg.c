@@ -108,13 +108,26 @@ static noinline __cold int send_any(struct atoll_enclave *e, u16 type, const voi
 	return ret;
 }
 
+/* atoll_kmsg_send of what is not a full slot's payload. */
+static noinline int send_short(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+{
+	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, len, 1)))
+		return send_any(e, type, data, len);
+	notify(&e->link);
+	return 0;
+}
+
 /*
  * Sends a message to e's LWK and interrupts it unless it polls; -EAGAIN
- * when the ring is full (nothing is overwritten). Any context.
+ * when the ring is full (nothing is overwritten). Any context. A full
+ * slot's payload is copied here, a known size: no registers to keep for
+ * a copy of any length (send_short).
  */
 int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len)
 {
-	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, len, 1)))
+	if (len != ATOLL_KMSG_HEAD_DATA)
+		return send_short(e, type, data, len);
+	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, ATOLL_KMSG_HEAD_DATA, 1)))
 		return send_any(e, type, data, len);
 	notify(&e->link);
 	return 0;

@@ -86,8 +86,8 @@ static __always_inline bool atoll_kring_send_one(struct atoll_kring *k, u16 type
 	if (unlikely(len > ATOLL_KMSG_HEAD_DATA || (u16)(type - 1) >= ATOLL_KMSG_MAX_TYPES - 1 ||
 		     readers - 1 >= ATOLL_KMSG_MAX_READERS))
 		return false;
+	ticket = READ_ONCE(r->head);
 	do {
-		ticket = READ_ONCE(r->head);
 		/*
 		 * Room as our last look at tail says (acquire: pairs with the
 		 * release made after a read of tail); if none, the shared tail
@@ -95,7 +95,8 @@ static __always_inline bool atoll_kring_send_one(struct atoll_kring *k, u16 type
 		 */
 		if (unlikely(ticket - smp_load_acquire(&k->tail_seen) >= k->slots))
 			return false;
-	} while (cmpxchg(&r->head, ticket, ticket + 1) != ticket);
+		/* A failed try gives the head it found. */
+	} while (!try_cmpxchg(&r->head, &ticket, ticket + 1));
 	s = atoll_kring_slot(k, ticket);
 	WRITE_ONCE(s->readers, readers);
 	memcpy(s->data, &head, sizeof(head));
