@@ -38,8 +38,9 @@ struct atoll_kmsg_link {
 	struct atoll_kring out;		/* Linux -> LWK */
 	struct atoll_kring in;		/* LWK -> Linux */
 	struct atoll_kreceiver rx;
-	spinlock_t rx_lock;		/* rx, buf, msg, why, broken */
+	spinlock_t rx_lock;		/* rx, buf, rx_buf, msg, why, broken */
 	u8 *buf;			/* ATOLL_KMSG_MAX_LEN bytes */
+	u8 *rx_buf;			/* buf while the ring is read, else NULL */
 	struct atoll_kmsg msg;		/* the message being handled (in buf) */
 	const char *why;		/* how the LWK broke the protocol */
 	u32 apic_id;			/* the LWK CPU that hears our messages */

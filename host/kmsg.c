@@ -62,6 +62,7 @@ int atoll_kmsg_link_init(struct atoll_enclave *e)
 	l->rx = (struct atoll_kreceiver){ .next = 0, .index = 0, .count = 1 };
 	l->apic_id = e->apic_ids[0];
 	l->broken = false;
+	l->rx_buf = l->buf;
 	spin_lock_irqsave(&links_lock, flags);
 	list_add_tail(&l->node, &links);
 	spin_unlock_irqrestore(&links_lock, flags);
@@ -84,6 +85,7 @@ void atoll_kmsg_link_exit(struct atoll_enclave *e)
 	spin_lock_irqsave(&l->rx_lock, flags);
 	buf = l->buf;
 	l->buf = NULL;
+	WRITE_ONCE(l->rx_buf, NULL);
 	spin_unlock_irqrestore(&l->rx_lock, flags);
 	vfree(buf);
 }
@@ -106,13 +108,26 @@ static noinline __cold int send_any(struct atoll_enclave *e, u16 type, const voi
 	return ret;
 }
 
+/* atoll_kmsg_send of what is not a full slot's payload. */
+static noinline int send_short(struct atoll_enclave *e, u16 type, const void *data, u32 len)
+{
+	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, len, 1)))
+		return send_any(e, type, data, len);
+	notify(&e->link);
+	return 0;
+}
+
 /*
  * Sends a message to e's LWK and interrupts it unless it polls; -EAGAIN
- * when the ring is full (nothing is overwritten). Any context.
+ * when the ring is full (nothing is overwritten). Any context. A full
+ * slot's payload is copied here, a known size: no registers to keep for
+ * a copy of any length (send_short).
  */
 int atoll_kmsg_send(struct atoll_enclave *e, u16 type, const void *data, u32 len)
 {
-	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, len, 1)))
+	if (len != ATOLL_KMSG_HEAD_DATA)
+		return send_short(e, type, data, len);
+	if (unlikely(!atoll_kring_send_one(&e->link.out, type, data, ATOLL_KMSG_HEAD_DATA, 1)))
 		return send_any(e, type, data, len);
 	notify(&e->link);
 	return 0;
@@ -145,7 +160,7 @@ u64 atoll_kmsg_word(const struct atoll_kmsg *m, u32 i)
 }
 EXPORT_SYMBOL_GPL(atoll_kmsg_word);
 
-static void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
+static __always_inline void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
 {
 	atoll_kmsg_handler fn = NULL;
 
@@ -156,6 +171,33 @@ static void dispatch(struct atoll_enclave *e, const struct atoll_kmsg *m)
 	else
 		pr_warn_ratelimited("atoll: enclave %s sent unknown message type %u; ignored\n",
 				    e->name, m->type);
+}
+
+/* receive() of what is not a one-slot message (its arguments made here, off the path). */
+static noinline __cold int receive_any(struct atoll_enclave *e)
+{
+	struct atoll_kmsg_link *l = &e->link;
+
+	return atoll_kring_receive_any(&l->in, &l->rx, l->rx_buf, &l->msg, &l->why);
+}
+
+/*
+ * The next message from e's LWK into its link's msg, as atoll_kring_receive
+ * (under rx_lock; the link's ring has one receiver, Linux).
+ */
+static __always_inline int receive(struct atoll_enclave *e)
+{
+	struct atoll_kmsg_link *l = &e->link;
+	/* rx_buf: one test says the link is up and its ring not broken. */
+	u8 *buf = l->rx_buf;
+	int ret;
+
+	if (unlikely(!buf))
+		return 0;
+	ret = atoll_kring_receive_one(&l->in, &l->rx, buf, &l->msg, true);
+	if (unlikely(ret == -E2BIG))
+		return receive_any(e);
+	return ret;
 }
 
 /*
@@ -173,18 +215,23 @@ void atoll_kmsg_poll(struct atoll_enclave *e)
 	/* spin_lock_irqsave, with the interrupts masked inline. */
 	local_irq_save(flags);
 	spin_lock(&l->rx_lock);
-	while (l->buf && !l->broken) {
-		ret = atoll_kring_receive(&l->in, &l->rx, l->buf, &l->msg, &l->why);
-		if (!ret)
-			break;
-		any = true;
-		if (ret < 0) {
-			l->broken = true;
-			pr_err("atoll: enclave %s broke the message protocol (%s); nothing more is read from it\n",
-			       e->name, l->why);
-			break;
-		}
+	/*
+	 * The first message before the loop: what the loop keeps in
+	 * registers is set up after its handler, not on its path.
+	 */
+	ret = receive(e);
+	if (ret > 0) {
 		dispatch(e, &l->msg);
+		any = true;
+		while ((ret = receive(e)) > 0)
+			dispatch(e, &l->msg);
+	}
+	if (unlikely(ret < 0)) {
+		any = true;
+		WRITE_ONCE(l->broken, true);
+		WRITE_ONCE(l->rx_buf, NULL);
+		pr_err("atoll: enclave %s broke the message protocol (%s); nothing more is read from it\n",
+		       e->name, l->why);
 	}
 	spin_unlock(&l->rx_lock);
 	local_irq_restore(flags);
@@ -201,7 +248,7 @@ bool atoll_kmsg_waiting(struct atoll_enclave *e)
 {
 	struct atoll_kmsg_link *l = &e->link;
 
-	return l->buf && !READ_ONCE(l->broken) && atoll_kring_ready(&l->in, &l->rx);
+	return READ_ONCE(l->rx_buf) && atoll_kring_ready(&l->in, &l->rx);
 }
 EXPORT_SYMBOL_GPL(atoll_kmsg_waiting);
 

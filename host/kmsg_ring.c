@@ -189,6 +189,7 @@ int atoll_kring_receive_any(struct atoll_kring *k, struct atoll_kreceiver *rx, v
 	else
 		atoll_kring_release_shared(k, atoll_kring_slot(k, ticket));
 	m->type = head.type;
+	m->slots = n;
 	m->len = len;
 	m->data = buf;
 	return 1;

@@ -32,9 +32,16 @@ struct atoll_kreceiver {
 /* A received message; data is valid only during the handler. */
 struct atoll_kmsg {
 	u16 type;
+	u16 slots;		/* its slots: type, slots and len are its head */
 	u32 len;
 	const u8 *data;
 };
+
+/* A one-slot message's m gets its head in one store. */
+static_assert(offsetof(struct atoll_kmsg, type) == offsetof(struct atoll_kmsg_head, type) &&
+	      offsetof(struct atoll_kmsg, slots) == offsetof(struct atoll_kmsg_head, slots) &&
+	      offsetof(struct atoll_kmsg, len) == offsetof(struct atoll_kmsg_head, len) &&
+	      sizeof(struct atoll_kmsg_head) == sizeof(u64));
 
 /* The ring protocol, as kernel/logic/src/kmsg implements it for the LWK. */
 void atoll_kring_attach(struct atoll_kring *k, void *mem, u32 slots);
@@ -79,8 +86,8 @@ static __always_inline bool atoll_kring_send_one(struct atoll_kring *k, u16 type
 	if (unlikely(len > ATOLL_KMSG_HEAD_DATA || (u16)(type - 1) >= ATOLL_KMSG_MAX_TYPES - 1 ||
 		     readers - 1 >= ATOLL_KMSG_MAX_READERS))
 		return false;
+	ticket = READ_ONCE(r->head);
 	do {
-		ticket = READ_ONCE(r->head);
 		/*
 		 * Room as our last look at tail says (acquire: pairs with the
 		 * release made after a read of tail); if none, the shared tail
@@ -88,7 +95,8 @@ static __always_inline bool atoll_kring_send_one(struct atoll_kring *k, u16 type
 		 */
 		if (unlikely(ticket - smp_load_acquire(&k->tail_seen) >= k->slots))
 			return false;
-	} while (cmpxchg(&r->head, ticket, ticket + 1) != ticket);
+		/* A failed try gives the head it found. */
+	} while (!try_cmpxchg(&r->head, &ticket, ticket + 1));
 	s = atoll_kring_slot(k, ticket);
 	WRITE_ONCE(s->readers, readers);
 	memcpy(s->data, &head, sizeof(head));
@@ -112,12 +120,13 @@ static __always_inline int atoll_kring_send(struct atoll_kring *k, u16 type, con
 }
 
 /*
- * Copies the next message into buf (ATOLL_KMSG_MAX_LEN bytes) and fills m:
- * 1 when there was one, 0 when there is none (or it is still being
- * written), -EPROTO when the ring breaks the protocol (*why says how).
+ * atoll_kring_receive of a one-slot message; -E2BIG (nothing done) when
+ * the next message is not one: atoll_kring_receive_any then takes it.
+ * unicast: rx is the ring's only receiver (rx->count is 1).
  */
-static __always_inline int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx,
-					       void *buf, struct atoll_kmsg *m, const char **why)
+static __always_inline int atoll_kring_receive_one(struct atoll_kring *k,
+						   struct atoll_kreceiver *rx, void *buf,
+						   struct atoll_kmsg *m, bool unicast)
 {
 	u32 ticket = rx->next;
 	struct atoll_kmsg_slot *s = atoll_kring_slot(k, ticket);
@@ -137,19 +146,34 @@ static __always_inline int atoll_kring_receive(struct atoll_kring *k, struct ato
 	 */
 	memcpy(&head, s->data, sizeof(head));
 	if (unlikely(ror64((head >> 16) - 1, 16) > ATOLL_KMSG_HEAD_DATA))
-		return atoll_kring_receive_any(k, rx, buf, m, why);
+		return -E2BIG;
 	/* The whole slot's payload bytes, a copy of known size (past len: unread). */
 	memcpy(buf, s->data + sizeof(head), ATOLL_KMSG_HEAD_DATA);
 	rx->next = ticket + 1;
-	if (likely(rx->count == 1))
+	if (unicast || likely(rx->count == 1))
 		/* The only reader: the slot is free once copied. */
 		smp_store_release(&k->ring->tail, ticket + 1);
 	else
 		atoll_kring_release_shared(k, s);
-	m->type = (u16)head;
-	m->len = head >> 32;
+	/* type, slots, len: the head as it came, one store. */
+	memcpy(m, &head, sizeof(head));
 	m->data = buf;
 	return 1;
+}
+
+/*
+ * Copies the next message into buf (ATOLL_KMSG_MAX_LEN bytes) and fills m:
+ * 1 when there was one, 0 when there is none (or it is still being
+ * written), -EPROTO when the ring breaks the protocol (*why says how).
+ */
+static __always_inline int atoll_kring_receive(struct atoll_kring *k, struct atoll_kreceiver *rx,
+					       void *buf, struct atoll_kmsg *m, const char **why)
+{
+	int ret = atoll_kring_receive_one(k, rx, buf, m, false);
+
+	if (unlikely(ret == -E2BIG))
+		return atoll_kring_receive_any(k, rx, buf, m, why);
+	return ret;
 }
 
 /* Whether receiver r says it polls (a sender then needs no interrupt). */

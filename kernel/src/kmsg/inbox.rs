@@ -6,14 +6,14 @@ use alloc::boxed::Box;
 use alloc::vec;
 use atoll_abi::KMSG_MAX_LEN;
 use core::sync::atomic::{fence, AtomicBool, AtomicU32, Ordering};
-use lwk_logic::kmsg::{self as rings, Received, Receiver};
+use lwk_logic::kmsg::{self as rings, Ready, Received, Receiver};
 use spin::mutex::SpinMutex;
 
 use super::handlers::handle;
 use super::message::Message;
 use super::outbox::Outbox;
 use super::peer::Peer;
-use super::ring::SharedRing;
+use super::ring::{SharedRing, Slot};
 
 struct State {
     receiver: Receiver,
@@ -70,21 +70,30 @@ impl Inbox {
     }
 
     /// Whether a message waits (its first slot is stamped).
+    #[cfg(feature = "testing")]
     #[inline]
     pub fn waiting(&self) -> bool {
-        !self.broken.load(Ordering::Relaxed)
-            && rings::is_ready(&self.ring, self.expected.load(Ordering::Acquire))
+        self.ready().is_some()
+    }
+
+    /// The message that waits, if one does.
+    #[inline(always)]
+    fn ready(&self) -> Option<Ready<Slot>> {
+        if self.broken.load(Ordering::Relaxed) {
+            return None;
+        }
+        rings::ready(&self.ring, self.expected.load(Ordering::Acquire))
     }
 
     /// Hands every waiting message to the handler of its type; `link`, if
     /// any, is the one answers go back on.
     #[inline]
     pub fn drain(&self, link: Option<&Outbox>) {
-        while self.waiting() {
+        while let Some(ready) = self.ready() {
             let Some(mut s) = self.state.try_lock() else {
                 return; // its holder looks again after letting go
             };
-            self.drain_locked(&mut s, link);
+            self.drain_locked(&mut s, link, ready);
             drop(s);
             // A message that came after the holder's last look, while a
             // drain that saw it found the lock taken: look again. SeqCst:
@@ -93,25 +102,39 @@ impl Inbox {
         }
     }
 
-    fn drain_locked(&self, s: &mut State, link: Option<&Outbox>) {
+    /// Receives from `ready`, the message seen written before the lock.
+    fn drain_locked(&self, s: &mut State, link: Option<&Outbox>, ready: Ready<Slot>) {
         let State { receiver, buf } = s;
-        loop {
-            let received = receiver.receive(&self.ring, &mut buf[..]);
-            self.expected.store(receiver.next_ticket(), Ordering::Release);
-            match received {
-                Received::Empty => return,
-                Received::Message { kind, len } => {
-                    handle(&Message { from: self.from, kind, data: &buf[..len], link })
-                }
-                Received::Broken(why) => {
-                    hal::println!(
-                        "kmsg: the ring from {:?} is broken ({}); ignoring it",
-                        self.from,
-                        why
-                    );
-                    self.broken.store(true, Ordering::Relaxed);
-                    return;
-                }
+        let first = receiver.receive_ready(&self.ring, &mut buf[..], ready);
+        if self.handled(first, receiver, buf, link) {
+            while self.handled(receiver.receive(&self.ring, &mut buf[..]), receiver, buf, link) {}
+        }
+    }
+
+    /// Hands what was received to its handler; false when nothing more is.
+    #[inline(always)]
+    fn handled(
+        &self,
+        received: Received,
+        receiver: &Receiver,
+        buf: &[u8; KMSG_MAX_LEN],
+        link: Option<&Outbox>,
+    ) -> bool {
+        self.expected.store(receiver.next_ticket(), Ordering::Release);
+        match received {
+            Received::Empty => false,
+            Received::Message { kind, len } => {
+                handle(&Message { from: self.from, kind, data: &buf[..len], link });
+                true
+            }
+            Received::Broken(why) => {
+                hal::println!(
+                    "kmsg: the ring from {:?} is broken ({}); ignoring it",
+                    self.from,
+                    why
+                );
+                self.broken.store(true, Ordering::Relaxed);
+                false
             }
         }
     }

@@ -6,6 +6,7 @@
 #ifndef ATOLL_SHIM_KERNEL_H
 #define ATOLL_SHIM_KERNEL_H
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +28,10 @@ typedef int64_t s64;
 	__atomic_compare_exchange_n((p), &__old, (new), false,		\
 				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);	\
 	__old; })
+/* *old is updated to what was there when it fails. */
+#define try_cmpxchg(p, old, new)					\
+	__atomic_compare_exchange_n((p), (old), (new), false,		\
+				    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)
 
 #define likely(x)		__builtin_expect(!!(x), 1)
 #define unlikely(x)		__builtin_expect(!!(x), 0)

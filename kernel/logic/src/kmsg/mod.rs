@@ -94,7 +94,19 @@ pub const fn slots_for(len: usize) -> u32 {
 /// when slots is 1 and len at most 48.
 #[inline(always)]
 pub const fn one_slot(head: u64) -> bool {
-    (head >> 16).wrapping_sub(1).rotate_right(16) <= KMSG_HEAD_DATA as u64
+    one_slot_len(head).is_some()
+}
+
+/// `one_slot`, giving the message's length (then at most `KMSG_HEAD_DATA`,
+/// which the compiler sees: no bounds check on it later).
+#[inline(always)]
+const fn one_slot_len(head: u64) -> Option<usize> {
+    let len = (head >> 16).wrapping_sub(1).rotate_right(16);
+    if len <= KMSG_HEAD_DATA as u64 {
+        Some(len as usize)
+    } else {
+        None
+    }
 }
 
 /// Sends one message read by `readers` receivers (1 for unicast); returns
@@ -128,6 +140,32 @@ pub fn send<M: RingMemory>(
     // Last: everything above is visible before a receiver sees the stamp.
     slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
     Ok(ticket)
+}
+
+/// `send` of a full slot's payload (a copy of known size: a few moves)
+/// when it is valid and the last look at tail says there is room; None,
+/// nothing done, if not: then `send` sends it or says why not. Inline and
+/// without calls, so its callers keep no registers for it.
+#[inline(always)]
+pub fn send_full<M: RingMemory>(
+    ring: &M,
+    kind: u16,
+    payload: &[u8; KMSG_HEAD_DATA],
+    readers: u32,
+) -> Option<u32> {
+    let valid = (1..KMSG_MAX_TYPES).contains(&(kind as usize))
+        && (1..=KMSG_MAX_READERS as u32).contains(&readers);
+    if !valid {
+        return None;
+    }
+    let ticket = claim(ring, 1).ok()?;
+    let slot = ring.slot(ticket);
+    slot.readers().store(readers, Ordering::Relaxed);
+    slot.write_data(0, &encode_head(kind, 1, KMSG_HEAD_DATA as u32));
+    slot.write_data(8, payload);
+    // Last: everything above is visible before a receiver sees the stamp.
+    slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
+    Some(ticket)
 }
 
 /// A payload shorter than one slot's, into `slot` (not inlined: the copy of
@@ -215,8 +253,22 @@ pub fn needs_interrupt<M: RingMemory>(ring: &M, r: u32) -> bool {
 /// Receivers look at the slot, not at `head`: the slot's cache line comes
 /// to them once, with the message in it, and `head` stays with the senders.
 pub fn is_ready<M: RingMemory>(ring: &M, ticket: u32) -> bool {
+    ready(ring, ticket).is_some()
+}
+
+/// A message seen written: its ticket and first slot (`ready`).
+pub struct Ready<S> {
+    ticket: u32,
+    slot: S,
+}
+
+/// The message with `ticket`, if it is written (as `is_ready`).
+#[inline(always)]
+pub fn ready<M: RingMemory>(ring: &M, ticket: u32) -> Option<Ready<M::Slot<'_>>> {
+    let slot = ring.slot(ticket);
     // Acquire: pairs with the sender's release of the stamp.
-    ring.slot(ticket).stamp().load(Ordering::Acquire) == ticket.wrapping_add(1)
+    (slot.stamp().load(Ordering::Acquire) == ticket.wrapping_add(1))
+        .then_some(Ready { ticket, slot })
 }
 
 /// One receiver's place in a ring. It lives in the receiver's own memory,
@@ -262,25 +314,56 @@ impl Receiver {
         if slot.stamp().load(Ordering::Acquire) != ticket.wrapping_add(1) {
             return Received::Empty; // nothing, or claimed and still being written
         }
+        self.take(ring, slot, ticket, buf)
+    }
+
+    /// `receive`, when the caller saw a message written (`ready`) while
+    /// it might not hold this receiver: if that message is still the next,
+    /// its stamp is not read again (a sender never unstamps a slot it has
+    /// not got back, and a hostile one could change it meanwhile anyway).
+    #[inline(always)]
+    pub fn receive_ready<'r, M: RingMemory>(
+        &mut self,
+        ring: &'r M,
+        buf: &mut [u8],
+        ready: Ready<M::Slot<'r>>,
+    ) -> Received {
+        if self.next != ready.ticket {
+            return self.receive(ring, buf);
+        }
+        self.take(ring, ready.slot, ready.ticket, buf)
+    }
+
+    /// The message at `ticket`, whose stamp says it is written.
+    #[inline(always)]
+    fn take<M: RingMemory>(
+        &mut self,
+        ring: &M,
+        slot: M::Slot<'_>,
+        ticket: u32,
+        buf: &mut [u8],
+    ) -> Received {
         let mut head = [0u8; 8];
         slot.read_data(0, &mut head);
         let head = u64::from_le_bytes(head);
-        let n = match buf.first_chunk_mut::<KMSG_HEAD_DATA>() {
+        let (n, len) = match (buf.first_chunk_mut::<KMSG_HEAD_DATA>(), one_slot_len(head)) {
             // One slot, as its length says (most messages): the whole of its
             // payload bytes, a copy of known size (those past `len` are not
             // the message's and go unread).
-            Some(first) if one_slot(head) => {
+            (Some(first), Some(len)) => {
                 slot.read_data(8, first);
-                1
+                (1, len)
             }
+            // read_slots checked len; min says so to the compiler (no
+            // bounds check when the caller slices its buffer).
             _ => match read_slots(ring, ticket, head, buf) {
-                Ok(n) => n,
+                Ok(n) => (n, ((head >> 32) as usize).min(KMSG_MAX_LEN)),
                 Err(why) => return Received::Broken(why),
             },
         };
         self.next = ticket.wrapping_add(n);
         self.release(ring, &slot);
-        Received::Message { kind: head as u16, len: (head >> 32) as usize }
+        Received::Message { kind: head as u16, len }
     }
 
     /// This receiver is done with the message starting in `slot`.

@@ -347,3 +347,49 @@ fn garbage_in_the_ring_is_refused_never_trusted() {
     assert!(broken > 100, "garbage was detected {broken} times");
     assert!(messages > 0, "well-formed messages in garbage still arrive");
 }
+
+#[test]
+fn a_message_seen_ready_is_received_once() {
+    let ring = TestRing::new(16);
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    assert!(ready(&*ring, 0).is_none(), "nothing sent yet");
+    for seq in 0..2 {
+        send(&*ring, 3, &check_message(1, seq, 8), 1).unwrap();
+    }
+    let seen = ready(&*ring, 0).expect("the first is written");
+    let Received::Message { kind: 3, len } = r.receive_ready(&*ring, &mut buf, seen) else {
+        panic!("the message seen ready was not received");
+    };
+    assert_eq!(verify(&buf[..len]), (1, 0));
+    // Seen before the receiver moved on: the next message, not that one again.
+    let stale = ready(&*ring, 0);
+    assert!(stale.is_some(), "its stamp stays until the slot is reused");
+    let Received::Message { len, .. } = r.receive_ready(&*ring, &mut buf, stale.unwrap()) else {
+        panic!("the next message was not received");
+    };
+    assert_eq!(verify(&buf[..len]), (1, 1));
+    assert_eq!(r.receive_ready(&*ring, &mut buf, ready(&*ring, 1).unwrap()), Received::Empty);
+}
+
+#[test]
+fn full_slots_go_inline_or_not_at_all() {
+    let ring = TestRing::new(16);
+    let mut m = [0u8; KMSG_HEAD_DATA];
+    m.copy_from_slice(&check_message(4, 0, KMSG_HEAD_DATA - KMSG_CHECK_HEAD));
+    assert_eq!(send_full(&*ring, 0, &m, 1), None, "type 0");
+    assert_eq!(send_full(&*ring, KMSG_MAX_TYPES as u16, &m, 1), None, "a type too big");
+    assert_eq!(send_full(&*ring, 5, &m, 0), None, "no readers");
+    let mut sent = 0;
+    while let Some(ticket) = send_full(&*ring, 5, &m, 1) {
+        assert_eq!(ticket, sent);
+        sent += 1;
+    }
+    assert_eq!(sent, 16, "None once full, nothing overwritten");
+    let mut r = Receiver::new(0, 1);
+    let mut buf = vec![0u8; KMSG_MAX_LEN];
+    for _ in 0..sent {
+        assert_eq!(receive_one(&ring, &mut r, &mut buf), (5, KMSG_HEAD_DATA));
+        assert_eq!(verify(&buf[..KMSG_HEAD_DATA]), (4, 0));
+    }
+}
