@@ -457,6 +457,12 @@
 // (struct atoll_xemem_io *) -> 0 or -errno.
 #define ATOLL_SYS_XEMEM 1002
 
+// Where a kernel-mode program (`atoll run --hrt`) calls for its system
+// calls instead of SYSCALL: CALL it with the number and arguments in
+// SYSCALL's registers; the result comes in rax, and rcx and r11 are
+// clobbered, as by SYSCALL. EPERM in ring 3 (ENOSYS on Linux).
+#define ATOLL_SYS_HRT_DIRECT_CALL 1003
+
 #define ATOLL_XEMEM_NAME_LEN 64
 
 // vaddr, size, mode, name ("": none) -> segid.

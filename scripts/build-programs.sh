@@ -53,6 +53,7 @@ case $what in tests|all)
     cc openmp $OMP "$T/openmp.c"
     cc omp_resize $OMP "$T/omp_resize.c"
     cc msgping -I "$ROOT/abi" "$T/msgping.c"
+    cc direct_call -pthread -I "$ROOT/abi" "$T/direct_call.c"
     cc not_yours -I "$ROOT/abi" "$T/not_yours.c"
     # XEMEM's library as a user builds against it: static, and shared beside the program.
     "$ROOT/scripts/build-xemem.sh" "$ROOT/build"

@@ -3,7 +3,9 @@ program at CPL 0 in an enclave created with `--hrt`. Its code and its
 threads' read CS's privilege level 0 (3 without --hrt, in the same
 enclave); interrupts never write its red zone; static and dynamic
 programs, threads, OpenMP, signals, pipes, fork and exec behave as in
-ring 3 (the same lines as on Linux where the program prints them); faults
+ring 3 (the same lines as on Linux where the program prints them); its
+system calls also work by CALL into the LWK, restarts included
+(tests/programs/direct_call.c); faults
 end it with Linux's signal and leave the enclave usable; `atoll status`
 shows the mode. Only root runs such programs, unless root created the
 enclave with --hrt-users, which lets its owner too; an enclave created
@@ -21,6 +23,9 @@ atoll create --cpus 2 --mem 256M --name h --hrt > /dev/null || exit 9
 atoll status h | grep "kernel-mode programs"
 atoll run h -- /extra/cpl; echo "USER_CPL $?"
 atoll run h --hrt --threads 1 -- /extra/cpl; echo "KERNEL_CPL $?"
+/extra/direct_call | sed 's/^/LINUX /'
+atoll run h -- /extra/direct_call | sed 's/^/RING3 /'
+atoll run h --hrt -- /extra/direct_call; echo "DIRECT $?"
 atoll run h --hrt -- /extra/sleep > /tmp/sleep.out & S=$!
 for _ in $(seq 100); do grep -q sleeping /tmp/sleep.out && break; sleep 0.1; done
 atoll --json status h | grep '^{' | sed 's/^/STATUS_JSON /'
@@ -46,6 +51,12 @@ resources
     assert "cpl: main 0, thread 0" in out and "KERNEL_CPL 0" in out, out
     # Two threads sharing one CPU were switched while they spun.
     assert out.count("cpl: red zone words changed while spinning: 0, 0") == 2, out
+    # System calls by CALL, a restarted one too; none in ring 3.
+    assert "LINUX direct call: none (Function not implemented)" in out, out
+    assert "RING3 direct call: none (Operation not permitted)" in out, out
+    for line in ["direct call: getpid same", "direct call: write works", "direct call: write returned 25",
+                 "direct call: restarted read returned 1 (x) after 1 handler run(s)", "DIRECT 0"]:
+        assert line in out, out
     status = json.loads(re.search(r"^STATUS_JSON (.*)$", out, re.M).group(1))
     assert [(p["command"], p["mode"]) for p in status["programs"]] == [("sleep", "kernel")], status
     for p in ["hello", "dyn-hello", "pthreads", "openmp", "signals", "pipes", "fork", "exec"]:

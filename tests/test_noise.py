@@ -161,7 +161,12 @@ atoll destroy b > /dev/null || exit 18
     # handlers take less than the 20 us threshold, so make no detour.)
     listed = c["listed"]
     charged = [d for d in listed if d[2] > 0]
-    assert 0 < c["kernel_detours"] == len(charged), (summary, charged)
+    if len(listed) == c["detours"]:
+        assert 0 < c["kernel_detours"] == len(charged), (summary, charged)
+    else:
+        # A loaded host: more detours than the probe lists (NOISE_MAX_LISTED),
+        # and round trips stretched past them; the rest are counted only.
+        assert 0 < len(charged) <= c["kernel_detours"], (summary, charged)
     assert sum(d[2] for d in charged) <= c["interrupts"], (summary, charged)
     assert c["detours"] == c["kernel_detours"] + c["other_detours"], summary
     if len(listed) == c["detours"]:

@@ -659,6 +659,12 @@ pub struct MsgIo {
 ///
 /// (struct atoll_xemem_io *) -> 0 or -errno.
 pub const SYS_XEMEM: u64 = 1002;
+
+/// Where a kernel-mode program (`atoll run --hrt`) calls for its system
+/// calls instead of SYSCALL: CALL it with the number and arguments in
+/// SYSCALL's registers; the result comes in rax, and rcx and r11 are
+/// clobbered, as by SYSCALL. EPERM in ring 3 (ENOSYS on Linux).
+pub const SYS_HRT_DIRECT_CALL: u64 = 1003;
 pub const XEMEM_NAME_LEN: usize = 64;
 /// vaddr, size, mode, name ("": none) -> segid.
 pub const XEMEM_MAKE: u32 = 1;

@@ -10,12 +10,14 @@
  * Every vector arrives on an interrupt stack (IST, gdt.rs). NMI, double
  * fault and machine check stay on theirs. The others move at once to the
  * stack the CPU would have used: the thread's kernel stack (%gs:8) for a
- * program's code, in ring 3 or in the user half at CPL 0; for an interrupt
- * of the kernel, below the stack pointer it interrupted (the kernel keeps
- * no red zone), so that the interrupted code may be switched away from. An
- * exception in the kernel is reported and stops the CPU, from where it is.
- * A kernel-mode program's red zone, below its stack pointer, is never
- * written.
+ * program's code, in ring 3 or in the lower half at CPL 0, and for the
+ * kernel's while on a program's stack (the first instruction of the direct
+ * call's entry, before its stack is switched; the thread's kernel stack is
+ * empty then); for an interrupt of the kernel, below the stack pointer it
+ * interrupted (the kernel keeps no red zone), so that the interrupted code
+ * may be switched away from. An exception in the kernel is reported and
+ * stops the CPU, from where it is. Nothing is written below a kernel-mode
+ * program's stack pointer: its red zone is there, or a page not yet given.
  */
 .section .text
 .balign 16
@@ -45,6 +47,8 @@ isr_common:
     jmp 2f
 1:
     testb $0x80, 23(%rsp)      /* rip in the upper half: the kernel's code */
+    jz 2f
+    testb $0x80, 47(%rsp)      /* ... on a program's stack */
     jz 2f
     cmpq $32, (%rsp)
     jb isr_stay

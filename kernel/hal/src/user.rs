@@ -20,6 +20,8 @@ use crate::{cpu, gdt, percpu};
 
 /// `TrapFrame::vector` of a system call, outside the interrupt vectors.
 pub const SYSCALL_MARK: u64 = 0x100;
+/// `TrapFrame::vector` of a kernel-mode program's direct call.
+pub const DIRECT_CALL_MARK: u64 = 0x101;
 pub const USER_CODE_SELECTOR: u64 = gdt::USER_CODE as u64 | 3;
 pub const USER_DATA_SELECTOR: u64 = gdt::USER_DATA as u64 | 3;
 pub const KERNEL_CODE_SELECTOR: u64 = gdt::KERNEL_CODE as u64;
@@ -40,26 +42,27 @@ const SYSCALL_FMASK: u64 = (1 << 9) | (1 << 8) | (1 << 10) | (1 << 18);
 core::arch::global_asm!(
     include_str!("trapframe.S"),
     r#"
+// Onto the thread's kernel stack, with SYSCALL's rsp, rflags and the
+// program's selectors: the top of the frame.
+.macro atoll_syscall_frame_top ss, cs
+    mov %rsp, %gs:16
+    mov %gs:8, %rsp
+    pushq \ss
+    pushq %gs:16
+    push %r11
+    pushq \cs
+.endm
+
 .global atoll_syscall_entry
 atoll_syscall_entry:
     swapgs
-    mov %rsp, %gs:16
-    mov %gs:8, %rsp
-    pushq ${user_ss}
-    pushq %gs:16
-    push %r11
-    pushq ${user_cs}
+    atoll_syscall_frame_top ${user_ss}, ${user_cs}
     jmp 1f
 
 // A kernel-mode program's: its GS base is the kernel's already.
 .global atoll_kernel_mode_syscall_entry
 atoll_kernel_mode_syscall_entry:
-    mov %rsp, %gs:16
-    mov %gs:8, %rsp
-    pushq ${kernel_ss}
-    pushq %gs:16
-    push %r11
-    pushq ${kernel_cs}
+    atoll_syscall_frame_top ${kernel_ss}, ${kernel_cs}
 1:
     push %rcx
     pushq $0
@@ -96,6 +99,52 @@ atoll_iret_to_kernel_mode:
     add $16, %rsp
     iretq
 
+// A kernel-mode program's system call by CALL (SYS_HRT_DIRECT_CALL gives
+// this address). Nothing below its stack pointer is written (a page there
+// may not be there yet): interrupts off first, the flags saved on the
+// kernel stack (IF set again on the way out, as after SYSCALL), the frame
+// built as the SYSCALL entry's, with rcx = rip and r11 = rflags.
+.global atoll_direct_call_entry
+atoll_direct_call_entry:
+    cli
+    mov %rsp, %r11
+    mov %gs:8, %rsp
+    pushq ${kernel_ss}
+    lea 8(%r11), %rcx
+    push %rcx
+    pushfq
+    pushq ${kernel_cs}
+    mov (%r11), %rcx
+    mov 8(%rsp), %r11
+    push %rcx
+    pushq $0
+    pushq ${direct_mark}
+    push_general_registers
+    cld
+    mov %rsp, %rdi
+    mov {rip_offset}(%rsp), %r12
+    mov {rsp_offset}(%rsp), %r13
+    call syscall_from_user
+    // Back by RET only to where it was called from, with its return
+    // address still on its stack; else (a handler to run, a restart, a
+    // frame rt_sigreturn replaced) by IRETQ, which writes nothing below.
+    test %al, %al
+    jnz atoll_iret_to_kernel_mode
+    cmp {rip_offset}(%rsp), %r12
+    jne atoll_iret_to_kernel_mode
+    cmp {rsp_offset}(%rsp), %r13
+    jne atoll_iret_to_kernel_mode
+    andq $~0x200, {rflags_offset}(%rsp)
+    pop_general_registers
+    add $32, %rsp
+    popfq
+    mov (%rsp), %rsp
+    lea -8(%rsp), %rsp
+    // STI lets interrupts in after the next instruction: on the program's
+    // code, never while this stub is on its stack.
+    sti
+    ret
+
 .global atoll_enter_user
 atoll_enter_user:
     cli
@@ -109,13 +158,18 @@ atoll_enter_user:
     kernel_ss = const KERNEL_DATA_SELECTOR,
     kernel_cs = const KERNEL_CODE_SELECTOR,
     mark = const SYSCALL_MARK,
+    direct_mark = const DIRECT_CALL_MARK,
     cs_offset = const core::mem::offset_of!(TrapFrame, cs),
+    rip_offset = const core::mem::offset_of!(TrapFrame, rip),
+    rflags_offset = const core::mem::offset_of!(TrapFrame, rflags),
+    rsp_offset = const core::mem::offset_of!(TrapFrame, rsp),
     options(att_syntax)
 );
 
 extern "C" {
     fn atoll_syscall_entry();
     fn atoll_kernel_mode_syscall_entry();
+    fn atoll_direct_call_entry();
     fn atoll_enter_user(frame: *const TrapFrame) -> !;
 }
 
@@ -123,6 +177,17 @@ extern "C" {
 /// mode (and so which SYSCALL entry its LSTAR holds).
 static KERNEL_MODE: [AtomicBool; percpu::MAX_CPUS] =
     [const { AtomicBool::new(false) }; percpu::MAX_CPUS];
+
+/// Whether bits 63..47 of `a` are all equal (else no x86-64 address).
+fn canonical(a: u64) -> bool {
+    ((a as i64) << 16 >> 16) as u64 == a
+}
+
+/// Where a kernel-mode program calls for its system calls instead of
+/// SYSCALL (kernel text, which only CPL 0 may run).
+pub fn direct_call_entry() -> u64 {
+    atoll_direct_call_entry as *const () as u64
+}
 
 /// The code and stack selectors of the program thread running here.
 fn program_selectors() -> (u64, u64) {
@@ -172,11 +237,14 @@ extern "C" fn syscall_from_user(frame: &mut TrapFrame) -> bool {
     // with exactly this signature; the image does not link without it.
     let iret = unsafe { __atoll_syscall_handler(frame) };
     cpu::disable_interrupts();
-    // Whatever the handler did, the thread's mode with interrupts on and a
-    // user-half address: a non-canonical RIP would fault in ring 0 on either way out.
+    // Whatever the handler did, the thread's mode with interrupts on and
+    // addresses it may use: a non-canonical RIP would fault in ring 0 on
+    // either way out; ring 3 only has the lower half, a kernel-mode program
+    // either (a restarted direct call goes back to its kernel entry).
     frame.rflags |= USER_RFLAGS;
     (frame.cs, frame.ss) = program_selectors();
-    if !is_user_address(frame.rip) || !is_user_address(frame.rsp) {
+    let usable = |a: u64| if frame.cs & 3 == 3 { is_user_address(a) } else { canonical(a) };
+    if !usable(frame.rip) || !usable(frame.rsp) {
         frame.rip = 0;
     }
     iret

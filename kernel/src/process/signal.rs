@@ -195,10 +195,17 @@ fn restartable(result: SysResult) -> bool {
 }
 
 /// Re-executes system call `nr` (SYSCALL is two bytes; the arguments are
-/// still in their registers).
+/// still in their registers). A kernel-mode program's direct call is made
+/// again as if just called: its return address back on top of its stack,
+/// the kernel's entry next.
 fn restart_call(frame: &mut TrapFrame, nr: u64) {
     frame.rax = nr;
-    frame.rip -= 2;
+    if frame.vector == hal::user::DIRECT_CALL_MARK {
+        frame.rsp -= 8;
+        frame.rip = hal::user::direct_call_entry();
+    } else {
+        frame.rip -= 2;
+    }
 }
 
 // The frame: ucontext (uc_flags, uc_link, uc_stack: 3 words, the 256-byte

@@ -7,6 +7,7 @@ mod call;
 mod entry;
 mod file_map;
 mod files;
+mod hrt;
 mod mapping;
 mod memory;
 mod msg;
@@ -121,6 +122,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (atoll_abi::SYS_MSG_SEND, msg::msg_send),
     (atoll_abi::SYS_MSG_RECV, msg::msg_recv),
     (atoll_abi::SYS_XEMEM, xemem::xemem),
+    (atoll_abi::SYS_HRT_DIRECT_CALL, hrt::direct_call),
 ];
 
 const _: () = assert!(handlers_match_the_table(), "HANDLERS and atoll_abi::syscalls disagree");
