@@ -232,6 +232,9 @@ extern "Rust" {
 /// Returns true to leave by IRETQ (every register from the frame).
 #[no_mangle]
 extern "C" fn syscall_from_user(frame: &mut TrapFrame) -> bool {
+    // The entry pushed the selectors of the thread's mode (its LSTAR chose
+    // the entry); a frame the handler replaced keeps them.
+    let selectors = (frame.cs, frame.ss);
     // Interrupts stay masked until the handler knows the call may take long.
     // SAFETY: `syscall_handler!` defines this function in the kernel crate
     // with exactly this signature; the image does not link without it.
@@ -242,7 +245,7 @@ extern "C" fn syscall_from_user(frame: &mut TrapFrame) -> bool {
     // either way out; ring 3 only has the lower half, a kernel-mode program
     // either (a restarted direct call goes back to its kernel entry).
     frame.rflags |= USER_RFLAGS;
-    (frame.cs, frame.ss) = program_selectors();
+    (frame.cs, frame.ss) = selectors;
     let usable = |a: u64| if frame.cs & 3 == 3 { is_user_address(a) } else { canonical(a) };
     if !usable(frame.rip) || !usable(frame.rsp) {
         frame.rip = 0;
