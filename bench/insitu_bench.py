@@ -136,7 +136,9 @@ def main():
     one = cpus[0][0]
     config = {"ONE": one, "OTHERS": " ".join(str(c) for c in range(1, one)), "N": args.n, "STEPS": args.steps,
               "EVERY": args.every, "RUNS": args.runs, "ATTACH_BYTES": args.attach_bytes, "PINGS": args.pings}
-    output = boot_guest("insitu_bench", "insitu_guest.sh", config, cpus, args.timeout, args.quiet)
+    # A 1280 MiB enclave beside Linux's 1 GiB segment and its copy: more
+    # than the test VM's RAM (no page poisoning here, so booting stays quick).
+    output = boot_guest("insitu_bench", "insitu_guest.sh", config, cpus, args.timeout, args.quiet, mem_mb=4096)
     res = parse(output)
     text = table(res, config)
     print("\n" + text)

@@ -90,11 +90,11 @@ def run_vm(args, measured, alone, shared):
     return guest_vars, output
 
 
-def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet):
+def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet, mem_mb=None):
     """Runs bench/<guest_script> (a name, or names run as one script) in the
     test VM with bench/programs at /extra, the variables set first and the
     measured vCPUs pinned (cpus: plan_cpus's answer); its output, which must
-    end with "=== done"."""
+    end with "=== done". mem_mb: the guest's RAM, if not the test VM's."""
     measured, alone, shared = cpus
     with tempfile.TemporaryDirectory() as extra:
         print(f"{driver}: building bench/programs", flush=True)
@@ -108,7 +108,7 @@ def boot_guest(driver, guest_script, guest_vars, cpus, timeout, quiet):
         print(f"{driver}: booting the test VM", flush=True)
         stop = threading.Event()
         res = vm.run_vm(script, checks=False, extra_dir=extra, timeout=timeout, echo=not quiet,
-                        smp=measured[-1] + 1,
+                        smp=measured[-1] + 1, mem_mb=mem_mb or vm.MEM_MB,
                         qemu_args=["-name", f"atoll-{driver},debug-threads=on"],
                         on_start=lambda proc: threading.Thread(
                             target=pin_vcpus, args=(proc, measured, alone, shared, stop),

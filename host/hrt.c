@@ -39,7 +39,7 @@ int atoll_hrt_check_run(const struct atoll_enclave *e, u32 kernel_mode, char *er
 	if (capable(CAP_SYS_ADMIN) || (e->hrt == ATOLL_HRT_OWNER && atoll_may_use(e)))
 		return 0;
 	if (e->hrt == ATOLL_HRT_OWNER)
-		atoll_err(err, "only root and enclave %s's owner may run kernel-mode programs in it",
+		atoll_err(err, "only root and enclave %s's owner user and group may run kernel-mode programs in it",
 			  e->name);
 	else
 		atoll_err(err, "only root may run kernel-mode programs in enclave %s (it was created without --hrt-users)",

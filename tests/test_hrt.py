@@ -9,7 +9,8 @@ system calls also work by CALL into the LWK, restarts included
 end it with Linux's signal and leave the enclave usable; `atoll status`
 shows the mode. Only root runs such programs, unless root created the
 enclave with --hrt-users, which lets its owner too; an enclave created
-without --hrt refuses them (tests/programs/cpl.c)."""
+without --hrt refuses them; a ring-3 program may not signal a kernel-mode
+one (tests/programs/cpl.c)."""
 import json
 import re
 
@@ -29,6 +30,9 @@ atoll run h --hrt -- /extra/direct_call; echo "DIRECT $?"
 atoll run h --hrt -- /extra/sleep > /tmp/sleep.out & S=$!
 for _ in $(seq 100); do grep -q sleeping /tmp/sleep.out && break; sleep 0.1; done
 atoll --json status h | grep '^{' | sed 's/^/STATUS_JSON /'
+pid=$(atoll --json status h | sed -n 's/.*"pid":\([0-9]*\).*/\1/p')
+atoll run h -- /usr/bin/kill -0 "$pid"; echo "KILL FROM RING3 $?"
+atoll run h --hrt -- /usr/bin/kill -0 "$pid"; echo "KILL FROM KERNEL MODE $?"
 kill -INT $S; wait $S
 for p in hello dyn-hello pthreads openmp; do atoll run h --hrt -- /extra/$p > /dev/null; echo "RAN $p $?"; done
 for p in signals pipes fork exec; do
@@ -59,6 +63,9 @@ resources
         assert line in out, out
     status = json.loads(re.search(r"^STATUS_JSON (.*)$", out, re.M).group(1))
     assert [(p["command"], p["mode"]) for p in status["programs"]] == [("sleep", "kernel")], status
+    # A ring-3 program may not reach into a kernel-mode one.
+    assert re.search(r"kill: \(\d+\) - Operation not permitted", out) and "KILL FROM RING3 1" in out, out
+    assert "KILL FROM KERNEL MODE 0" in out, out
     for p in ["hello", "dyn-hello", "pthreads", "openmp", "signals", "pipes", "fork", "exec"]:
         assert f"RAN {p} 0" in out, f"{p} failed in kernel mode:\n{out}"
     for p in ["signals", "pipes", "fork", "exec"]:

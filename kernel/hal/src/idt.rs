@@ -44,9 +44,11 @@ pub struct TrapFrame {
 impl TrapFrame {
     /// True if a program's code was interrupted: in ring 3, or a
     /// kernel-mode program's at CPL 0 (the kernel runs in the upper half
-    /// only, programs in the lower half only).
+    /// only, programs in the lower half only), or the first instructions of
+    /// its direct call, still on its stack (isr.S decides the same way).
     pub fn from_program(&self) -> bool {
-        self.cs & 3 == 3 || crate::paging::is_user_address(self.rip)
+        use crate::paging::is_user_address;
+        self.cs & 3 == 3 || is_user_address(self.rip) || is_user_address(self.rsp)
     }
 }
 

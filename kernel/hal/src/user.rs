@@ -101,20 +101,23 @@ atoll_iret_to_kernel_mode:
 
 // A kernel-mode program's system call by CALL (SYS_HRT_DIRECT_CALL gives
 // this address). Nothing below its stack pointer is written (a page there
-// may not be there yet): interrupts off first, the flags saved on the
-// kernel stack (IF set again on the way out, as after SYSCALL), the frame
-// built as the SYSCALL entry's, with rcx = rip and r11 = rflags.
+// may not be there yet): interrupts off first, the return address read
+// while still on the program's stack (a fault there is the program's, as
+// `TrapFrame::from_program` says), the flags saved on the kernel stack (IF
+// set, as SYSCALL leaves it in r11), the frame built as the SYSCALL
+// entry's, with rcx = rip and r11 = rflags.
 .global atoll_direct_call_entry
 atoll_direct_call_entry:
     cli
+    mov (%rsp), %rcx
     mov %rsp, %r11
     mov %gs:8, %rsp
     pushq ${kernel_ss}
-    lea 8(%r11), %rcx
-    push %rcx
+    lea 8(%r11), %r11
+    push %r11
     pushfq
+    orq $0x200, (%rsp)
     pushq ${kernel_cs}
-    mov (%r11), %rcx
     mov 8(%rsp), %r11
     push %rcx
     pushq $0
@@ -125,9 +128,10 @@ atoll_direct_call_entry:
     mov {rip_offset}(%rsp), %r12
     mov {rsp_offset}(%rsp), %r13
     call syscall_from_user
-    // Back by RET only to where it was called from, with its return
-    // address still on its stack; else (a handler to run, a restart, a
-    // frame rt_sigreturn replaced) by IRETQ, which writes nothing below.
+    // Straight back only to where it was called from (rcx: the return
+    // address, as SYSCALL leaves it), reading nothing from its stack; else
+    // (a handler to run, a restart, a frame rt_sigreturn replaced) by
+    // IRETQ, which writes nothing below its stack pointer either.
     test %al, %al
     jnz atoll_iret_to_kernel_mode
     cmp {rip_offset}(%rsp), %r12
@@ -135,15 +139,15 @@ atoll_direct_call_entry:
     cmp {rsp_offset}(%rsp), %r13
     jne atoll_iret_to_kernel_mode
     andq $~0x200, {rflags_offset}(%rsp)
+    mov %r12, {rcx_offset}(%rsp)
     pop_general_registers
     add $32, %rsp
     popfq
     mov (%rsp), %rsp
-    lea -8(%rsp), %rsp
     // STI lets interrupts in after the next instruction: on the program's
-    // code, never while this stub is on its stack.
+    // code, never while this stub runs on its stack.
     sti
-    ret
+    jmp *%rcx
 
 .global atoll_enter_user
 atoll_enter_user:
@@ -163,6 +167,7 @@ atoll_enter_user:
     rip_offset = const core::mem::offset_of!(TrapFrame, rip),
     rflags_offset = const core::mem::offset_of!(TrapFrame, rflags),
     rsp_offset = const core::mem::offset_of!(TrapFrame, rsp),
+    rcx_offset = const core::mem::offset_of!(TrapFrame, rcx),
     options(att_syntax)
 );
 
@@ -189,9 +194,9 @@ pub fn direct_call_entry() -> u64 {
     atoll_direct_call_entry as *const () as u64
 }
 
-/// The code and stack selectors of the program thread running here.
-fn program_selectors() -> (u64, u64) {
-    if KERNEL_MODE[percpu::cpu_index()].load(Ordering::Relaxed) {
+/// The code and stack selectors of a program thread in `kernel_mode`.
+fn selectors(kernel_mode: bool) -> (u64, u64) {
+    if kernel_mode {
         (KERNEL_CODE_SELECTOR, KERNEL_DATA_SELECTOR)
     } else {
         (USER_CODE_SELECTOR, USER_DATA_SELECTOR)
@@ -280,12 +285,15 @@ pub(crate) fn init_this_cpu() {
     }
 }
 
-/// Leaves for the program with the registers in `frame`, in the running
-/// thread's mode; never returns. The frame must lie on the running
+/// Leaves for the program with the registers in `frame`, in `kernel_mode`
+/// (the thread's, passed in: a thread moved to another CPU meanwhile must
+/// not take that CPU's) with interrupts on (a frame copied from a direct
+/// call's has them off); never returns. The frame must lie on the running
 /// thread's kernel stack.
-pub fn enter(frame: &mut TrapFrame) -> ! {
+pub fn enter(frame: &mut TrapFrame, kernel_mode: bool) -> ! {
     debug_assert!(is_user_address(frame.rip) && is_user_address(frame.rsp));
-    (frame.cs, frame.ss) = program_selectors();
+    frame.rflags |= USER_RFLAGS;
+    (frame.cs, frame.ss) = selectors(kernel_mode);
     // SAFETY: the frame holds user-half addresses and the selectors of the
     // thread's mode; the kernel stack it lies on stays this thread's until
     // the next entry, which starts again from the stack top.

@@ -30,6 +30,7 @@ pub fn spawn_user_thread(
     let slot = p.take_slot().ok_or(EAGAIN)?;
     let cpu = p.pick_cpu();
     let process = p.clone();
+    let kernel_mode = p.kernel_mode;
     let t = Thread::new_user(
         &format!("pid {} tid {}", p.pid, tid),
         cpu,
@@ -45,7 +46,7 @@ pub fn spawn_user_thread(
                     u.cpu_time.leave_kernel();
                 }
             });
-            user::enter(&mut frame)
+            user::enter(&mut frame, kernel_mode)
         }),
         |stack_top| {
             alloc::boxed::Box::new(UserThread {

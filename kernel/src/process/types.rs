@@ -167,6 +167,14 @@ impl Process {
         p
     }
 
+    /// Whether `caller` may reach into this process (its memory, its
+    /// signals): a ring-3 program may not reach a kernel-mode one, which
+    /// would be running its own code at CPL 0 (whoever may run it there
+    /// the host decided; docs/hrt.md).
+    pub fn reachable_by(&self, caller: &Process) -> bool {
+        !self.kernel_mode || caller.kernel_mode
+    }
+
     /// The page tables' physical address, for the host.
     pub fn root(&self) -> u64 {
         self.root.get().phys()

@@ -46,6 +46,9 @@ fn transfer(c: &mut Call, write: bool) -> SysResult {
     let local = iovecs(c.process, local_at, local_count)?;
     let remote = iovecs(c.process, remote_at, remote_count)?;
     let target = programs::find(pid as u32).ok_or(ESRCH)?;
+    if !target.reachable_by(c.process) {
+        return Err(EPERM);
+    }
     let (mut l, mut r) = (Pieces::new(&local), Pieces::new(&remote));
     let mut done = 0u64;
     while let (Some((la, ln)), Some((ra, rn))) = (l.next_at(), r.next_at()) {

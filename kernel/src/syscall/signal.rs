@@ -137,6 +137,12 @@ pub fn kill(c: &mut Call) -> SysResult {
     if targets.is_empty() {
         return Err(ESRCH);
     }
+    // As Linux: those the caller may not signal are skipped, EPERM if all.
+    let targets: alloc::vec::Vec<_> =
+        targets.into_iter().filter(|t| t.reachable_by(c.process)).collect();
+    if targets.is_empty() {
+        return Err(EPERM);
+    }
     if sig != 0 {
         for t in &targets {
             signal::send_to_process(t, SigInfo::user(sig, SI_USER, c.process.pid));
