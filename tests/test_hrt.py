@@ -64,7 +64,7 @@ resources
     status = json.loads(re.search(r"^STATUS_JSON (.*)$", out, re.M).group(1))
     assert [(p["command"], p["mode"]) for p in status["programs"]] == [("sleep", "kernel")], status
     # A ring-3 program may not reach into a kernel-mode one.
-    assert re.search(r"kill: \(\d+\) - Operation not permitted", out) and "KILL FROM RING3 1" in out, out
+    assert re.search(r"kill: \(\d+\): Operation not permitted", out) and "KILL FROM RING3 1" in out, out
     assert "KILL FROM KERNEL MODE 0" in out, out
     for p in ["hello", "dyn-hello", "pthreads", "openmp", "signals", "pipes", "fork", "exec"]:
         assert f"RAN {p} 0" in out, f"{p} failed in kernel mode:\n{out}"
