@@ -99,7 +99,7 @@ impl Enclave {
             "resizes": self.resizes.iter().map(resize_json).collect::<Vec<_>>(),
             "owner": { "uid": self.owner.uid, "gid": self.owner.gid, "text": self.owner.text() },
             "serve_nice": self.serve_nice,
-            "kernel_mode_programs": crate::enclave::hrt_name(self.hrt),
+            "kernel_mode_programs": hrt_name(self.hrt),
             "yours": self.yours,
         })
     }

@@ -28,13 +28,14 @@ pub fn run(key: &str, json: bool) -> Result<()> {
 fn text(e: &Enclave) -> String {
     let ranges: Vec<String> = e.ranges.iter().map(format::hex_range).collect();
     format!(
-        "name: {}\nid: {}\nstate: {}\nowner: {}\n{}cpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
+        "name: {}\nid: {}\nstate: {}\nowner: {}\n{}{}cpus: {} ({} CPUs)\nmemory: {} MiB in {} ranges: {}\nlwk memory: {}\n\
          uptime: {} s\ncreated in: {}\n{}programs: {}",
         e.name,
         e.id,
         e.state_name(),
         e.owner.text(),
-        serving(e),
+        serve_nice(e),
+        kernel_mode_programs(e),
         format::cpu_list(&e.cpus),
         e.cpus.len(),
         format::mib(e.mem_bytes()),
@@ -49,14 +50,18 @@ fn text(e: &Enclave) -> String {
 }
 
 /// "servers' nice: N" when root set one at create, or nothing.
-fn serving(e: &Enclave) -> String {
-    let nice = match e.serve_nice {
+fn serve_nice(e: &Enclave) -> String {
+    match e.serve_nice {
         0 => String::new(),
         nice => format!("servers' nice: {nice}\n"),
-    };
+    }
+}
+
+/// Who may run kernel-mode programs, when root allowed them at create, or nothing.
+fn kernel_mode_programs(e: &Enclave) -> String {
     match e.hrt {
-        atoll_abi::HRT_NONE => nice,
-        hrt => format!("{nice}kernel-mode programs (--hrt): {}\n", crate::enclave::hrt_name(hrt)),
+        atoll_abi::HRT_NONE => String::new(),
+        hrt => format!("kernel-mode programs (--hrt): {}\n", crate::enclave::hrt_name(hrt)),
     }
 }
 

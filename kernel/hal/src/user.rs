@@ -9,7 +9,8 @@
 //! comes to an entry without SWAPGS, through the LSTAR its thread's
 //! `switch_in` set, and goes back by IRETQ (SYSRET only returns to ring 3).
 //! Which mode a thread runs in is its `UserCpuState`'s, never its frame's:
-//! the selectors are set from it on every way back.
+//! a system call returns with the selectors its entry pushed, and a new
+//! thread enters with its process's mode.
 
 use core::cell::UnsafeCell;
 use core::sync::atomic::{AtomicBool, Ordering};
@@ -425,10 +426,6 @@ impl UserCpuState {
             kernel_stack_top,
             kernel_mode,
         }
-    }
-
-    pub fn kernel_mode(&self) -> bool {
-        self.kernel_mode
     }
 
     /// arch_prctl(ARCH_SET_FS) on the running thread.

@@ -42,20 +42,12 @@ impl Outbox {
             Err(SendError::Invalid) => return Err(SendError::Invalid),
             sent => sent.map(|_| ()),
         };
-        self.notify();
-        sent
+        self.notify_sent().and(sent)
     }
 
-    /// Interrupts the peer unless it polls.
-    #[inline(always)]
-    fn notify(&self) {
-        if rings::needs_interrupt(&self.out, 0) {
-            let _ = self.interrupt();
-        }
-    }
-
-    /// `notify`, then Ok: the interrupt is a tail call, out of line, so a
-    /// send needs no stack frame (its interrupts-off section uses the stack).
+    /// Interrupts the peer unless it polls, then Ok: the interrupt is a tail
+    /// call, out of line, so a send needs no stack frame (its interrupts-off
+    /// section uses the stack).
     #[inline(always)]
     fn notify_sent(&self) -> Result<(), SendError> {
         if rings::needs_interrupt(&self.out, 0) {

@@ -127,19 +127,34 @@ pub fn send<M: RingMemory>(
     if payload.len() > KMSG_HEAD_DATA {
         return send_slots(ring, kind, payload, readers);
     }
-    // One slot (most messages): its head and payload, then its stamp.
+    // One slot (most messages).
     let ticket = claim(ring, 1)?;
-    let slot = ring.slot(ticket);
+    publish_one(&ring.slot(ticket), ticket, kind, readers, payload.len(), |slot| {
+        match <&[u8; KMSG_HEAD_DATA]>::try_from(payload) {
+            // A full slot: a copy of known size, a few moves.
+            Ok(full) => slot.write_data(8, full),
+            Err(_) => write_short(slot, payload),
+        }
+    });
+    Ok(ticket)
+}
+
+/// Fills the claimed slot of a one-slot message: readers, head, the
+/// payload (`write`), then its stamp.
+#[inline(always)]
+fn publish_one<S: RingSlot>(
+    slot: &S,
+    ticket: u32,
+    kind: u16,
+    readers: u32,
+    len: usize,
+    write: impl FnOnce(&S),
+) {
     slot.readers().store(readers, Ordering::Relaxed);
-    slot.write_data(0, &encode_head(kind, 1, payload.len() as u32));
-    match <&[u8; KMSG_HEAD_DATA]>::try_from(payload) {
-        // A full slot: a copy of known size, a few moves.
-        Ok(full) => slot.write_data(8, full),
-        Err(_) => write_short(&slot, payload),
-    }
+    slot.write_data(0, &encode_head(kind, 1, len as u32));
+    write(slot);
     // Last: everything above is visible before a receiver sees the stamp.
     slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
-    Ok(ticket)
 }
 
 /// `send` of a full slot's payload (a copy of known size: a few moves)
@@ -159,12 +174,9 @@ pub fn send_full<M: RingMemory>(
         return None;
     }
     let ticket = claim(ring, 1).ok()?;
-    let slot = ring.slot(ticket);
-    slot.readers().store(readers, Ordering::Relaxed);
-    slot.write_data(0, &encode_head(kind, 1, KMSG_HEAD_DATA as u32));
-    slot.write_data(8, payload);
-    // Last: everything above is visible before a receiver sees the stamp.
-    slot.stamp().store(ticket.wrapping_add(1), Ordering::Release);
+    publish_one(&ring.slot(ticket), ticket, kind, readers, KMSG_HEAD_DATA, |slot| {
+        slot.write_data(8, payload)
+    });
     Some(ticket)
 }
 
