@@ -98,10 +98,10 @@ PREFIX ?= /usr/local
 # The running kernel, unless KVER is given on the command line (elsewhere
 # KVER is the test VM's kernel).
 INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname -r))
-install: kernel cli xemem
+install: kernel cli xemem hrt
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint abi-header kernel module cli xemem unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
+.PHONY: all deps lint abi-header kernel module cli xemem hrt unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
 
 all: kernel module cli xemem
 
@@ -138,6 +138,11 @@ cli:
 # build/lib/libxpmem.a and build/lib/libxpmem.so.
 xemem:
 	scripts/build-xemem.sh build
+
+# The hybrid-runtime API for programs (docs/hrt.md): build/include/atoll/hrt.h,
+# build/lib/libatoll-hrt.a and build/lib/libatoll-hrt.so.
+hrt:
+	scripts/build-hrt.sh build
 
 # Style, checked in CI before anything is built. flake8 takes .flake8 and the
 # tracked files only (build/ holds others' Python). The kernel crates are

@@ -463,6 +463,54 @@
 // clobbered, as by SYSCALL. EPERM in ring 3 (ENOSYS on Linux).
 #define ATOLL_SYS_HRT_DIRECT_CALL 1003
 
+// The hybrid-runtime API's calls into the LWK (libatoll-hrt, docs/hrt.md):
+// (op, up to five arguments) -> a value or -errno. A ring-3 program makes
+// them by SYSCALL with this number and the op in rdi; a kernel-mode one
+// CALLs the address HRT_OP_ENTRY gives with the op and arguments in C's
+// registers (rdi, rsi, rdx, rcx, r8, r9), the result in rax.
+#define ATOLL_SYS_HRT 1004
+
+// () -> 0: nothing, what a call costs.
+#define ATOLL_HRT_OP_NULL 0
+
+// () -> the address of the direct entry; EPERM in ring 3.
+#define ATOLL_HRT_OP_ENTRY 1
+
+// () -> how many CPUs the program has (the API numbers them from 0).
+#define ATOLL_HRT_OP_CPUS 2
+
+// () -> the number of the CPU the calling thread runs on.
+#define ATOLL_HRT_OP_THIS_CPU 3
+
+// (cpu or HRT_ANY_CPU, rip, rsp, fs base, u32 *done) -> tid: a thread
+// bound to that CPU, entered at rip with rsp and rdi = rsp; at its end
+// `*done` becomes 0 and its waiters wake (as CLONE_CHILD_CLEARTID).
+#define ATOLL_HRT_OP_THREAD 4
+
+// () -> never returns: ends the calling thread.
+#define ATOLL_HRT_OP_EXIT 5
+
+// (u32 *word, expected) -> 0 once woken, EAGAIN if `*word` differs,
+// EINTR for a signal: sleeps as FUTEX_WAIT does.
+#define ATOLL_HRT_OP_WAIT 6
+
+// (u32 *word, how many, HRT_WAKE_*) -> how many woke: each woken thread's
+// CPU is kicked with an IPI.
+#define ATOLL_HRT_OP_WAKE 7
+
+// (1 to hold, 0 to release) -> 1 if it was held before, else 0: the
+// calling thread is not preempted while held (ring 3's interrupt-off
+// region), for at most HRT_HOLD_MAX_US at a time.
+#define ATOLL_HRT_OP_HOLD 8
+
+#define ATOLL_HRT_ANY_CPU 18446744073709551615ull
+
+// HRT_OP_WAKE: the woken thread runs next on its CPU, ahead of the
+// threads queued there and in place of the one running (a handler thread).
+#define ATOLL_HRT_WAKE_FIRST 1
+
+#define ATOLL_HRT_HOLD_MAX_US 10000
+
 #define ATOLL_XEMEM_NAME_LEN 64
 
 // vaddr, size, mode, name ("": none) -> segid.

@@ -4,7 +4,7 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads, callrate,
-#   openmp, fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
+#   openmp, hrt_api (with libatoll-hrt), fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
@@ -55,6 +55,9 @@ case $what in tests|all)
     cc msgping -I "$ROOT/abi" "$T/msgping.c"
     cc direct_call -pthread -I "$ROOT/abi" "$T/direct_call.c"
     cc not_yours -I "$ROOT/abi" "$T/not_yours.c"
+    # The hybrid-runtime API's library as a runtime builds against it.
+    "$ROOT/scripts/build-hrt.sh" "$ROOT/build"
+    cc hrt_api -I "$ROOT/build/include" "$T/hrt_api.c" "$ROOT/build/lib/libatoll-hrt.a"
     # XEMEM's library as a user builds against it: static, and shared beside the program.
     "$ROOT/scripts/build-xemem.sh" "$ROOT/build"
     X="-I $ROOT/build/include"

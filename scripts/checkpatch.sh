@@ -90,7 +90,7 @@ run_checkpatch "--strict (kernel code)" USLEEP_RANGE,ENOSYS --strict -- "${kerne
 # space (the typedef atomic_t, barrier macros), which checkpatch flags as new
 # typedefs and barriers without a comment.
 user=(tests/programs/*.c tests/programs/*.h bench/*.c bench/programs/*.c bench/programs/*.h
-    abi/atoll_msg.h slurm/*.c xemem/*.c xemem/*.h host/tests/*.c kernel/vdso/*.c)
+    abi/atoll_msg.h slurm/*.c xemem/*.c xemem/*.h hrt/*.c hrt/*.h hrt/include/atoll/*.h host/tests/*.c kernel/vdso/*.c)
 
 # Message types that do not apply to user-space C, each for one reason:
 #  VOLATILE            the kernel has READ_ONCE() and the like instead; in
@@ -113,11 +113,16 @@ user=(tests/programs/*.c tests/programs/*.h bench/*.c bench/programs/*.c bench/p
 #                      whose address another process reads.
 #  AVOID_EXTERNS       hello.c's __ehdr_start, the linker's symbol, has no
 #                      header.
+#  USE_NEGATIVE_ERRNO  libatoll-hrt returns errno values as pthreads does
+#                      (0 or EAGAIN), the convention its users know.
+#  NEW_TYPEDEFS        atoll/hrt.h's types are opaque handles and small
+#                      structs used as pthread_t and pthread_mutex_t are.
 #  ENOSYS              used in its one meaning: Linux answers it to the LWK's
 #                      own system calls, and atoll_msg.h and libxpmem then
 #                      use /dev/atoll's ioctls; the programs name it.
 user_ignore=VOLATILE,PREFER_DEFINED_ATTRIBUTE_MACRO,ARRAY_SIZE,EMBEDDED_FUNCTION_NAME
 user_ignore+=,SPLIT_STRING,MACRO_WITH_FLOW_CONTROL,STATIC_CONST_CHAR_ARRAY,AVOID_EXTERNS,ENOSYS
+user_ignore+=,USE_NEGATIVE_ERRNO,NEW_TYPEDEFS
 run_checkpatch "(user space)" "$user_ignore" -- "${user[@]}"
 
 exit "$status"

@@ -6,6 +6,8 @@
 #                                          beside the CLI, without --kernel
 #   PREFIX/include/atoll_abi.h, atoll_abi_gen.h (which it includes), atoll_msg.h,
 #   xpmem.h; PREFIX/lib/libxpmem.{a,so}    for programs that message or share memory
+#   PREFIX/include/atoll/hrt.h,
+#   PREFIX/lib/libatoll-hrt.{a,so}         the hybrid-runtime API (docs/hrt.md)
 #   PREFIX/lib/atoll/spank_atoll.so        the Slurm plugin (with Slurm's headers)
 #   /lib/modules/KVER/updates/atoll.ko     the module, built here for kernel KVER
 #   /lib/udev/rules.d/99-atoll.rules       /dev/atoll's mode
@@ -54,6 +56,11 @@ if [ -f "$ROOT/build/include/xpmem.h" ]; then
     put 644 "$ROOT/build/include/xpmem.h" "$prefix/include/xpmem.h"
     put 644 "$ROOT/build/lib/libxpmem.a" "$prefix/lib/libxpmem.a"
     put 755 "$ROOT/build/lib/libxpmem.so" "$prefix/lib/libxpmem.so"
+fi
+if [ -f "$ROOT/build/include/atoll/hrt.h" ]; then
+    put 644 "$ROOT/build/include/atoll/hrt.h" "$prefix/include/atoll/hrt.h"
+    put 644 "$ROOT/build/lib/libatoll-hrt.a" "$prefix/lib/libatoll-hrt.a"
+    put 755 "$ROOT/build/lib/libatoll-hrt.so" "$prefix/lib/libatoll-hrt.so"
 fi
 if [ -f /usr/include/slurm/spank.h ]; then
     make -s -C "$ROOT" slurm SLURM_OUT="$ROOT/build"

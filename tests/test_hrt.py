@@ -109,3 +109,40 @@ atoll create --cpus 1 --mem 128M --name x --hrt-users; echo "USERS WITHOUT HRT $
     assert out.count("cpl: main 0, thread 0") == 2, out
     assert "kernel-mode programs (--hrt): root and the owner" in out, out
     assert "--hrt" in out and "USERS WITHOUT HRT 2" in out, out
+
+
+API_PARTS = ["threads on every cpu: ok", "fork/join: ok", "condvar token ring: ok",
+             "active messages: ok", "broadcast exactly once per cpu: ok", "bad messages refused: ok",
+             "nested interrupt-off regions: ok", "hrt api: 0 failures"]
+
+
+def test_runtime_api_works_in_both_modes(vm, programs):
+    """The hybrid-runtime API (atoll/hrt.h, libatoll-hrt) with every count
+    checked (tests/programs/hrt_api.c), by direct calls at CPL 0 and by
+    system calls in ring 3, in one enclave; on Linux it says it is not in
+    an enclave. A program ended while its threads wait and its handler
+    threads sleep gives everything back."""
+    res = vm(RESOURCES + r'''
+resources
+/extra/hrt_api; echo "LINUX $?"
+atoll create --cpus 1-3 --mem 256M --name h --hrt > /dev/null || exit 9
+atoll run h -- /extra/hrt_api | sed 's/^/RING3 /'
+atoll run h --hrt -- /extra/hrt_api | sed 's/^/KERNEL /'
+atoll run h --hrt -- /extra/hrt_api wait > /tmp/killed.out & R=$!
+for _ in $(seq 300); do grep -q "hrt api: waiting" /tmp/killed.out && break; sleep 0.1; done
+atoll status h | grep -c hrt_api | sed 's/^/RUNNING /'
+kill -INT $R; wait $R; echo "INTERRUPTED $?"
+atoll run h --hrt -- /extra/hello; echo "AFTER $?"
+atoll destroy h > /dev/null || exit 10
+resources
+''', extra_dir=str(programs), timeout=600)
+    out = res.output
+    assert res.status == 0, out
+    assert "hrt: not in an Atoll enclave" in out and "LINUX 2" in out, out
+    assert "RING3 hrt api: user mode, 3 cpus, a null call returns 0" in out, out
+    assert "KERNEL hrt api: kernel mode, 3 cpus, a null call returns 0" in out, out
+    for mode in ["RING3", "KERNEL"]:
+        for part in API_PARTS:
+            assert f"{mode} {part}" in out, f"{mode}: {part!r} missing:\n{out}"
+    assert "RUNNING 1" in out and "INTERRUPTED 130" in out and "AFTER 0" in out, out
+    assert_nothing_lost(out)

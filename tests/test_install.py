@@ -25,6 +25,8 @@ def test_install_tree_works_in_the_vm(vm, tmp_path):
     for want in ["usr/local/bin/atoll", "usr/local/lib/atoll/atoll-kernel", "usr/local/include/atoll_abi.h",
                  "usr/local/include/atoll_abi_gen.h", "usr/local/include/atoll_msg.h",
                  "usr/local/include/xpmem.h", "usr/local/lib/libxpmem.a", "usr/local/lib/libxpmem.so",
+                 "usr/local/include/atoll/hrt.h", "usr/local/lib/libatoll-hrt.a",
+                 "usr/local/lib/libatoll-hrt.so",
                  "usr/local/lib/atoll/spank_atoll.so", f"lib/modules/{kver}/updates/atoll.ko",
                  "lib/udev/rules.d/99-atoll.rules", "usr/src/atoll-0.1.0/dkms.conf",
                  "usr/src/atoll-0.1.0/host/Kbuild", "usr/src/atoll-0.1.0/host/main.c",

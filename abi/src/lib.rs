@@ -665,6 +665,41 @@ pub const SYS_XEMEM: u64 = 1002;
 /// SYSCALL's registers; the result comes in rax, and rcx and r11 are
 /// clobbered, as by SYSCALL. EPERM in ring 3 (ENOSYS on Linux).
 pub const SYS_HRT_DIRECT_CALL: u64 = 1003;
+/// The hybrid-runtime API's calls into the LWK (libatoll-hrt, docs/hrt.md):
+/// (op, up to five arguments) -> a value or -errno. A ring-3 program makes
+/// them by SYSCALL with this number and the op in rdi; a kernel-mode one
+/// CALLs the address HRT_OP_ENTRY gives with the op and arguments in C's
+/// registers (rdi, rsi, rdx, rcx, r8, r9), the result in rax.
+pub const SYS_HRT: u64 = 1004;
+/// () -> 0: nothing, what a call costs.
+pub const HRT_OP_NULL: u64 = 0;
+/// () -> the address of the direct entry; EPERM in ring 3.
+pub const HRT_OP_ENTRY: u64 = 1;
+/// () -> how many CPUs the program has (the API numbers them from 0).
+pub const HRT_OP_CPUS: u64 = 2;
+/// () -> the number of the CPU the calling thread runs on.
+pub const HRT_OP_THIS_CPU: u64 = 3;
+/// (cpu or HRT_ANY_CPU, rip, rsp, fs base, u32 *done) -> tid: a thread
+/// bound to that CPU, entered at rip with rsp and rdi = rsp; at its end
+/// `*done` becomes 0 and its waiters wake (as CLONE_CHILD_CLEARTID).
+pub const HRT_OP_THREAD: u64 = 4;
+/// () -> never returns: ends the calling thread.
+pub const HRT_OP_EXIT: u64 = 5;
+/// (u32 *word, expected) -> 0 once woken, EAGAIN if `*word` differs,
+/// EINTR for a signal: sleeps as FUTEX_WAIT does.
+pub const HRT_OP_WAIT: u64 = 6;
+/// (u32 *word, how many, HRT_WAKE_*) -> how many woke: each woken thread's
+/// CPU is kicked with an IPI.
+pub const HRT_OP_WAKE: u64 = 7;
+/// (1 to hold, 0 to release) -> 1 if it was held before, else 0: the
+/// calling thread is not preempted while held (ring 3's interrupt-off
+/// region), for at most HRT_HOLD_MAX_US at a time.
+pub const HRT_OP_HOLD: u64 = 8;
+pub const HRT_ANY_CPU: u64 = 0xFFFF_FFFF_FFFF_FFFF;
+/// HRT_OP_WAKE: the woken thread runs next on its CPU, ahead of the
+/// threads queued there and in place of the one running (a handler thread).
+pub const HRT_WAKE_FIRST: u64 = 1;
+pub const HRT_HOLD_MAX_US: u64 = 10_000;
 pub const XEMEM_NAME_LEN: usize = 64;
 /// vaddr, size, mode, name ("": none) -> segid.
 pub const XEMEM_MAKE: u32 = 1;

@@ -5,7 +5,7 @@
 //! are tested against it), and the README's table is printed from it
 //! (`atoll syscalls`). A call missing here returns ENOSYS, reported once.
 
-use crate::{SYS_HRT_DIRECT_CALL, SYS_MSG_RECV, SYS_MSG_SEND, SYS_XEMEM};
+use crate::{SYS_HRT, SYS_HRT_DIRECT_CALL, SYS_MSG_RECV, SYS_MSG_SEND, SYS_XEMEM};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum How {
@@ -247,6 +247,7 @@ pub const SYSCALLS: &[(u64, &str, How)] = &[
     (SYS_MSG_RECV, "atoll_msg_recv", Local),
     (SYS_XEMEM, "atoll_xemem", Local),
     (SYS_HRT_DIRECT_CALL, "atoll_hrt_direct_call", Quick),
+    (SYS_HRT, "atoll_hrt", Local),
 ];
 
 /// How call `nr` is answered; None: not provided (ENOSYS).

@@ -80,6 +80,7 @@ fn kmain(info: BootInfo) -> ! {
         usermsg::init();
         process::launch::init(e.shared.0);
         process::xemem::init();
+        syscall::init();
         resize::init();
         noise::init();
         #[cfg(feature = "testing")]

@@ -150,6 +150,27 @@ atoll_direct_call_entry:
     sti
     jmp *%rcx
 
+// A kernel-mode program's call into the hybrid-runtime API
+// (libatoll-hrt): a plain C call, the op and arguments in rdi..r9, the
+// result in rax. It runs on the thread's kernel stack, interrupts on, as a
+// system call does, but builds no frame: the program's registers are C's
+// to keep (callee-saved ones by the callee). Nothing below the program's
+// stack pointer is written, and the way back is RET.
+.global atoll_hrt_call_entry
+atoll_hrt_call_entry:
+    cli
+    mov %rsp, %rax
+    mov %gs:8, %rsp
+    push %rax
+    sub $8, %rsp
+    sti
+    call hrt_call_from_program
+    cli
+    mov 8(%rsp), %rsp
+    // As in the direct call: interrupts back after the RET, on the program.
+    sti
+    ret
+
 .global atoll_enter_user
 atoll_enter_user:
     cli
@@ -176,6 +197,7 @@ extern "C" {
     fn atoll_syscall_entry();
     fn atoll_kernel_mode_syscall_entry();
     fn atoll_direct_call_entry();
+    fn atoll_hrt_call_entry();
     fn atoll_enter_user(frame: *const TrapFrame) -> !;
 }
 
@@ -193,6 +215,29 @@ fn canonical(a: u64) -> bool {
 /// SYSCALL (kernel text, which only CPL 0 may run).
 pub fn direct_call_entry() -> u64 {
     atoll_direct_call_entry as *const () as u64
+}
+
+/// The kernel's handler of the HRT API's calls: (op, arguments) -> value
+/// or -errno.
+pub type HrtCall = fn(u64, [u64; 5]) -> i64;
+static HRT_CALL: spin::Once<HrtCall> = spin::Once::new();
+
+/// Registers the handler `hrt_call_entry` calls.
+pub fn set_hrt_call(f: HrtCall) {
+    HRT_CALL.call_once(|| f);
+}
+
+/// Where a kernel-mode program CALLs the HRT API (atoll_hrt_call_entry).
+pub fn hrt_call_entry() -> u64 {
+    atoll_hrt_call_entry as *const () as u64
+}
+
+#[no_mangle]
+extern "C" fn hrt_call_from_program(op: u64, a0: u64, a1: u64, a2: u64, a3: u64, a4: u64) -> i64 {
+    match HRT_CALL.get() {
+        Some(f) => f(op, [a0, a1, a2, a3, a4]),
+        None => -38, // ENOSYS: no handler registered yet
+    }
 }
 
 /// The code and stack selectors of a program thread in `kernel_mode`.

@@ -70,7 +70,13 @@ impl FutexTable {
         if bitset == 0 {
             return Err(EINVAL);
         }
-        Ok(wake_locked(&mut self.queues.lock(), uaddr, n, bitset).into())
+        Ok(wake_locked(&mut self.queues.lock(), uaddr, n, bitset, false).into())
+    }
+
+    /// As `wake`, each woken thread running next on its core (the HRT
+    /// API's HRT_WAKE_FIRST).
+    pub fn wake_first(&self, uaddr: u64, n: u32) -> u32 {
+        wake_locked(&mut self.queues.lock(), uaddr, n, u32::MAX, true)
     }
 
     /// FUTEX_(CMP_)REQUEUE: wakes `n` waiters of `uaddr`, moves up to
@@ -92,7 +98,7 @@ impl FutexTable {
             }
             Ok(q)
         })?;
-        let woken = wake_locked(&mut q, uaddr, n, u32::MAX);
+        let woken = wake_locked(&mut q, uaddr, n, u32::MAX, false);
         let mut moved = 0;
         if uaddr != uaddr2 {
             if let Some(mut list) = q.remove(&uaddr) {
@@ -151,9 +157,9 @@ impl FutexTable {
             4 => o > c,
             _ => o >= c,
         };
-        let mut woken = wake_locked(&mut q, uaddr, n, u32::MAX);
+        let mut woken = wake_locked(&mut q, uaddr, n, u32::MAX, false);
         if pass {
-            woken += wake_locked(&mut q, uaddr2, n2, u32::MAX);
+            woken += wake_locked(&mut q, uaddr2, n2, u32::MAX, false);
         }
         Ok(woken.into())
     }

@@ -23,14 +23,19 @@ pub struct FutexTable {
 
 pub(super) type Queues = BTreeMap<u64, VecDeque<Arc<Waiter>>>;
 
-/// Wakes up to `n` waiters of `key` whose bitset meets `bitset`.
-pub(super) fn wake_locked(q: &mut Queues, key: u64, n: u32, bitset: u32) -> u32 {
+/// Wakes up to `n` waiters of `key` whose bitset meets `bitset`; `first`:
+/// each runs next on its core (`sched::wake_first`).
+pub(super) fn wake_locked(q: &mut Queues, key: u64, n: u32, bitset: u32, first: bool) -> u32 {
     let Some(list) = q.get_mut(&key) else { return 0 };
     let mut woken = 0;
     list.retain(|w| {
         if woken < n && w.bitset & bitset != 0 {
             w.woken.store(true, Ordering::Release);
-            sched::wake(&w.thread, true);
+            if first {
+                sched::wake_first(&w.thread);
+            } else {
+                sched::wake(&w.thread, true);
+            }
             woken += 1;
             false
         } else {

@@ -19,7 +19,8 @@
 //! program's end), call_slots (delegated calls posted and answered),
 //! deferred_server (a forked child's server made), delegate (a thread's
 //! delegated calls), thread (a program's threads: start, end, faults),
-//! exec (execve), launch (the host's requests), fork.
+//! hrt (the hybrid-runtime API's calls), exec (execve), launch (the host's
+//! requests), fork.
 
 mod area;
 pub mod call_slots;
@@ -37,6 +38,7 @@ mod family_tree;
 pub mod fork;
 mod futex;
 mod futex_queue;
+pub mod hrt;
 mod in_flight;
 pub mod itimer;
 pub mod itimer_thread;

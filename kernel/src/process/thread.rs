@@ -27,8 +27,31 @@ pub fn spawn_user_thread(
     signal_mask: u64,
     altstack: [u64; 3],
 ) -> Result<(), Errno> {
+    let start = Start { fs_base, clear_child_tid, tid, signal_mask, altstack };
+    spawn(p, None, frame, start)
+}
+
+/// What a new thread starts with besides its registers.
+pub struct Start {
+    pub fs_base: u64,
+    pub clear_child_tid: u64,
+    pub tid: u32,
+    pub signal_mask: u64,
+    pub altstack: [u64; 3],
+}
+
+/// Starts a thread bound to core `cpu` (its affinity: the HRT API's
+/// threads), or on the next of the program's cores.
+pub fn spawn(
+    p: &Arc<Process>,
+    bound: Option<usize>,
+    frame: TrapFrame,
+    start: Start,
+) -> Result<(), Errno> {
+    let Start { fs_base, clear_child_tid, tid, signal_mask, altstack } = start;
     let slot = p.take_slot().ok_or(EAGAIN)?;
-    let cpu = p.pick_cpu();
+    let cpu = bound.unwrap_or_else(|| p.pick_cpu());
+    let affinity = bound.map_or(0, |c| 1u64 << c);
     let process = p.clone();
     let kernel_mode = p.kernel_mode;
     let t = Thread::new_user(
@@ -57,7 +80,7 @@ pub fn spawn_user_thread(
                 clear_child_tid: AtomicU64::new(clear_child_tid),
                 robust_list: AtomicU64::new(0),
                 signal_mask: AtomicU64::new(signal_mask),
-                affinity: AtomicU64::new(0),
+                affinity: AtomicU64::new(affinity),
                 pending: Pending::new(),
                 saved_mask: SpinLock::new(None),
                 altstack: SpinLock::new(altstack),

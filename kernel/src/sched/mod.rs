@@ -33,7 +33,9 @@ use atoll_abi::{RESCHED_VECTOR, TIMER_VECTOR};
 pub use spawn::{JoinHandle, Spawn};
 pub(crate) use switch::request_resched;
 pub use switch::yield_now;
-pub use switch::{kick, migrate_current, move_thread, no_preempt, preempt_point, schedule, wake};
+pub use switch::{
+    hold, kick, migrate_current, move_thread, no_preempt, preempt_point, schedule, wake, wake_first,
+};
 #[cfg(feature = "testing")]
 pub use thread::State;
 pub use thread::Waiters;

@@ -112,6 +112,11 @@ pub fn move_thread(t: &Arc<Thread>, to: usize) {
 /// A thread is on one queue at most: one already queued (perhaps on the
 /// core it was moved away from, which hands it on) stays where it is.
 pub(super) fn enqueue(t: &Arc<Thread>, kick: bool) {
+    enqueue_at(t, kick, false);
+}
+
+/// As `enqueue`; `first`: ahead of the threads queued there.
+fn enqueue_at(t: &Arc<Thread>, kick: bool, first: bool) {
     if t.queued.swap(true, Ordering::AcqRel) {
         return;
     }
@@ -119,7 +124,11 @@ pub(super) fn enqueue(t: &Arc<Thread>, kick: bool) {
         let cpu = t.cpu();
         let mut q = CPUS[cpu].ready.lock();
         if !q.gone {
-            q.threads.push_back(t.clone());
+            if first {
+                q.threads.push_front(t.clone());
+            } else {
+                q.threads.push_back(t.clone());
+            }
             break cpu;
         }
         drop(q);
@@ -152,6 +161,21 @@ pub fn wake(t: &Arc<Thread>, kick: bool) {
     }
 }
 
+/// Makes a blocked thread run next on its core, ahead of the threads
+/// queued there and in place of the one running there now (at once on
+/// another core, which the IPI makes reschedule; here at the caller's
+/// next `schedule`). True if it was blocked.
+pub fn wake_first(t: &Arc<Thread>) -> bool {
+    if !t.try_unblock() {
+        return false;
+    }
+    enqueue_at(t, true, true);
+    if t.cpu() == hal::cpu_index() {
+        request_resched();
+    }
+    true
+}
+
 /// Makes `t` look at its state soon: woken if it is blocked, interrupted
 /// if it runs on another core (it checks on its way back to user mode).
 pub fn kick(t: &Arc<Thread>) {
@@ -178,7 +202,8 @@ pub fn preempt_point() {
         t.is_idle
             || (t.preemptive
                 && t.state() == State::Running
-                && t.no_preempt.load(Ordering::Relaxed) == 0)
+                && t.no_preempt.load(Ordering::Relaxed) == 0
+                && !holds(t))
     });
     if allowed {
         schedule();
@@ -203,6 +228,31 @@ impl Drop for NoPreempt {
         }
         cpu::restore_interrupts(irqs);
     }
+}
+
+/// How long a program may hold its core against preemption (`hold`).
+const HOLD_MAX_NS: u64 = atoll_abi::HRT_HOLD_MAX_US * 1000;
+
+/// The thread holds its core (`hold`), and not for longer than allowed.
+fn holds(t: &Thread) -> bool {
+    let since = t.held_since.load(Ordering::Relaxed);
+    since != 0 && hal::cpu::rdtsc().wrapping_sub(since) < hal::tsc::ns_to_cycles(HOLD_MAX_NS)
+}
+
+/// A program thread's interrupt-off region in ring 3 (docs/hrt.md): while
+/// held, the current thread is not preempted, up to HOLD_MAX_NS at a time
+/// so that no program keeps a core from the others. Releasing it lets a
+/// reschedule asked for meanwhile happen.
+/// Returns whether it was held before.
+pub fn hold(on: bool) -> bool {
+    let irqs = cpu::save_and_disable_interrupts();
+    let since = if on { hal::cpu::rdtsc().max(1) } else { 0 };
+    let was = with_current(|t| t.held_since.swap(since, Ordering::Relaxed)) != 0;
+    if !on {
+        preempt_point();
+    }
+    cpu::restore_interrupts(irqs);
+    was
 }
 
 /// Asks this core to reschedule on its way out of the interrupt.

@@ -49,6 +49,9 @@ pub struct ThreadOf<U: ?Sized> {
     pub(super) queued: AtomicBool,
     /// Sections that must stay on one core (`sched::no_preempt`).
     pub(super) no_preempt: AtomicU32,
+    /// A program's own hold on its core (`sched::hold`): the TSC when it
+    /// began, 0 when none.
+    pub(super) held_since: AtomicU64,
     /// Switched out while moving to another core: to queue there once off
     /// this one.
     pub(super) hand_over: AtomicBool,
@@ -85,6 +88,7 @@ impl<U: ?Sized> ThreadOf<U> {
             timer_cpu: AtomicUsize::new(NO_TIMER),
             queued: AtomicBool::new(false),
             no_preempt: AtomicU32::new(0),
+            held_since: AtomicU64::new(0),
             hand_over: AtomicBool::new(false),
             state: AtomicU8::new(State::Ready as u8),
             context,
@@ -106,6 +110,7 @@ impl<U: ?Sized> ThreadOf<U> {
             timer_cpu: AtomicUsize::new(NO_TIMER),
             queued: AtomicBool::new(false),
             no_preempt: AtomicU32::new(0),
+            held_since: AtomicU64::new(0),
             hand_over: AtomicBool::new(false),
             state: AtomicU8::new(State::Running as u8),
             context: Context::running(),

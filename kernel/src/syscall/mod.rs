@@ -123,6 +123,7 @@ const HANDLERS: &[(u64, Handler)] = &[
     (atoll_abi::SYS_MSG_RECV, msg::msg_recv),
     (atoll_abi::SYS_XEMEM, xemem::xemem),
     (atoll_abi::SYS_HRT_DIRECT_CALL, hrt::direct_call),
+    (atoll_abi::SYS_HRT, hrt::hrt),
 ];
 
 const _: () = assert!(handlers_match_the_table(), "HANDLERS and atoll_abi::syscalls disagree");
@@ -177,6 +178,11 @@ fn lookup(nr: u64) -> Option<Route> {
 }
 
 hal::syscall_handler!(dispatch);
+
+/// The kernel-mode programs' direct entry into the HRT API.
+pub fn init() {
+    hal::user::set_hrt_call(hrt::direct);
+}
 
 /// The system call in `frame` (from ring 3); its result goes in rax. True
 /// if every register must be restored from the frame on the way out.
