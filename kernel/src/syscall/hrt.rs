@@ -26,6 +26,11 @@ pub fn hrt(c: &mut Call) -> SysResult {
 /// program's next system call or interrupt delivers them), but a thread
 /// whose program is ending leaves here.
 pub fn direct(op: u64, args: [u64; 5]) -> i64 {
+    // Before the thread is counted below: a count held here would never
+    // be dropped, and the thread and its stack never freed.
+    if op == atoll_abi::HRT_OP_EXIT {
+        crate::process::exit_current_thread();
+    }
     let me = crate::sched::current();
     let Some(user) = UserThread::of(&me) else {
         return errno::to_return(Err(EPERM)) as i64;
