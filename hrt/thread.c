@@ -32,8 +32,11 @@ struct hrt_thread {
 
 _Static_assert(sizeof(struct hrt_thread) <= RECORD_SIZE, "record fits its slot");
 
-/* Thread-local storage below the TCB: the program's, if it is static. */
+/* Thread-local storage below the TCB: the program's, if it is static.
+ * tls_used bytes of it are the modules' (cleared for each thread), the
+ * rest of tls_size is room glibc keeps for later ones. */
 static size_t tls_size = 4096;
+static size_t tls_used;
 static const void *tls_image;
 static size_t tls_image_size;
 static size_t tls_block;
@@ -72,6 +75,7 @@ static void size_blocks(void)
 	if (block_size)
 		return;
 	dl_iterate_phdr(find_tls, &total);
+	tls_used = (total + 63) & ~(size_t)63;
 	tls_size = (total + 2048 + 4095) & ~(size_t)4095;
 	block_size = HRT_STACK_SIZE + tls_size + TCB_SIZE + RECORD_SIZE;
 	block_size = (block_size + 4095) & ~(size_t)4095;
@@ -129,8 +133,8 @@ static struct hrt_thread *new_block(void)
 		t->base = base;
 	}
 	tcb = tcb_of(t);
-	tls = (char *)tcb - tls_size;
-	memset(tls, 0, tls_size);
+	tls = (char *)tcb - tls_used;
+	memset(tls, 0, tls_used);
 	if (tls_image)
 		memcpy((char *)tcb - tls_block, tls_image, tls_image_size);
 	memset(tcb, 0, TCB_SIZE);

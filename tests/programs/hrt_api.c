@@ -33,6 +33,11 @@ static void check(int ok, const char *what)
 }
 
 /* ---- a thread on every CPU ---- */
+static void *nothing_much(void *arg)
+{
+	return arg;
+}
+
 static int ran_on[MAX_CPUS];
 
 static void *where(void *arg)
@@ -54,6 +59,24 @@ static void every_cpu(int n)
 		ok &= hrt_thread_join(t[i], &r) == 0 && (long)r == i && ran_on[i] == i;
 	}
 	check(ok, "threads on every cpu:");
+}
+
+/* Many more threads than the LWK has memory for at once: each one's
+ * memory must come back at its end. */
+static void many_threads(int n)
+{
+	int ok = 1;
+
+	for (long i = 0; i < 5000; i++) {
+		hrt_thread_t t;
+		void *r = NULL;
+
+		ok &= hrt_thread_create(&t, (int)(i % n), nothing_much, (void *)i) == 0 &&
+		      hrt_thread_join(t, &r) == 0 && (long)r == i;
+		if (!ok)
+			break;
+	}
+	check(ok, "5000 threads one after another:");
 }
 
 /* ---- fork/join, each level on the next CPU ---- */
@@ -266,6 +289,7 @@ int main(int argc, char **argv)
 	printf("hrt api: %s mode, %d cpus, a null call returns %ld\n", mode ? "kernel" : "user",
 	       ncpus, hrt_null());
 	every_cpu(ncpus);
+	many_threads(ncpus);
 	fork_join();
 	token_ring(ncpus);
 	messages(ncpus);

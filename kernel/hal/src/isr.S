@@ -12,8 +12,9 @@
  * stack the CPU would have used: the thread's kernel stack (%gs:8) for a
  * program's code, in ring 3 or in the lower half at CPL 0, and for the
  * kernel's while on a program's stack (the first instruction of the direct
- * call's entry, before its stack is switched; the thread's kernel stack is
- * empty then); for an interrupt of the kernel, below the stack pointer it
+ * call's entry, before its stack is switched, and the HRT call entry's
+ * instructions before and after its time on the kernel stack; the
+ * thread's kernel stack is empty then); for an interrupt of the kernel, below the stack pointer it
  * interrupted (the kernel keeps no red zone), so that the interrupted code
  * may be switched away from. An exception in the kernel is reported and
  * stops the CPU, from where it is. Nothing is written below a kernel-mode

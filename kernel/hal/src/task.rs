@@ -5,7 +5,7 @@
 //! lock, and releases the task it switched away from only once the next
 //! task runs on its own stack.
 
-use alloc::alloc::{alloc_zeroed, dealloc, Layout};
+use alloc::alloc::{alloc, dealloc, Layout};
 use alloc::sync::Arc;
 use core::marker::PhantomData;
 use core::ptr::NonNull;
@@ -72,11 +72,38 @@ unsafe impl Send for KernelStack {}
 // SAFETY: as for Send: nothing is reachable through a shared reference.
 unsafe impl Sync for KernelStack {}
 
+/// Freed stacks kept for the next threads (all threads' stacks have one
+/// size): taking one is a few instructions, where the heap's first fit
+/// walks its holes (a hybrid runtime makes and ends threads all the time).
+const KEPT_STACKS: usize = 32;
+
+struct KeptStacks {
+    size: usize,
+    count: usize,
+    bases: [usize; KEPT_STACKS],
+}
+
+static KEPT: crate::SpinLock<KeptStacks> =
+    crate::SpinLock::new(KeptStacks { size: 0, count: 0, bases: [0; KEPT_STACKS] });
+
 impl KernelStack {
     fn new(size: usize) -> Self {
         let layout = Layout::from_size_align(size, 16).expect("stack layout");
+        {
+            let mut kept = KEPT.lock();
+            if kept.size == size && kept.count > 0 {
+                kept.count -= 1;
+                let base = kept.bases[kept.count] as *mut u8;
+                // A kept base came from the heap with this layout (drop).
+                let base = NonNull::new(base).expect("kept stacks are never null");
+                return KernelStack { base, layout };
+            }
+        }
+        // Not zeroed: a stack is written before it is read, and only the
+        // kernel (safe code) reads it; zeroing 64 KiB cost each new thread
+        // several thousand instructions.
         // SAFETY: the layout has a non-zero size (asserted by the caller).
-        let base = unsafe { alloc_zeroed(layout) };
+        let base = unsafe { alloc(layout) };
         let base = NonNull::new(base).expect("out of memory for a kernel stack");
         KernelStack { base, layout }
     }
@@ -88,6 +115,18 @@ impl KernelStack {
 
 impl Drop for KernelStack {
     fn drop(&mut self) {
+        {
+            let mut kept = KEPT.lock();
+            if kept.count == 0 {
+                kept.size = self.layout.size();
+            }
+            if kept.size == self.layout.size() && kept.count < KEPT_STACKS {
+                let i = kept.count;
+                kept.bases[i] = self.base.as_ptr() as usize;
+                kept.count += 1;
+                return;
+            }
+        }
         // SAFETY: allocated in new() with this layout; the task owning it is
         // gone, and the switcher frees no task while a CPU is on its stack.
         unsafe { dealloc(self.base.as_ptr(), self.layout) };

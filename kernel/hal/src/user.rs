@@ -152,23 +152,21 @@ atoll_direct_call_entry:
 
 // A kernel-mode program's call into the hybrid-runtime API
 // (libatoll-hrt): a plain C call, the op and arguments in rdi..r9, the
-// result in rax. It runs on the thread's kernel stack, interrupts on, as a
-// system call does, but builds no frame: the program's registers are C's
-// to keep (callee-saved ones by the callee). Nothing below the program's
-// stack pointer is written, and the way back is RET.
+// result in rax. It runs on the thread's kernel stack with the caller's
+// interrupt flag (an Active Message handler calls with interrupts off), as
+// kernel code: an interrupt before the switch finds kernel code on a
+// program's stack and moves to the kernel stack itself (isr.S), one after
+// finds kernel code on the kernel stack. No frame is built: the program's
+// registers are C's to keep (callee-saved ones by the callee). Nothing
+// below the program's stack pointer is written; the way back is RET.
 .global atoll_hrt_call_entry
 atoll_hrt_call_entry:
-    cli
     mov %rsp, %rax
     mov %gs:8, %rsp
     push %rax
     sub $8, %rsp
-    sti
     call hrt_call_from_program
-    cli
     mov 8(%rsp), %rsp
-    // As in the direct call: interrupts back after the RET, on the program.
-    sti
     ret
 
 .global atoll_enter_user

@@ -3,6 +3,7 @@
 //! and delivers). A standard signal is pending at most once, as on Linux;
 //! real-time signals are not queued beyond one each either (documented).
 
+use alloc::boxed::Box;
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::sync::SpinLock;
@@ -81,17 +82,17 @@ impl SigInfo {
 }
 
 /// Signals waiting for delivery, one each. The set can be read without
-/// the lock (every return to user mode looks at it).
+/// the lock (every return to user mode looks at it). The details are
+/// made with the first signal: most threads never get one, and a new
+/// thread (the HRT API makes many) should not build 3 KiB of them.
 pub struct Pending {
     set: AtomicU64,
-    info: SpinLock<[SigInfo; 64]>,
+    info: SpinLock<Option<Box<[SigInfo; 64]>>>,
 }
 
 impl Pending {
     pub const fn new() -> Self {
-        const NONE: SigInfo =
-            SigInfo { signo: 0, code: 0, pid: 0, uid: 0, addr: None, timer: None };
-        Pending { set: AtomicU64::new(0), info: SpinLock::new([NONE; 64]) }
+        Pending { set: AtomicU64::new(0), info: SpinLock::new(None) }
     }
 
     pub fn set(&self) -> u64 {
@@ -102,6 +103,7 @@ impl Pending {
         let b = bit(info.signo);
         let mut all = self.info.lock();
         if self.set() & b == 0 {
+            let all = all.get_or_insert_with(|| Box::new([SigInfo::default(); 64]));
             all[info.signo as usize - 1] = info;
             self.set.fetch_or(b, Ordering::AcqRel);
         }
@@ -119,7 +121,8 @@ impl Pending {
         }
         let i = ready.trailing_zeros() as usize;
         self.set.fetch_and(!(1 << i), Ordering::AcqRel);
-        Some(all[i])
+        // A bit is set only once the details are there.
+        all.as_ref().map(|all| all[i])
     }
 }
 

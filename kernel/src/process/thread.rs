@@ -1,7 +1,7 @@
 //! A program's threads: starting them in ring 3, ending them, and ending
 //! the program when the last one ends or one of them faults.
 
-use alloc::format;
+use alloc::string::String;
 use alloc::sync::Arc;
 use core::sync::atomic::{AtomicU64, Ordering};
 
@@ -55,7 +55,7 @@ pub fn spawn(
     let process = p.clone();
     let kernel_mode = p.kernel_mode;
     let t = Thread::new_user(
-        &format!("pid {} tid {}", p.pid, tid),
+        &thread_name(p.pid, tid),
         cpu,
         alloc::boxed::Box::new(move || {
             let mut frame = frame;
@@ -102,6 +102,30 @@ pub fn spawn(
     p.report_usage();
     sched::start(&t);
     Ok(())
+}
+
+/// "pid P tid T", written by hand: cheaper than `format!`'s machinery on
+/// the way of every new thread.
+fn thread_name(pid: u32, tid: u32) -> String {
+    fn push_number(s: &mut String, mut n: u32) {
+        let mut digits = [0u8; 10];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        s.extend(digits[i..].iter().map(|&d| d as char));
+    }
+    let mut s = String::with_capacity(28);
+    s.push_str("pid ");
+    push_number(&mut s, pid);
+    s.push_str(" tid ");
+    push_number(&mut s, tid);
+    s
 }
 
 /// Ends the calling user thread; the last one out ends the program.

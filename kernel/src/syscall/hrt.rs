@@ -1,5 +1,6 @@
 //! Kernel-mode programs' own calls (`atoll run --hrt`, docs/hrt.md).
 
+use atoll_abi::HRT_OP_NULL;
 use lwk_logic::errno::{self, SysResult, EPERM};
 
 use super::call::Call;
@@ -24,21 +25,21 @@ pub fn hrt(c: &mut Call) -> SysResult {
 /// The same calls by CALL from a kernel-mode program (hal's
 /// `hrt_call_entry`): no frame, no signal delivery on the way back (the
 /// program's next system call or interrupt delivers them), but a thread
-/// whose program is ending leaves here.
+/// whose program is ending leaves here. The thread is borrowed, not
+/// counted, as by the SYSCALL path: a thread that ends here never comes
+/// back to drop a count.
 pub fn direct(op: u64, args: [u64; 5]) -> i64 {
-    // Before the thread is counted below: a count held here would never
-    // be dropped, and the thread and its stack never freed.
-    if op == atoll_abi::HRT_OP_EXIT {
-        crate::process::exit_current_thread();
+    if op == HRT_OP_NULL {
+        return 0;
     }
-    let me = crate::sched::current();
-    let Some(user) = UserThread::of(&me) else {
-        return errno::to_return(Err(EPERM)) as i64;
-    };
-    let r = crate::process::hrt::call(user, op, args);
-    if user.must_leave() {
-        drop(me);
-        crate::process::exit_current_thread();
-    }
-    errno::to_return(r) as i64
+    crate::sched::with_current(|t| {
+        let Some(user) = UserThread::of(t) else {
+            return errno::to_return(Err(EPERM)) as i64;
+        };
+        let r = crate::process::hrt::call(user, op, args);
+        if user.must_leave() {
+            crate::process::exit_current_thread();
+        }
+        errno::to_return(r) as i64
+    })
 }
