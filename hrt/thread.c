@@ -32,9 +32,11 @@ struct hrt_thread {
 
 _Static_assert(sizeof(struct hrt_thread) <= RECORD_SIZE, "record fits its slot");
 
-/* Thread-local storage below the TCB: the program's, if it is static.
+/*
+ * Thread-local storage below the TCB: the program's, if it is static.
  * tls_used bytes of it are the modules' (cleared for each thread), the
- * rest of tls_size is room glibc keeps for later ones. */
+ * rest of tls_size is room glibc keeps for later ones.
+ */
 static size_t tls_size = 4096;
 static size_t tls_used;
 static const void *tls_image;

@@ -61,8 +61,10 @@ static void every_cpu(int n)
 	check(ok, "threads on every cpu:");
 }
 
-/* Many more threads than the LWK has memory for at once: each one's
- * memory must come back at its end. */
+/*
+ * Many more threads than the LWK has memory for at once: each one's
+ * memory must come back at its end.
+ */
 static void many_threads(int n)
 {
 	int ok = 1;
