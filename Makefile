@@ -40,6 +40,9 @@
 #                            (a job losing a CPU mid-run vs the ideal), with a plot
 #   make bench-kmsg          message round trips (Linux <-> LWK, LWK <-> LWK)
 #                            next to a bounced cache line and a bare IPI
+#   make bench-hrt           the hybrid-runtime API vs Linux (null call, thread
+#                            create+join, wake-ups, broadcast), real time and
+#                            -icount, beside the seed's figures, with a plot
 #   make bench-smoke         (in `make test`) the regression guard: the key
 #                            enclave / Linux ratios under -icount in a minute
 #                            or two, failing if one is over 3x its recorded value
@@ -101,7 +104,7 @@ INSTALL_KVER = $(if $(filter command line,$(origin KVER)),$(KVER),$(shell uname 
 install: kernel cli xemem hrt
 	scripts/install.sh "$(DESTDIR)" "$(PREFIX)" "$(INSTALL_KVER)"
 
-.PHONY: all deps lint abi-header kernel module cli xemem hrt unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
+.PHONY: all deps lint abi-header kernel module cli xemem hrt unit systest systest-long test test-all selftest crashtest bench bench-enclave bench-noise bench-programs bench-processes bench-hrt bench-kmsg bench-mpi bench-insitu bench-resize bench-smoke report report-check demo clean
 
 all: kernel module cli xemem
 
@@ -244,6 +247,9 @@ bench-programs: deps kernel module cli
 
 bench-processes: deps kernel module cli
 	$(PYTHON) bench/process_bench.py
+
+bench-hrt: deps kernel module cli
+	$(PYTHON) bench/hrt_bench.py
 
 bench-kmsg: deps kernel module cli
 	$(PYTHON) bench/kmsg_bench.py

@@ -4,14 +4,14 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads, callrate,
-#   openmp, hrt_api (with libatoll-hrt), fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
+#   openmp, hrt_api and tasks_hrt (with libatoll-hrt), fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
 #   libmpich-finalize-fix.so (preloaded: MPICH 4.0.2's finalize hang over TCP);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull, file_rw, pipe_threads,
 #   thread_create, fork_wait, spawn_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
-#   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM),
+#   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM), hrt_bench, tasks_hrt and tasks_pthreads (libatoll-hrt),
 #   and with Debian's Open MPI (dynamic) mpi_pingpong, mpi_cg, mpi_init.
 # The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
 # test VM.
@@ -58,6 +58,8 @@ case $what in tests|all)
     # The hybrid-runtime API's library as a runtime builds against it.
     "$ROOT/scripts/build-hrt.sh" "$ROOT/build"
     cc hrt_api -I "$ROOT/build/include" "$T/hrt_api.c" "$ROOT/build/lib/libatoll-hrt.a"
+    cc tasks_hrt -pthread -I "$ROOT/hrt/tasks" -I "$ROOT/build/include" "$B/tasks_bench.c" \
+        "$ROOT/hrt/tasks/tasks.c" "$ROOT/build/lib/libatoll-hrt.a"
     # XEMEM's library as a user builds against it: static, and shared beside the program.
     "$ROOT/scripts/build-xemem.sh" "$ROOT/build"
     X="-I $ROOT/build/include"
@@ -109,6 +111,13 @@ case $what in bench|all)
         cc "$p" "$B/$p.c" $X
     done
     cc xemem_check "$T/xemem_check.c" $X
+    # The hybrid-runtime API against Linux (bench/hrt_bench.py).
+    "$ROOT/scripts/build-hrt.sh" "$ROOT/build"
+    cc hrt_bench -pthread -I "$ROOT/build/include" "$B/hrt_bench.c" "$ROOT/build/lib/libatoll-hrt.a"
+    # The task runtime (hrt/tasks) on the API and on pthreads, one source.
+    cc tasks_hrt -pthread -I "$ROOT/hrt/tasks" -I "$ROOT/build/include" "$B/tasks_bench.c" \
+        "$ROOT/hrt/tasks/tasks.c" "$ROOT/build/lib/libatoll-hrt.a"
+    cc tasks_pthreads -pthread -DTASKS_PTHREADS -I "$ROOT/hrt/tasks" "$B/tasks_bench.c" "$ROOT/hrt/tasks/tasks.c"
     cp "$B/insitu_sim.c" "$B/insitu.h" "$ROOT/build/include/xpmem.h" "$out/"
     for p in mpi_pingpong mpi_cg mpi_init; do
         mpicc.openmpi $CFLAGS -o "$out/$p" "$B/$p.c" -lm

@@ -90,7 +90,7 @@ run_checkpatch "--strict (kernel code)" USLEEP_RANGE,ENOSYS --strict -- "${kerne
 # space (the typedef atomic_t, barrier macros), which checkpatch flags as new
 # typedefs and barriers without a comment.
 user=(tests/programs/*.c tests/programs/*.h bench/*.c bench/programs/*.c bench/programs/*.h
-    abi/atoll_msg.h slurm/*.c xemem/*.c xemem/*.h hrt/*.c hrt/*.h hrt/include/atoll/*.h host/tests/*.c kernel/vdso/*.c)
+    abi/atoll_msg.h slurm/*.c xemem/*.c xemem/*.h hrt/*.c hrt/*.h hrt/include/atoll/*.h hrt/tasks/*.c hrt/tasks/*.h host/tests/*.c kernel/vdso/*.c)
 
 # Message types that do not apply to user-space C, each for one reason:
 #  VOLATILE            the kernel has READ_ONCE() and the like instead; in

@@ -119,7 +119,8 @@ API_PARTS = ["threads on every cpu: ok", "5000 threads one after another: ok", "
 def test_runtime_api_works_in_both_modes(vm, programs):
     """The hybrid-runtime API (atoll/hrt.h, libatoll-hrt) with every count
     checked (tests/programs/hrt_api.c), by direct calls at CPL 0 and by
-    system calls in ring 3, in one enclave; on Linux it says it is not in
+    system calls in ring 3, in one enclave, and the task runtime on it
+    (hrt/tasks, bench/programs/tasks_bench.c); on Linux it says it is not in
     an enclave. A program ended while its threads wait and its handler
     threads sleep gives everything back."""
     res = vm(RESOURCES + r'''
@@ -128,6 +129,8 @@ resources
 atoll create --cpus 1-3 --mem 256M --name h --hrt > /dev/null || exit 9
 atoll run h -- /extra/hrt_api | sed 's/^/RING3 /'
 atoll run h --hrt -- /extra/hrt_api | sed 's/^/KERNEL /'
+atoll run h -- /extra/tasks_hrt 2 200000 1000000 | sed 's/^/TASKS3 /'
+atoll run h --hrt -- /extra/tasks_hrt 2 200000 1000000 | sed 's/^/TASKS0 /'
 atoll run h --hrt -- /extra/hrt_api wait > /tmp/killed.out & R=$!
 for _ in $(seq 300); do grep -q "hrt api: waiting" /tmp/killed.out && break; sleep 0.1; done
 atoll status h | grep -c hrt_api | sed 's/^/RUNNING /'
@@ -144,5 +147,9 @@ resources
     for mode in ["RING3", "KERNEL"]:
         for part in API_PARTS:
             assert f"{mode} {part}" in out, f"{mode}: {part!r} missing:\n{out}"
+    # The task runtime on the API: quicksort and a reduction, results checked.
+    for mode in ["TASKS3", "TASKS0"]:
+        for kernel in ["quicksort", "reduction"]:
+            assert re.search(rf"^{mode} tasks_bench kernel={kernel} workers=3 .* right$", out, re.M), out
     assert "RUNNING 1" in out and "INTERRUPTED 130" in out and "AFTER 0" in out, out
     assert_nothing_lost(out)

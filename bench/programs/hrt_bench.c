@@ -6,12 +6,14 @@
  *   hrt_bench ROW [reps]     ROW: call, thread, wakeup, broadcast
  * call       a null call: getpid by SYSCALL; in an enclave also hrt_null()
  * thread     create + join of a thread that returns at once: pthreads on
- *            Linux; the API's on the caller's CPU and on another
+ *            Linux; the API's on the caller's CPU and on another; and the
+ *            seed's measure, the time until create returns
  * wakeup     one waiter: a ball passed between two threads on two CPUs,
  *            the time per pass: pthread_cond and a raw futex on Linux; the
  *            API's condvar and an Active Message in an enclave
  * broadcast  one thread wakes a waiter on each other CPU: the time until
- *            the last runs, and from the first to the last
+ *            the last runs, and from the first to the last: pthread_cond on
+ *            Linux; the API's condvar and an Active Message broadcast
  * Each mechanism prints one line:
  *   hrt_bench row=R how=H n=N p50=NS p99=NS min=NS max=NS [spread_p50=NS]
  * with the samples' distribution (a sample: a repetition's mean for call
@@ -95,6 +97,33 @@ static void *nothing(void *arg)
 	return arg;
 }
 
+/* The seed's measure (Fig 4.3): until create returns, the threads joined after. */
+static void create_only(const char *how, int cpu)
+{
+	double t[64];
+
+	for (int r = 0; r < reps; r++) {
+		hrt_thread_t h[THREADS];
+		pthread_t p[THREADS];
+		double t0 = now_ns();
+
+		for (int i = 0; i < THREADS; i++) {
+			if (hrt)
+				hrt_thread_create(&h[i], cpu, nothing, NULL);
+			else
+				pthread_create(&p[i], NULL, nothing, NULL);
+		}
+		t[r] = (now_ns() - t0) / THREADS;
+		for (int i = 0; i < THREADS; i++) {
+			if (hrt)
+				hrt_thread_join(h[i], NULL);
+			else
+				pthread_join(p[i], NULL);
+		}
+	}
+	report("thread", how, t, reps, NULL);
+}
+
 static void hrt_threads(const char *how, int cpu)
 {
 	double t[64];
@@ -123,6 +152,7 @@ static void row_thread(void)
 		hrt_threads("hrt_same_cpu", here);
 		if (hrt_ncpus() > 1)
 			hrt_threads("hrt_other_cpu", (here + 1) % hrt_ncpus());
+		create_only("hrt_create_only", here);
 		return;
 	}
 	for (int r = 0; r < reps; r++) {
@@ -137,6 +167,7 @@ static void row_thread(void)
 		t[r] = (now_ns() - t0) / THREADS;
 	}
 	report("thread", "pthread", t, reps, NULL);
+	create_only("pthread_create_only", 0);
 }
 
 /* ---- wakeup: a ball passed between two threads ---- */
@@ -280,9 +311,15 @@ static void row_wakeup(void)
 
 /* ---- broadcast: one thread wakes a waiter on each other CPU ---- */
 
+/*
+ * The broadcaster and the waiters meet on futex words before and after
+ * each broadcast (no spinning: under -icount a spinning vCPU would hold up
+ * the others, which run in turn).
+ */
 static struct {
 	uint32_t round;		/* the waiters wait for it to change */
-	uint32_t ready;		/* waiters at the start line */
+	uint32_t ready;		/* waiters at the start line, all rounds */
+	uint32_t woken;		/* waiters that ran, all rounds */
 	pthread_mutex_t pm;
 	pthread_cond_t pc;
 	hrt_mutex_t hm;
@@ -293,6 +330,20 @@ static struct {
 
 static int waiters;
 
+static void count_and_tell(uint32_t *word, uint32_t all)
+{
+	if (__atomic_add_fetch(word, 1, __ATOMIC_SEQ_CST) == all)
+		syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wait_count(uint32_t *word, uint32_t all)
+{
+	uint32_t v;
+
+	while ((v = __atomic_load_n(word, __ATOMIC_SEQ_CST)) < all)
+		syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0);
+}
+
 static void *waiter(void *arg)
 {
 	long k = (long)arg;
@@ -300,22 +351,67 @@ static void *waiter(void *arg)
 	if (!field.use_hrt)
 		pin((int)k);
 	for (int r = 0; r < BROADCASTS; r++) {
+		uint32_t all = (uint32_t)waiters * (r + 1);
+
 		if (field.use_hrt) {
 			hrt_mutex_lock(&field.hm);
-			__atomic_add_fetch(&field.ready, 1, __ATOMIC_SEQ_CST);
+			count_and_tell(&field.ready, all);
 			while (field.round == (uint32_t)r)
 				hrt_cond_wait(&field.hc, &field.hm);
 			hrt_mutex_unlock(&field.hm);
 		} else {
 			pthread_mutex_lock(&field.pm);
-			__atomic_add_fetch(&field.ready, 1, __ATOMIC_SEQ_CST);
+			count_and_tell(&field.ready, all);
 			while (field.round == (uint32_t)r)
 				pthread_cond_wait(&field.pc, &field.pm);
 			pthread_mutex_unlock(&field.pm);
 		}
-		*(volatile double *)&field.woke[k] = now_ns();
+		field.woke[k] = now_ns();
+		count_and_tell(&field.woken, all);
 	}
 	return NULL;
+}
+
+/* Nemo's broadcast event: an Active Message to every other CPU. */
+static void on_broadcast(int action, uint64_t arg, void *ctx)
+{
+	(void)action;
+	field.woke[(long)ctx] = now_ns();
+	count_and_tell(&field.woken, (uint32_t)waiters * ((uint32_t)arg + 1));
+}
+
+static void am_broadcasts(int n)
+{
+	static double last[BROADCASTS], spread[BROADCASTS];
+	int here = hrt_this_cpu();
+
+	waiters = 0;
+	for (long c = 0; c < n; c++) {
+		if (c == here)
+			continue;
+		hrt_am_register((int)c, 2, on_broadcast, (void *)c);
+		waiters++;
+	}
+	field.woken = 0;
+	for (int r = 0; r < BROADCASTS; r++) {
+		struct timespec ms = { 0, 200000 };
+		double t0, lo = 1e30, hi = 0;
+
+		nanosleep(&ms, NULL);
+		t0 = now_ns();
+		hrt_am_broadcast(2, (uint64_t)r);
+		wait_count(&field.woken, (uint32_t)waiters * (r + 1));
+		for (int c = 0; c < n; c++) {
+			if (c == here)
+				continue;
+			lo = field.woke[c] < lo ? field.woke[c] : lo;
+			hi = field.woke[c] > hi ? field.woke[c] : hi;
+		}
+		last[r] = hi - t0;
+		spread[r] = hi - lo;
+	}
+	sort_times(spread, BROADCASTS);
+	report("broadcast", "hrt_am", last, BROADCASTS, &spread[BROADCASTS / 2]);
 }
 
 static void row_broadcast(void)
@@ -341,12 +437,12 @@ static void row_broadcast(void)
 			pthread_create(&p[k], NULL, waiter, (void *)k);
 	}
 	for (int r = 0; r < BROADCASTS; r++) {
-		double t0, lo = 1e30, hi = 0;
+		uint32_t all = (uint32_t)waiters * (r + 1);
 		struct timespec ms = { 0, 200000 };
+		double t0, lo = 1e30, hi = 0;
 
-		/* Every waiter asleep (or about to be) before the broadcast. */
-		while (__atomic_load_n(&field.ready, __ATOMIC_SEQ_CST) < (uint32_t)waiters * (r + 1))
-			;
+		/* Every waiter asleep before the broadcast. */
+		wait_count(&field.ready, all);
 		nanosleep(&ms, NULL);
 		t0 = now_ns();
 		if (hrt) {
@@ -360,9 +456,8 @@ static void row_broadcast(void)
 			pthread_cond_broadcast(&field.pc);
 			pthread_mutex_unlock(&field.pm);
 		}
+		wait_count(&field.woken, all);
 		for (int k = 1; k <= waiters; k++) {
-			while (*(volatile double *)&field.woke[k] < t0)
-				;
 			lo = field.woke[k] < lo ? field.woke[k] : lo;
 			hi = field.woke[k] > hi ? field.woke[k] : hi;
 		}
@@ -378,6 +473,8 @@ static void row_broadcast(void)
 	sort_times(spread, BROADCASTS);
 	report("broadcast", hrt ? "hrt_cond" : "pthread_cond", last, BROADCASTS,
 	       &spread[BROADCASTS / 2]);
+	if (hrt)
+		am_broadcasts(n);
 }
 
 int main(int argc, char **argv)
