@@ -157,12 +157,14 @@ CLIPPY_LWK := cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml --release \
 LOOP_FREE := $(KERNEL_SRC)/logic/src $(KERNEL_SRC)/hal/src $(KERNEL_SRC)/src cli/src abi/src
 lint:
 	scripts/abi-header.sh --check
+	scripts/hrt-bindings.sh --check
 	$(PYTHON) -m flake8 $$(git ls-files '*.py')
 	$(PYTHON) scripts/import_loops.py $(LOOP_FREE)
 	scripts/shellcheck.sh
 	cd $(KERNEL_SRC) && cargo fmt --check
 	cd abi && cargo fmt --check
 	cd cli && cargo fmt --check
+	cd hrt/rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings
 	$(CLIPPY_LWK) -- -D warnings
 	$(CLIPPY_LWK) --features testing -- -D warnings
 	cargo clippy --manifest-path $(KERNEL_SRC)/Cargo.toml -p atoll-lwk-logic --all-targets -- -D warnings

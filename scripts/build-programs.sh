@@ -4,7 +4,7 @@
 # Linux as they are):
 #   scripts/build-programs.sh DIR [tests|bench|all]
 # tests (tests/programs): hello, hello-pie (static-pie), args, pthreads, callrate,
-#   openmp, hrt_api and tasks_hrt (with libatoll-hrt), fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
+#   openmp, hrt_api and tasks_hrt (with libatoll-hrt), hrt_rust (the crate hrt/rust's example), fileio, segv, fpe, ill, sleep, unsupported, linuxapi, ids, sockets, work, fork, exec, shm_pingpong, sysv_shm, migrate, cma_stress, memhog, mirror_hold, signals, cputime, mmap_churn, unmap_inflight, stack_use, pipes, msgping, xemem_check (and dyn-xemem_check with libxpmem.so), xemem_cpp (C++), xemem_fortran (Fortran), and with
 #   musl-gcc also hello-musl, args-musl, pthreads-musl; dynamically linked:
 #   dyn-hello, dyn-filemap, dyn-dlopen with libplugin.so, dyn-procpaths, dyn-procmaps, dyn-openmp-cpp,
 #   and mpi-check-ompi, mpi-check-mpich (Debian's Open MPI and MPICH), with
@@ -58,6 +58,10 @@ case $what in tests|all)
     # The hybrid-runtime API's library as a runtime builds against it.
     "$ROOT/scripts/build-hrt.sh" "$ROOT/build"
     cc hrt_api -I "$ROOT/build/include" "$T/hrt_api.c" "$ROOT/build/lib/libatoll-hrt.a"
+    # ... and from Rust, through the crate (hrt/rust), its example.
+    cargo build -q --release --example hrt_rust --manifest-path "$ROOT/hrt/rust/Cargo.toml" \
+        --config "$ROOT/hrt/rust/.cargo/config.toml"
+    cp "$ROOT/hrt/rust/target/x86_64-unknown-linux-gnu/release/examples/hrt_rust" "$out/hrt_rust"
     cc tasks_hrt -pthread -I "$ROOT/hrt/tasks" -I "$ROOT/build/include" "$B/tasks_bench.c" \
         "$ROOT/hrt/tasks/tasks.c" "$ROOT/build/lib/libatoll-hrt.a"
     # XEMEM's library as a user builds against it: static, and shared beside the program.

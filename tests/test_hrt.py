@@ -119,7 +119,8 @@ API_PARTS = ["threads on every cpu: ok", "5000 threads one after another: ok", "
 def test_runtime_api_works_in_both_modes(vm, programs):
     """The hybrid-runtime API (atoll/hrt.h, libatoll-hrt) with every count
     checked (tests/programs/hrt_api.c), by direct calls at CPL 0 and by
-    system calls in ring 3, in one enclave, and the task runtime on it
+    system calls in ring 3, in one enclave, from C and from Rust (the crate
+    hrt/rust), and the task runtime on it
     (hrt/tasks, bench/programs/tasks_bench.c); on Linux it says it is not in
     an enclave. A program ended while its threads wait and its handler
     threads sleep gives everything back."""
@@ -130,6 +131,8 @@ atoll create --cpus 1-3 --mem 256M --name h --hrt > /dev/null || exit 9
 atoll run h -- /extra/hrt_api | sed 's/^/RING3 /'
 atoll run h --hrt -- /extra/hrt_api | sed 's/^/KERNEL /'
 atoll run h -- /extra/tasks_hrt 2 200000 1000000 | sed 's/^/TASKS3 /'
+atoll run h -- /extra/hrt_rust | sed 's/^/RUST3 /'
+atoll run h --hrt -- /extra/hrt_rust | sed 's/^/RUST0 /'
 atoll run h --hrt -- /extra/tasks_hrt 2 200000 1000000 | sed 's/^/TASKS0 /'
 atoll run h --hrt -- /extra/hrt_api wait > /tmp/killed.out & R=$!
 for _ in $(seq 300); do grep -q "hrt api: waiting" /tmp/killed.out && break; sleep 0.1; done
@@ -147,6 +150,12 @@ resources
     for mode in ["RING3", "KERNEL"]:
         for part in API_PARTS:
             assert f"{mode} {part}" in out, f"{mode}: {part!r} missing:\n{out}"
+    # The same from Rust, through the crate (hrt/rust/examples/hrt_rust.rs).
+    for mode in ["RUST3", "RUST0"]:
+        assert f"{mode} rust hrt: 0 failures" in out, out
+        for part in ["threads on every cpu:", "fork/join:", "condvar token ring:", "barrier:", "active messages:",
+                     "broadcast exactly once per cpu:", "messages after interrupt-off regions:"]:
+            assert f"{mode} rust {part} ok" in out, f"{mode}: {part!r} missing:\n{out}"
     # The task runtime on the API: quicksort and a reduction, results checked.
     for mode in ["TASKS3", "TASKS0"]:
         for kernel in ["quicksort", "reduction"]:
