@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/ioctl.h>
 
-#define ATOLL_ABI_VERSION 23
+#define ATOLL_ABI_VERSION 24
 
 // CPUs in one enclave.
 #define ATOLL_MAX_CPUS 64
@@ -1438,6 +1438,9 @@ struct atoll_proc {
   __u64 cpus;
   // LWK: memory mapped for it (pages and reserved ranges).
   __u64 mem_bytes;
+  // LWK: its TSC when it took the create request (`atoll run --stats`
+  // says it, for the start-to-main figure of `make bench-hrt`).
+  __u64 created_tsc;
   // Host: the command's name.
   char comm[ATOLL_COMM_LEN];
   // Host: uname's, from `atoll run`'s UTS namespace.
@@ -1698,6 +1701,8 @@ struct atoll_run {
   __u64 brk_start;
   // Bit per LWK CPU the threads use; 0: cpu_count of them.
   __u64 cpus;
+  // Out: the LWK's TSC when it took the request (Proc.created_tsc).
+  __u64 created_tsc;
   // The command's name, for listings.
   char comm[ATOLL_COMM_LEN];
   struct atoll_region region[ATOLL_MAX_REGIONS];

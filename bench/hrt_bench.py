@@ -42,11 +42,16 @@ SHIFT = 4
 REALTIME_GUEST = r'''
 for r in $ROWS; do echo "=== linux $r"; taskset -c 1-3 /extra/hrt_bench $r $REPS || exit 2; done
 [ -n "$TASKS" ] && { echo "=== linux tasks"; taskset -c 1-3 /extra/tasks_pthreads $TASKS || exit 2; }
+echo "=== linux start"; taskset -c 1-3 /extra/start_main --launch $STARTS || exit 2
 atoll create --cpus 1-3 --mem 512M --name hrt --hrt > /dev/null || exit 3
 for r in $ROWS; do echo "=== ring3 $r"; atoll run hrt -- /extra/hrt_bench $r $REPS || exit 4; done
 [ -n "$TASKS" ] && { echo "=== ring3 tasks"; atoll run hrt -- /extra/tasks_hrt $TASKS || exit 4; }
+echo "=== ring3 start"
+for _ in $(seq $STARTS); do atoll run hrt --stats -- /extra/start_main 2>&1 || exit 4; done
 for r in $ROWS; do echo "=== kernel $r"; atoll run hrt --hrt -- /extra/hrt_bench $r $REPS || exit 5; done
 [ -n "$TASKS" ] && { echo "=== kernel tasks"; atoll run hrt --hrt -- /extra/tasks_hrt $TASKS || exit 5; }
+echo "=== kernel start"
+for _ in $(seq $STARTS); do atoll run hrt --hrt --stats -- /extra/start_main 2>&1 || exit 5; done
 atoll destroy hrt > /dev/null || exit 6
 '''
 # Linux 6.1 hangs bringing up a second CPU at boot under -icount: it
@@ -58,11 +63,21 @@ TASK_LINE = re.compile(r"tasks_bench kernel=(\w+) workers=(\d+) n=(\d+) median_n
 # The task runtime's runs (the issue's 10); parallel work: real time only,
 # since -icount's vCPUs take turns in one host thread.
 TASK_RUNS = 10
+# Starts of the static program to its main, each side.
+STARTS = 10
+START_CYCLES = re.compile(r"start_main cycles=(\d+)")
+START_MAIN = re.compile(r"start_main tsc=(\d+)")
+START_TAKEN = re.compile(r"the LWK took the run request at TSC (\d+)")
+START_MHZ = re.compile(r"start_main tsc_mhz=([\d.]+)")
 LINE = re.compile(r"hrt_bench row=(\w+) how=(\w+) n=(\d+) p50=([\d.]+) p99=([\d.]+) min=([\d.]+) "
                   r"max=([\d.]+)(?: spread_p50=([\d.]+))?")
 
 # (row, Atoll's mechanism and mode, Linux's mechanism, what it is, the seed's figure on hardware)
 COMPARISONS = [
+    ("start", ("kernel", "main"), ("linux", "main"),
+     "start, from the LWK taking the run request to the static program's main at CPL 0, against Linux's fork + "
+     "exec of it to its main (a speedup above 1: faster)", "HRT boot to main 61 µs against fork + exec 714 µs: "
+     "11.7x (Fig 5.3)"),
     ("call", ("kernel", "hrt_direct"), ("ring3", "getpid"),
      "null call: the API's direct CALL at CPL 0 against getpid by SYSCALL from ring 3 in the enclave",
      "none given (an HRT's calls are function calls)"),
@@ -90,9 +105,39 @@ COMPARISONS = [
 ]
 
 
+def starts(console):
+    """{side: [cycles from the request (Linux: the fork) to main, ...]} and
+    the TSC's MHz."""
+    out, side, main, mhz = {}, None, None, None
+    for line in console.splitlines():
+        m = re.match(r"=== (\w+) (\w+)", line)
+        if m:
+            side = m.group(1) if m.group(2) == "start" else None
+            continue
+        if side is None:
+            continue
+        if m := START_CYCLES.search(line):
+            out.setdefault(side, []).append(int(m.group(1)))
+        elif m := START_MAIN.search(line):
+            main = int(m.group(1))
+        elif (m := START_TAKEN.search(line)) and main is not None:
+            out.setdefault(side, []).append(main - int(m.group(1)))
+            main = None
+        elif m := START_MHZ.search(line):
+            mhz = float(m.group(1))
+    return out, mhz
+
+
 def parse(console):
     """{side: {row: {how: {n, p50, p99, min, max[, spread_p50]}}}}."""
     out, side = {}, None
+    cycles, mhz = starts(console)
+    for s, values in cycles.items():
+        values = sorted(values)
+        ns = [v * 1000 / mhz for v in values] if mhz else values
+        out.setdefault(s, {})["start"] = {"main": {
+            "n": len(ns), "p50": ns[len(ns) // 2], "p99": ns[(len(ns) * 99) // 100], "min": ns[0], "max": ns[-1],
+            "cycles_p50": values[len(values) // 2], "tsc_mhz": mhz}}
     for line in console.splitlines():
         m = re.match(r"=== (\w+) (\w+)", line)
         if m:
@@ -120,7 +165,7 @@ def run(guest, rows, reps, icount, tasks=""):
                        stdout=subprocess.DEVNULL)
         script = os.path.join(tmp, "run.sh")
         with open(script, "w") as f:
-            f.write(f"ROWS='{' '.join(rows)}'\nREPS={reps}\nTASKS='{tasks}'\n{guest}")
+            f.write(f"ROWS='{' '.join(rows)}'\nREPS={reps}\nTASKS='{tasks}'\nSTARTS={STARTS}\n{guest}")
         if icount:
             print(f"hrt_bench: the test VM under -icount shift={SHIFT}: {', '.join(rows)}", flush=True)
             res = vm.run_vm(script, checks=False, extra_dir=tmp, smp=4, timeout=2400, echo=False,

@@ -519,6 +519,7 @@ static long run_locked(struct atoll_program *p, void *req)
 		return ret;
 	}
 	run->pid = p->pid;
+	run->created_tsc = READ_ONCE(p->proc->created_tsc);
 	atoll_mirror_track(p);
 	/* pid, cr3 and the binding first: readers take created with an acquire. */
 	smp_store_release(&p->created, true);

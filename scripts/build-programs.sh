@@ -11,7 +11,7 @@
 #   libmpich-finalize-fix.so (preloaded: MPICH 4.0.2's finalize hang over TCP);
 # bench (bench/programs and bench/pipe_rtt.c): getpid, devnull, file_rw, pipe_threads,
 #   thread_create, fork_wait, spawn_wait, signal_rtt, spin_rate, stream, cg, pipe_rtt,
-#   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM), hrt_bench, tasks_hrt and tasks_pthreads (libatoll-hrt),
+#   insitu_sim, insitu_analytics, xemem_attach, xemem_check (XEMEM), hrt_bench, tasks_hrt and tasks_pthreads (libatoll-hrt), start_main,
 #   and with Debian's Open MPI (dynamic) mpi_pingpong, mpi_cg, mpi_init.
 # The tests, bench/program_bench.py and `make demo` put DIR at /extra in the
 # test VM.
@@ -118,6 +118,7 @@ case $what in bench|all)
     # The hybrid-runtime API against Linux (bench/hrt_bench.py).
     "$ROOT/scripts/build-hrt.sh" "$ROOT/build"
     cc hrt_bench -pthread -I "$ROOT/build/include" "$B/hrt_bench.c" "$ROOT/build/lib/libatoll-hrt.a"
+    cc start_main "$B/start_main.c"
     # The task runtime (hrt/tasks) on the API and on pthreads, one source.
     cc tasks_hrt -pthread -I "$ROOT/hrt/tasks" -I "$ROOT/build/include" "$B/tasks_bench.c" \
         "$ROOT/hrt/tasks/tasks.c" "$ROOT/build/lib/libatoll-hrt.a"

@@ -33,7 +33,7 @@ pub use noise_work::{noise_units_for, noise_units_within, noise_work};
 /// generator maps it), a byte in Rust.
 pub type CChar = u8;
 
-pub const ABI_VERSION: u32 = 23;
+pub const ABI_VERSION: u32 = 24;
 
 /// CPUs in one enclave.
 pub const MAX_CPUS: usize = 64;
@@ -1325,6 +1325,9 @@ pub struct Proc {
     pub cpus: u64,
     /// LWK: memory mapped for it (pages and reserved ranges).
     pub mem_bytes: u64,
+    /// LWK: its TSC when it took the create request (`atoll run --stats`
+    /// says it, for the start-to-main figure of `make bench-hrt`).
+    pub created_tsc: u64,
     /// Host: the command's name.
     pub comm: [CChar; COMM_LEN],
     /// Host: uname's, from `atoll run`'s UTS namespace.
@@ -1700,6 +1703,8 @@ pub struct Run {
     pub brk_start: u64,
     /// Bit per LWK CPU the threads use; 0: cpu_count of them.
     pub cpus: u64,
+    /// Out: the LWK's TSC when it took the request (Proc.created_tsc).
+    pub created_tsc: u64,
     /// The command's name, for listings.
     pub comm: [CChar; COMM_LEN],
     pub region: [Region; MAX_REGIONS],

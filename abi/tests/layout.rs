@@ -184,12 +184,12 @@ fn expectations() -> Vec<(String, u64)> {
         "stack_pointer": stack_pointer, "cr3": cr3, "wait_status": wait_status,
         "host_pid": host_pid, "map_generation": map_generation, "threads": threads,
         "polling": polling, "poll_window_us": poll_window_us,
-        "calls_per_s": calls_per_s, "kernel_mode": kernel_mode, "posted": posted, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "comm": comm, "nodename": nodename,
+        "calls_per_s": calls_per_s, "kernel_mode": kernel_mode, "posted": posted, "realtime_ns": realtime_ns, "cpus": cpus, "mem_bytes": mem_bytes, "created_tsc": created_tsc, "comm": comm, "nodename": nodename,
         "file": file, "region": region, "slot": slot,
     });
     layout!("atoll_run", Run {
         "hdr": hdr, "id": id, "cpu_count": cpu_count, "region_count": region_count, "pid": pid,
-        "kernel_mode": kernel_mode, "pad0": pad0, "brk_start": brk_start, "cpus": cpus, "comm": comm, "region": region, "file": file,
+        "kernel_mode": kernel_mode, "pad0": pad0, "brk_start": brk_start, "cpus": cpus, "created_tsc": created_tsc, "comm": comm, "region": region, "file": file,
         "error": error,
     });
     layout!("atoll_start", Start { "hdr": hdr, "entry": entry, "stack_pointer": stack_pointer });

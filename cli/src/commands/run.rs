@@ -70,7 +70,8 @@ pub fn run(opts: Options) -> Result<u8> {
     if opts.stats {
         call_stats::enable();
     }
-    let status = start_and_serve(dev, &plan, &enclave, opts.strict)?;
+    let taken_tsc = opts.stats.then_some(req.created_tsc);
+    let status = start_and_serve(dev, &plan, &enclave, opts.strict, taken_tsc)?;
     drop(mirror);
     Ok(status)
 }
@@ -97,7 +98,8 @@ fn load(dev: &Device, plan: &Plan, files: &ProgramFiles) -> Result<Mirror> {
 }
 
 /// Starts the program and serves its calls until it ends; the exit status.
-fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool) -> Result<u8> {
+/// `taken_tsc` (--stats): when the LWK took the run request, said at the end.
+fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool, taken_tsc: Option<u64>) -> Result<u8> {
     // From here on the program may use descriptors 0-2 as it likes.
     let messages = Messages::stderr_copy(RESERVED_FD);
     let copier = UserCopy::new(RESERVED_FD).map_err(|e| failed(format!("cannot make a pipe: {}", os_error(&e))))?;
@@ -113,6 +115,10 @@ fn start_and_serve(dev: Device, plan: &Plan, enclave: &Enclave, strict: bool) ->
     let status = serve_until_end(&server, &enclave.name, true);
     if let Some(stats) = call_stats::get() {
         server.messages().line(stats.summary().trim_end());
+    }
+    if let Some(tsc) = taken_tsc {
+        // The same TSC as the program's RDTSC: the start-to-main figure.
+        server.messages().line(&format!("atoll run: the LWK took the run request at TSC {tsc}"));
     }
     Ok(status)
 }

@@ -101,6 +101,11 @@ impl Area {
         a.write(offset_of!(Proc, cpus), cpus);
     }
 
+    /// When the LWK took the create request (`atoll run --stats`).
+    pub fn set_created_tsc(self, tsc: u64) {
+        self.region().write(offset_of!(Proc, created_tsc), tsc);
+    }
+
     /// Shows the program's mode to the host (`atoll status`); a forked
     /// child's comes from its parent.
     pub fn set_kernel_mode(self, on: bool) {

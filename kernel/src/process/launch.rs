@@ -185,6 +185,7 @@ fn exec_image(area: Area) -> Result<u64, Errno> {
 }
 
 fn create(area: Area) -> Result<u32, Errno> {
+    area.set_created_tsc(hal::cpu::rdtsc());
     if area.state() != PROC_CREATING || occupant(area).is_some() {
         hal::println!("program: refused: area {} is not being created", area.index());
         return Err(EBUSY);
