@@ -25,23 +25,33 @@ struct range {
 	long n;
 };
 
+/* Hoare's partition around the middle element: a[0..*j] <= p <= a[*i..n). */
+static void partition(uint32_t *a, long n, long *left_end, long *right_start)
+{
+	uint32_t p = a[n / 2], t;
+	long i = 0, j = n - 1;
+
+	while (i <= j) {
+		while (a[i] < p)
+			i++;
+		while (a[j] > p)
+			j--;
+		if (i <= j) {
+			t = a[i];
+			a[i++] = a[j];
+			a[j--] = t;
+		}
+	}
+	*left_end = j;
+	*right_start = i;
+}
+
 static void serial_sort(uint32_t *a, long n)
 {
 	while (n > 16) {
-		uint32_t p = a[n / 2], t;
-		long i = 0, j = n - 1;
+		long i, j;
 
-		while (i <= j) {
-			while (a[i] < p)
-				i++;
-			while (a[j] > p)
-				j--;
-			if (i <= j) {
-				t = a[i];
-				a[i++] = a[j];
-				a[j--] = t;
-			}
-		}
+		partition(a, n, &j, &i);
 		serial_sort(a, j + 1);
 		a += i;
 		n -= i;
@@ -58,25 +68,14 @@ static void serial_sort(uint32_t *a, long n)
 static void sort_task(void *arg)
 {
 	struct range *r = arg;
-	uint32_t *a = r->a, p, t;
-	long n = r->n, i = 0, j = n - 1;
+	uint32_t *a = r->a;
+	long n = r->n, i, j;
 
 	if (n <= CUTOFF) {
 		serial_sort(a, n);
 		return;
 	}
-	p = a[n / 2];
-	while (i <= j) {
-		while (a[i] < p)
-			i++;
-		while (a[j] > p)
-			j--;
-		if (i <= j) {
-			t = a[i];
-			a[i++] = a[j];
-			a[j--] = t;
-		}
-	}
+	partition(a, n, &j, &i);
 	{
 		struct range left = { a, j + 1 }, right = { a + i, n - i };
 		struct task lt;

@@ -223,13 +223,9 @@ int tasks_start(int max)
 	return 0;
 }
 
-void tasks_stop(void)
+static void join_worker(int i)
 {
-	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
-	__atomic_add_fetch(&bell, 1, __ATOMIC_SEQ_CST);
-	wake_all(&bell);
-	for (int i = 1; i < nworkers; i++)
-		pthread_join(workers[i].thread, NULL);
+	pthread_join(workers[i].thread, NULL);
 }
 #else
 int tasks_start(int max)
@@ -251,15 +247,20 @@ int tasks_start(int max)
 	return 0;
 }
 
+static void join_worker(int i)
+{
+	hrt_thread_join(workers[i].thread, NULL);
+}
+#endif
+
 void tasks_stop(void)
 {
 	__atomic_store_n(&stopping, 1, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&bell, 1, __ATOMIC_SEQ_CST);
 	wake_all(&bell);
 	for (int i = 1; i < nworkers; i++)
-		hrt_thread_join(workers[i].thread, NULL);
+		join_worker(i);
 }
-#endif
 
 int tasks_workers(void)
 {
