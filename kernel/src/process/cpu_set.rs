@@ -39,6 +39,13 @@ impl Cpus {
         let k = self.next.fetch_add(1, Ordering::Relaxed) % mask.count_ones().max(1) as usize;
         nth_bit(mask, k)
     }
+
+    /// The enclave core that is the set's `n`th (from 0), if it has one
+    /// (the HRT API numbers a program's CPUs so).
+    pub fn nth(&self, n: u64) -> Option<usize> {
+        let mask = self.mask();
+        (n < mask.count_ones().into()).then(|| nth_bit(mask, n as usize))
+    }
 }
 
 fn nth_bit(mut mask: u64, n: usize) -> usize {

@@ -45,8 +45,7 @@ pub fn call(user: &UserThread, op: u64, a: [u64; 5]) -> SysResult {
 fn new_thread(user: &UserThread, a: [u64; 5]) -> SysResult {
     let [cpu, rip, rsp, fs_base, done] = a;
     let p = &user.process;
-    let mask = p.cpus.mask();
-    let bound = if cpu == HRT_ANY_CPU { None } else { Some(nth_cpu(mask, cpu).ok_or(EINVAL)?) };
+    let bound = if cpu == HRT_ANY_CPU { None } else { Some(p.cpus.nth(cpu).ok_or(EINVAL)?) };
     // SYSRET and IRETQ to a non-canonical or kernel address would fault
     // in the kernel, not the program.
     if !is_user_address(rip) || !is_user_address(rsp) || !is_user_address(fs_base) {
@@ -64,15 +63,4 @@ fn new_thread(user: &UserThread, a: [u64; 5]) -> SysResult {
     };
     spawn(p, bound, frame, start)?;
     Ok(tid.into())
-}
-
-/// The enclave core that is the program's CPU number `n`.
-fn nth_cpu(mut mask: u64, n: u64) -> Option<usize> {
-    if n >= mask.count_ones().into() {
-        return None;
-    }
-    for _ in 0..n {
-        mask &= mask - 1;
-    }
-    Some(mask.trailing_zeros() as usize)
 }
