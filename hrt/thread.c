@@ -94,6 +94,15 @@ static void unlock_free_list(void)
 	__atomic_store_n(&free_lock, 0, __ATOMIC_RELEASE);
 }
 
+/* A block whose thread has ended (or never started): for the next thread. */
+static void free_block(struct hrt_thread *t)
+{
+	lock_free_list();
+	t->next_free = free_list;
+	free_list = t;
+	unlock_free_list();
+}
+
 static struct hrt_thread *record_of(char *base)
 {
 	return (struct hrt_thread *)(base + block_size - RECORD_SIZE);
@@ -186,10 +195,7 @@ int hrt_thread_create(hrt_thread_t *thread, int cpu, void *(*fn)(void *), void *
 		       (uintptr_t)hrt_thread_entry, (uintptr_t)tcb - tls_size, (uintptr_t)tcb,
 		       (uintptr_t)&t->done);
 	if (tid < 0) {
-		lock_free_list();
-		t->next_free = free_list;
-		free_list = t;
-		unlock_free_list();
+		free_block(t);
 		return (int)-tid;
 	}
 	*thread = t;
@@ -205,9 +211,6 @@ int hrt_thread_join(hrt_thread_t t, void **result)
 	if (result)
 		*result = t->result;
 	/* The LWK wrote 0 only once the thread had left its stack. */
-	lock_free_list();
-	t->next_free = free_list;
-	free_list = t;
-	unlock_free_list();
+	free_block(t);
 	return 0;
 }
