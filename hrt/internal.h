@@ -13,10 +13,13 @@ enum hrt_mode hrt_mode(void);
 /* Call `op` of the LWK's API: the value, or -errno. */
 long hrt_call(uint64_t op, uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4);
 
-/* Sleeps while *word == expected (or until a signal: then returns). */
-static inline void hrt_wait(uint32_t *word, uint32_t expected)
+/*
+ * Sleeps while *word == expected (or until a signal): 0, -EAGAIN (it was
+ * not), -EINTR, or -EINVAL for a word that is none (unaligned, not mapped).
+ */
+static inline long hrt_wait(uint32_t *word, uint32_t expected)
 {
-	hrt_call(ATOLL_HRT_OP_WAIT, (uintptr_t)word, expected, 0, 0, 0);
+	return hrt_call(ATOLL_HRT_OP_WAIT, (uintptr_t)word, expected, 0, 0, 0);
 }
 
 /* Wakes up to n threads sleeping on word; `first`: they run next. */

@@ -206,8 +206,11 @@ int hrt_thread_join(hrt_thread_t t, void **result)
 {
 	uint32_t d;
 
-	while ((d = __atomic_load_n(&t->done, __ATOMIC_ACQUIRE)) != 0)
-		hrt_wait(&t->done, d);
+	/* A handle that is none gives EINVAL, not a wait that never ends. */
+	while ((d = __atomic_load_n(&t->done, __ATOMIC_ACQUIRE)) != 0) {
+		if (hrt_wait(&t->done, d) == -EINVAL)
+			return EINVAL;
+	}
 	if (result)
 		*result = t->result;
 	/* The LWK wrote 0 only once the thread had left its stack. */

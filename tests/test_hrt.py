@@ -123,7 +123,8 @@ def test_runtime_api_works_in_both_modes(vm, programs):
     hrt/rust), and the task runtime on it
     (hrt/tasks, bench/programs/tasks_bench.c); on Linux it says it is not in
     an enclave. A program ended while its threads wait and its handler
-    threads sleep gives everything back."""
+    threads sleep gives everything back; one that only makes the API's
+    calls at CPL 0 takes its signals on the way back from them."""
     res = vm(RESOURCES + r'''
 resources
 /extra/hrt_api; echo "LINUX $?"
@@ -138,6 +139,15 @@ atoll run h --hrt -- /extra/hrt_api wait > /tmp/killed.out & R=$!
 for _ in $(seq 300); do grep -q "hrt api: waiting" /tmp/killed.out && break; sleep 0.1; done
 atoll status h | grep -c hrt_api | sed 's/^/RUNNING /'
 kill -INT $R; wait $R; echo "INTERRUPTED $?"
+atoll run h --hrt -- /extra/hrt_api signal > /tmp/signalled.out & R=$!
+for _ in $(seq 300); do grep -q "hrt api: waiting for signals" /tmp/signalled.out && break; sleep 0.1; done
+kill -HUP $R
+for _ in $(seq 300); do grep -q "handler ran" /tmp/signalled.out && break; sleep 0.1; done
+grep "handler ran" /tmp/signalled.out | sed 's/^/SIGNALLED /'
+kill -TERM $R
+for _ in $(seq 300); do kill -0 $R 2> /dev/null || break; sleep 0.1; done
+kill -0 $R 2> /dev/null && { echo "SIGTERM IGNORED"; kill -KILL $R; }
+wait $R; echo "TERMINATED $?"
 atoll run h --hrt -- /extra/hello; echo "AFTER $?"
 atoll destroy h > /dev/null || exit 10
 resources
@@ -161,4 +171,6 @@ resources
         for kernel in ["quicksort", "reduction"]:
             assert re.search(rf"^{mode} tasks_bench kernel={kernel} workers=3 .* right$", out, re.M), out
     assert "RUNNING 1" in out and "INTERRUPTED 130" in out and "AFTER 0" in out, out
+    # Signals reach a program at CPL 0 that only makes the API's calls.
+    assert "SIGNALLED hrt api: the SIGHUP handler ran" in out and "TERMINATED 143" in out, out
     assert_nothing_lost(out)

@@ -36,6 +36,8 @@
 #define MAX_CPUS 64
 #define CALLS 20000
 #define THREADS 200
+/* Alive at once, under the 128 threads a program may have in an enclave. */
+#define CREATE_ONLY 100
 #define PASSES 400
 #define BROADCASTS 200
 
@@ -52,6 +54,15 @@ static void report(const char *row, const char *how, double *t, int n, const dou
 	if (spread)
 		printf(" spread_p50=%.1f", *spread);
 	printf("\n");
+}
+
+/* A create or join that failed ends the benchmark, naming it and why. */
+static void must(int err, const char *what)
+{
+	if (err) {
+		fprintf(stderr, "hrt_bench: %s: %s\n", what, strerror(err));
+		exit(1);
+	}
 }
 
 /* Binds the calling pthread to the program's CPU k (Linux). */
@@ -103,22 +114,22 @@ static void create_only(const char *how, int cpu)
 	double t[64];
 
 	for (int r = 0; r < reps; r++) {
-		hrt_thread_t h[THREADS];
-		pthread_t p[THREADS];
+		hrt_thread_t h[CREATE_ONLY];
+		pthread_t p[CREATE_ONLY];
 		double t0 = now_ns();
 
-		for (int i = 0; i < THREADS; i++) {
+		for (int i = 0; i < CREATE_ONLY; i++) {
 			if (hrt)
-				hrt_thread_create(&h[i], cpu, nothing, NULL);
+				must(hrt_thread_create(&h[i], cpu, nothing, NULL), "hrt_thread_create");
 			else
-				pthread_create(&p[i], NULL, nothing, NULL);
+				must(pthread_create(&p[i], NULL, nothing, NULL), "pthread_create");
 		}
-		t[r] = (now_ns() - t0) / THREADS;
-		for (int i = 0; i < THREADS; i++) {
+		t[r] = (now_ns() - t0) / CREATE_ONLY;
+		for (int i = 0; i < CREATE_ONLY; i++) {
 			if (hrt)
-				hrt_thread_join(h[i], NULL);
+				must(hrt_thread_join(h[i], NULL), "hrt_thread_join");
 			else
-				pthread_join(p[i], NULL);
+				must(pthread_join(p[i], NULL), "pthread_join");
 		}
 	}
 	report("thread", how, t, reps, NULL);
@@ -134,8 +145,8 @@ static void hrt_threads(const char *how, int cpu)
 		for (int i = 0; i < THREADS; i++) {
 			hrt_thread_t h;
 
-			hrt_thread_create(&h, cpu, nothing, NULL);
-			hrt_thread_join(h, NULL);
+			must(hrt_thread_create(&h, cpu, nothing, NULL), "hrt_thread_create");
+			must(hrt_thread_join(h, NULL), "hrt_thread_join");
 		}
 		t[r] = (now_ns() - t0) / THREADS;
 	}
@@ -161,8 +172,8 @@ static void row_thread(void)
 		for (int i = 0; i < THREADS; i++) {
 			pthread_t p;
 
-			pthread_create(&p, NULL, nothing, NULL);
-			pthread_join(p, NULL);
+			must(pthread_create(&p, NULL, nothing, NULL), "pthread_create");
+			must(pthread_join(p, NULL), "pthread_join");
 		}
 		t[r] = (now_ns() - t0) / THREADS;
 	}
@@ -270,16 +281,16 @@ static void pass_ball(enum ball how, double *t, int *n)
 		pthread_mutex_init(&c->pm, NULL);
 		pthread_cond_init(&c->pc, NULL);
 		pin(0);
-		pthread_create(&p, NULL, linux_player, c);
+		must(pthread_create(&p, NULL, linux_player, c), "pthread_create");
 		play(c, 0);
-		pthread_join(p, NULL);
+		must(pthread_join(p, NULL), "pthread_join");
 	} else if (how == HRT_COND) {
 		hrt_thread_t a, b;
 
-		hrt_thread_create(&b, 1, hrt_player, (void *)1L);
-		hrt_thread_create(&a, 0, hrt_player, (void *)0L);
-		hrt_thread_join(a, NULL);
-		hrt_thread_join(b, NULL);
+		must(hrt_thread_create(&b, 1, hrt_player, (void *)1L), "hrt_thread_create");
+		must(hrt_thread_create(&a, 0, hrt_player, (void *)0L), "hrt_thread_create");
+		must(hrt_thread_join(a, NULL), "hrt_thread_join");
+		must(hrt_thread_join(b, NULL), "hrt_thread_join");
 	} else {
 		am_done = 0;
 		hrt_am_send(0, 1, 0);
@@ -432,9 +443,9 @@ static void row_broadcast(void)
 		pin(0);
 	for (long k = 1; k <= waiters; k++) {
 		if (hrt)
-			hrt_thread_create(&h[k], (int)k, waiter, (void *)k);
+			must(hrt_thread_create(&h[k], (int)k, waiter, (void *)k), "hrt_thread_create");
 		else
-			pthread_create(&p[k], NULL, waiter, (void *)k);
+			must(pthread_create(&p[k], NULL, waiter, (void *)k), "pthread_create");
 	}
 	for (int r = 0; r < BROADCASTS; r++) {
 		uint32_t all = (uint32_t)waiters * (r + 1);
@@ -466,9 +477,9 @@ static void row_broadcast(void)
 	}
 	for (int k = 1; k <= waiters; k++) {
 		if (hrt)
-			hrt_thread_join(h[k], NULL);
+			must(hrt_thread_join(h[k], NULL), "hrt_thread_join");
 		else
-			pthread_join(p[k], NULL);
+			must(pthread_join(p[k], NULL), "pthread_join");
 	}
 	sort_times(spread, BROADCASTS);
 	report("broadcast", hrt ? "hrt_cond" : "pthread_cond", last, BROADCASTS,

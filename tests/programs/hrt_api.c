@@ -8,7 +8,11 @@
  * passed. Threads record, main prints: the API's threads are no pthreads.
  * `hrt_api wait`: then a thread on every CPU waits on a condition variable
  * that never comes, and main sleeps ("hrt api: waiting"), to be killed.
+ * `hrt_api signal`: then main waits on one in the API, where the LWK's
+ * interrupts do not deliver signals: a SIGHUP's handler must run on the
+ * way back from the call, and a SIGTERM end the program there.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -276,6 +280,29 @@ static void *wait_forever(void *arg)
 	return arg;
 }
 
+static volatile sig_atomic_t hangups;
+
+static void on_hangup(int signo)
+{
+	(void)signo;
+	hangups++;
+}
+
+/* Only the API's calls until SIGHUP's handler has run, then until SIGTERM. */
+static void wait_for_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_hangup };
+
+	sigaction(SIGHUP, &sa, NULL);
+	printf("hrt api: waiting for signals\n");
+	hrt_mutex_lock(&never_lock);
+	while (!hangups)
+		hrt_cond_wait(&never, &never_lock);
+	hrt_mutex_unlock(&never_lock);
+	printf("hrt api: the SIGHUP handler ran\n");
+	wait_forever(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	int mode = hrt_kernel_mode();
@@ -306,5 +333,7 @@ int main(int argc, char **argv)
 		for (;;)
 			pause();
 	}
+	if (argc > 1 && strcmp(argv[1], "signal") == 0)
+		wait_for_signals();
 	return failures ? 1 : 0;
 }

@@ -40,12 +40,18 @@ typedef struct hrt_thread *hrt_thread_t;
 /*
  * A thread that runs fn(arg) on CPU `cpu` and stays there. It is the
  * runtime's thread, not a pthread: it has thread-local storage of its own
- * (zeroed, 16 KiB) but no libc thread state, so it may use this API, its
- * own data and system calls, but not libc functions that keep per-thread
- * state (stdio, malloc, pthread_*, anything that reads the locale).
+ * (a static program's initial values, else zeroes) but no libc thread
+ * state, so it may use this API, its own data and system calls, but not
+ * libc functions that keep per-thread state (stdio, malloc, pthread_*,
+ * anything that reads the locale). 0, or EINVAL (no such CPU), ENOMEM, or
+ * EAGAIN: a program has at most 128 threads alive, of every kind, as
+ * ATOLL_MAX_SLOTS says; *thread is set only on success.
  */
 int hrt_thread_create(hrt_thread_t *thread, int cpu, void *(*fn)(void *), void *arg);
-/* Waits for the thread's end; its result in *result if result is not NULL. */
+/*
+ * Waits for the thread's end; its result in *result if result is not NULL.
+ * EINVAL for a handle no create gave.
+ */
 int hrt_thread_join(hrt_thread_t thread, void **result);
 
 /* ---- Mutexes, condition variables, barriers ---- */

@@ -23,6 +23,8 @@ use crate::{cpu, gdt, percpu};
 pub const SYSCALL_MARK: u64 = 0x100;
 /// `TrapFrame::vector` of a kernel-mode program's direct call.
 pub const DIRECT_CALL_MARK: u64 = 0x101;
+/// `TrapFrame::vector` of an HRT API call's way back with a signal.
+pub const HRT_CALL_MARK: u64 = 0x102;
 pub const USER_CODE_SELECTOR: u64 = gdt::USER_CODE as u64 | 3;
 pub const USER_DATA_SELECTOR: u64 = gdt::USER_DATA as u64 | 3;
 pub const KERNEL_CODE_SELECTOR: u64 = gdt::KERNEL_CODE as u64;
@@ -158,7 +160,9 @@ atoll_direct_call_entry:
 // program's stack and moves to the kernel stack itself (isr.S), one after
 // finds kernel code on the kernel stack. No frame is built: the program's
 // registers are C's to keep (callee-saved ones by the callee). Nothing
-// below the program's stack pointer is written; the way back is RET.
+// below the program's stack pointer is written; the way back is RET,
+// unless the handler asks (rdx != 0) for the way back of an interrupt: a
+// signal to deliver, which needs a frame to put a handler's in.
 .global atoll_hrt_call_entry
 atoll_hrt_call_entry:
     mov %rsp, %rax
@@ -166,8 +170,32 @@ atoll_hrt_call_entry:
     push %rax
     sub $8, %rsp
     call hrt_call_from_program
+    test %rdx, %rdx
+    jnz 1f
     mov 8(%rsp), %rsp
     ret
+// The frame of an interrupt that came as the call returned: rip the
+// return address, rsp above it, the caller's flags, rax the result; the
+// callee-saved registers are still the program's.
+1:
+    mov 8(%rsp), %r11
+    pushfq
+    pop %rcx
+    cli
+    mov %gs:8, %rsp
+    pushq ${kernel_ss}
+    lea 8(%r11), %rdx
+    push %rdx
+    push %rcx
+    pushq ${kernel_cs}
+    pushq (%r11)
+    pushq $0
+    pushq ${hrt_mark}
+    push_general_registers
+    cld
+    mov %rsp, %rdi
+    call hrt_call_deliver
+    jmp atoll_iret_to_kernel_mode
 
 .global atoll_enter_user
 atoll_enter_user:
@@ -183,6 +211,7 @@ atoll_enter_user:
     kernel_cs = const KERNEL_CODE_SELECTOR,
     mark = const SYSCALL_MARK,
     direct_mark = const DIRECT_CALL_MARK,
+    hrt_mark = const HRT_CALL_MARK,
     cs_offset = const core::mem::offset_of!(TrapFrame, cs),
     rip_offset = const core::mem::offset_of!(TrapFrame, rip),
     rflags_offset = const core::mem::offset_of!(TrapFrame, rflags),
@@ -215,14 +244,27 @@ pub fn direct_call_entry() -> u64 {
     atoll_direct_call_entry as *const () as u64
 }
 
-/// The kernel's handler of the HRT API's calls: (op, arguments) -> value
-/// or -errno.
-pub type HrtCall = fn(u64, [u64; 5]) -> i64;
-static HRT_CALL: spin::Once<HrtCall> = spin::Once::new();
+/// What the kernel's handler of an HRT API call gives back: the value (or
+/// -errno) and whether the thread has a signal to take on its way back.
+#[repr(C)]
+pub struct HrtReturn {
+    pub value: i64,
+    pub deliver: u64,
+}
 
-/// Registers the handler `hrt_call_entry` calls.
-pub fn set_hrt_call(f: HrtCall) {
-    HRT_CALL.call_once(|| f);
+/// The kernel's handlers of the HRT API: the call (op, arguments), and the
+/// way back to the program with a frame when a signal is to be delivered
+/// (the interrupts' way back: `return_to_user`).
+#[derive(Clone, Copy)]
+pub struct HrtHandlers {
+    pub call: fn(u64, [u64; 5]) -> HrtReturn,
+    pub deliver: fn(&mut TrapFrame),
+}
+static HRT_HANDLERS: spin::Once<HrtHandlers> = spin::Once::new();
+
+/// Registers the handlers `hrt_call_entry` calls.
+pub fn set_hrt_handlers(h: HrtHandlers) {
+    HRT_HANDLERS.call_once(|| h);
 }
 
 /// Where a kernel-mode program CALLs the HRT API (atoll_hrt_call_entry).
@@ -231,10 +273,25 @@ pub fn hrt_call_entry() -> u64 {
 }
 
 #[no_mangle]
-extern "C" fn hrt_call_from_program(op: u64, a0: u64, a1: u64, a2: u64, a3: u64, a4: u64) -> i64 {
-    match HRT_CALL.get() {
-        Some(f) => f(op, [a0, a1, a2, a3, a4]),
-        None => -38, // ENOSYS: no handler registered yet
+extern "C" fn hrt_call_from_program(
+    op: u64,
+    a0: u64,
+    a1: u64,
+    a2: u64,
+    a3: u64,
+    a4: u64,
+) -> HrtReturn {
+    match HRT_HANDLERS.get() {
+        Some(h) => (h.call)(op, [a0, a1, a2, a3, a4]),
+        None => HrtReturn { value: -38, deliver: 0 }, // ENOSYS: none registered yet
+    }
+}
+
+/// The slow way back of `atoll_hrt_call_entry`, with interrupts masked.
+#[no_mangle]
+extern "C" fn hrt_call_deliver(frame: &mut TrapFrame) {
+    if let Some(h) = HRT_HANDLERS.get() {
+        (h.deliver)(frame);
     }
 }
 

@@ -3,6 +3,9 @@
 use atoll_abi::HRT_OP_NULL;
 use lwk_logic::errno::{self, SysResult, EPERM};
 
+use hal::user::HrtReturn;
+use hal::TrapFrame;
+
 use super::call::Call;
 use crate::process::UserThread;
 
@@ -23,23 +26,35 @@ pub fn hrt(c: &mut Call) -> SysResult {
 }
 
 /// The same calls by CALL from a kernel-mode program (hal's
-/// `hrt_call_entry`): no frame, no signal delivery on the way back (the
-/// program's next system call or interrupt delivers them), but a thread
-/// whose program is ending leaves here. The thread is borrowed, not
+/// `hrt_call_entry`): no frame. A thread whose program is ending leaves
+/// here; one with a signal to take goes back by `deliver`, as after an
+/// interrupt (without, a program looping on calls would never get it: a
+/// CPU with one thread has no timer ticks). The thread is borrowed, not
 /// counted, as by the SYSCALL path: a thread that ends here never comes
-/// back to drop a count.
-pub fn direct(op: u64, args: [u64; 5]) -> i64 {
+/// back to drop a count. The null call does nothing at all.
+pub fn direct(op: u64, args: [u64; 5]) -> HrtReturn {
     if op == HRT_OP_NULL {
-        return 0;
+        return HrtReturn { value: 0, deliver: 0 };
     }
     crate::sched::with_current(|t| {
         let Some(user) = UserThread::of(t) else {
-            return errno::to_return(Err(EPERM)) as i64;
+            return HrtReturn { value: errno::to_return(Err(EPERM)) as i64, deliver: 0 };
         };
         let r = crate::process::hrt::call(user, op, args);
         if user.must_leave() {
             crate::process::exit_current_thread();
         }
-        errno::to_return(r) as i64
+        let deliver = crate::process::signal::has_deliverable(user);
+        HrtReturn { value: errno::to_return(r) as i64, deliver: deliver.into() }
     })
+}
+
+/// `direct`'s way back when a signal is to be taken, with the frame of
+/// the program's return from its call.
+pub fn deliver(frame: &mut TrapFrame) {
+    crate::sched::with_current(|t| {
+        if let Some(u) = UserThread::of(t) {
+            crate::process::return_to_user(u, frame, None);
+        }
+    });
 }

@@ -181,7 +181,10 @@ hal::syscall_handler!(dispatch);
 
 /// The kernel-mode programs' direct entry into the HRT API.
 pub fn init() {
-    hal::user::set_hrt_call(hrt::direct);
+    hal::user::set_hrt_handlers(hal::user::HrtHandlers {
+        call: hrt::direct,
+        deliver: hrt::deliver,
+    });
 }
 
 /// The system call in `frame` (from ring 3); its result goes in rax. True
