@@ -16,7 +16,14 @@ for f in call thread sync irq am; do
     # shellcheck disable=SC2086  # CFLAGS: a list of arguments (sh has no arrays)
     gcc $CFLAGS -c -o "$obj/$f.o" "$ROOT/hrt/$f.c"
 done
-rm -f "$out/lib/libatoll-hrt.a"
-ar rcs "$out/lib/libatoll-hrt.a" "$obj"/*.o
-gcc -shared -Wl,-soname,libatoll-hrt.so -o "$out/lib/libatoll-hrt.so" "$obj"/*.o
-cp "$ROOT/hrt/include/atoll/hrt.h" "$out/include/atoll/hrt.h"
+ar rcs "$obj/libatoll-hrt.a" "$obj"/*.o
+gcc -shared -Wl,-soname,libatoll-hrt.so -o "$obj/libatoll-hrt.so" "$obj"/*.o
+cp "$ROOT/hrt/include/atoll/hrt.h" "$obj/hrt.h"
+# Each file replaced in one rename: builds running at once (the test
+# workers' programs) never link against a half-written one.
+mv -f "$obj/libatoll-hrt.a" "$out/lib/libatoll-hrt.a.new.$$"
+mv -f "$out/lib/libatoll-hrt.a.new.$$" "$out/lib/libatoll-hrt.a"
+mv -f "$obj/libatoll-hrt.so" "$out/lib/libatoll-hrt.so.new.$$"
+mv -f "$out/lib/libatoll-hrt.so.new.$$" "$out/lib/libatoll-hrt.so"
+mv -f "$obj/hrt.h" "$out/include/atoll/hrt.h.new.$$"
+mv -f "$out/include/atoll/hrt.h.new.$$" "$out/include/atoll/hrt.h"

@@ -12,6 +12,8 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import run_lwk  # noqa: E402
 import vm_record  # noqa: E402
 
+import program_mode as modes  # noqa: E402
+
 
 def pytest_configure(config):
     # `make test` (CI) leaves these out; `make test-all` runs them too.
@@ -76,8 +78,22 @@ def boot():
     return _boot
 
 
+def pytest_generate_tests(metafunc):
+    # The program tests run once more with their programs at CPL 0, in the
+    # long set (tests/program_mode.py).
+    if metafunc.module.__name__ in modes.MODULES and "program_mode" in metafunc.fixturenames:
+        metafunc.parametrize("program_mode", ["ring3", pytest.param("hrt", marks=pytest.mark.long)],
+                             indirect=True, scope="module")
+
+
+@pytest.fixture(scope="module")
+def program_mode(request):
+    """"ring3", or "hrt" for the program tests' second run."""
+    return getattr(request, "param", "ring3")
+
+
 @pytest.fixture
-def vm(tmp_path):
+def vm(tmp_path, program_mode):
     """vm(script_text, extra_dir=None, timeout=300, **run_vm_kw) -> VMResult
     with .status, .output (script output + kernel lines) and .console.
     Boots the Debian-kernel test VM (scripts/vm.py) quietly; pass files={}
@@ -86,7 +102,7 @@ def vm(tmp_path):
 
     def _vm(script_text, extra_dir=None, timeout=300, **kw):
         script = tmp_path / "vm-script.sh"
-        script.write_text(script_text)
+        script.write_text(modes.script_for(program_mode, script_text))
         kw.setdefault("echo", False)
         return vm_tool.run_vm(str(script), extra_dir=extra_dir,
                               timeout=timeout, **kw)

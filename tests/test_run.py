@@ -20,6 +20,7 @@ import re
 
 import pytest
 
+from program_mode import script_for
 from resources import RESOURCES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -212,8 +213,8 @@ resources
 
 
 @pytest.fixture(scope="module")
-def programs_run(tmp_path_factory, programs):
-    return boot(tmp_path_factory, programs, PROGRAMS_SCRIPT, timeout=900)
+def programs_run(tmp_path_factory, programs, program_mode):
+    return boot(tmp_path_factory, programs, script_for(program_mode, PROGRAMS_SCRIPT), timeout=900)
 
 
 def test_programs_vm_run_completed(programs_run):
@@ -475,8 +476,8 @@ resources
 
 
 @pytest.fixture(scope="module")
-def lifecycle_run(tmp_path_factory, programs):
-    return boot(tmp_path_factory, programs, LIFECYCLE_SCRIPT, timeout=900)
+def lifecycle_run(tmp_path_factory, programs, program_mode):
+    return boot(tmp_path_factory, programs, script_for(program_mode, LIFECYCLE_SCRIPT), timeout=900)
 
 
 def test_lifecycle_vm_run_completed(lifecycle_run):
