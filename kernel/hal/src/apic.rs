@@ -2,9 +2,9 @@
 //! the one-shot / TSC-deadline timer.
 
 use atoll_abi::{ERROR_VECTOR, SPURIOUS_VECTOR, TIMER_VECTOR};
-use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 
-use super::{cpu, physmem::phys_to_virt, tsc};
+use super::{cpu, percpu, physmem::phys_to_virt, tsc};
 
 const IA32_APIC_BASE: u32 = 0x1b;
 const IA32_TSC_DEADLINE: u32 = 0x6e0;
@@ -42,6 +42,16 @@ static TSC_DEADLINE: AtomicBool = AtomicBool::new(false);
 static MMIO_BASE: AtomicU64 = AtomicU64::new(0);
 /// APIC timer ticks per 2^32 TSC cycles (one-shot mode only).
 static TIMER_PER_TSC_2_32: AtomicU64 = AtomicU64::new(0);
+/// Each CPU's timer LVT as last written: a thread switch that arms or
+/// cancels the timer writes it only when its mode changes (each write to
+/// the xAPIC is a trap to the hypervisor under virtualization).
+static TIMER_LVT: [AtomicU32; percpu::MAX_CPUS] = [const { AtomicU32::new(0) }; percpu::MAX_CPUS];
+
+fn set_timer_lvt(value: u32) {
+    if TIMER_LVT[percpu::cpu_index()].swap(value, Ordering::Relaxed) != value {
+        write(REG_LVT_TIMER, value);
+    }
+}
 
 pub fn is_x2apic() -> bool {
     X2APIC.load(Ordering::Relaxed)
@@ -86,6 +96,7 @@ pub(crate) fn init_this_cpu() {
     }
     cpu::wrmsr(IA32_APIC_BASE, base);
     write(REG_TPR, 0);
+    TIMER_LVT[percpu::cpu_index()].store(LVT_MASKED | TIMER_VECTOR as u32, Ordering::Relaxed);
     write(REG_LVT_TIMER, LVT_MASKED | TIMER_VECTOR as u32);
     write(REG_LVT_LINT0, LVT_MASKED);
     write(REG_LVT_LINT1, LVT_MASKED);
@@ -149,7 +160,7 @@ pub(crate) fn calibrate_timer() {
     if uses_tsc_deadline() {
         return;
     }
-    write(REG_LVT_TIMER, LVT_MASKED | TIMER_VECTOR as u32);
+    set_timer_lvt(LVT_MASKED | TIMER_VECTOR as u32);
     write(REG_TIMER_INIT, u32::MAX);
     let start = cpu::rdtsc();
     let window = tsc::hz() / 100; // 10 ms
@@ -166,24 +177,25 @@ pub(crate) fn calibrate_timer() {
 /// Fires TIMER_VECTOR once, at (or soon after) the given TSC value.
 pub fn arm_timer_at(tsc_deadline: u64) {
     if uses_tsc_deadline() {
-        write(REG_LVT_TIMER, LVT_TSC_DEADLINE | TIMER_VECTOR as u32);
+        set_timer_lvt(LVT_TSC_DEADLINE | TIMER_VECTOR as u32);
         cpu::wrmsr(IA32_TSC_DEADLINE, tsc_deadline.max(1));
     } else {
         let delta = tsc_deadline.saturating_sub(cpu::rdtsc());
         let rate = TIMER_PER_TSC_2_32.load(Ordering::Relaxed) as u128;
         let ticks = ((delta as u128 * rate) >> 32).clamp(1, u32::MAX as u128) as u32;
-        write(REG_LVT_TIMER, TIMER_VECTOR as u32);
+        set_timer_lvt(TIMER_VECTOR as u32);
         write(REG_TIMER_INIT, ticks);
     }
 }
 
+/// Stops the timer: a deadline of 0, or an initial count of 0, arms
+/// nothing (Intel SDM 11.5.4); the LVT stays as it is for the next arm.
 pub fn cancel_timer() {
     if uses_tsc_deadline() {
         cpu::wrmsr(IA32_TSC_DEADLINE, 0);
     } else {
         write(REG_TIMER_INIT, 0);
     }
-    write(REG_LVT_TIMER, LVT_MASKED | TIMER_VECTOR as u32);
 }
 
 /// Masks the legacy 8259 PICs so only the APIC delivers interrupts.
