@@ -134,6 +134,11 @@ impl Area {
         self.region().write(offset_of!(Proc, cpus), cpus);
     }
 
+    /// `atoll status`'s count of threads alive.
+    pub fn set_threads(self, threads: u32) {
+        self.region().write(offset_of!(Proc, threads), threads);
+    }
+
     /// The figures `atoll status` shows: threads alive, memory mapped.
     pub fn set_usage(self, threads: u32, mem_bytes: u64) {
         let a = self.region();

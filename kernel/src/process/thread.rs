@@ -90,7 +90,7 @@ pub fn spawn(
             })
         },
     );
-    {
+    let count = {
         // Under the same lock begin_exit takes its snapshot with.
         let mut threads = p.threads.lock();
         if p.is_exiting() {
@@ -98,8 +98,9 @@ pub fn spawn(
             return Err(EAGAIN);
         }
         threads.push(t.clone());
-    }
-    p.report_usage();
+        threads.len()
+    };
+    p.report_threads(count);
     sched::start(&t);
     Ok(())
 }
@@ -144,16 +145,16 @@ pub fn exit_current_thread() -> ! {
     // may still switch away from this thread and back before it is gone.
     u.left.store(true, Ordering::Release);
     hal::paging::switch_to_kernel();
-    let last = {
+    let count = {
         let mut threads = p.threads.lock();
         threads.retain(|t| !Arc::ptr_eq(t, &me));
         // Under the threads' lock: cpu_times() counts it once.
         p.keep_time(my_time);
-        threads.is_empty()
+        threads.len()
     };
     drop(me);
-    p.report_usage();
-    if last {
+    p.report_threads(count);
+    if count == 0 {
         ending::program_ended(&p);
     }
     drop(p);

@@ -263,6 +263,12 @@ impl Process {
     }
 
     /// Tells the host (for `atoll status`) its threads and memory now.
+    /// `atoll status`'s thread count alone, when threads come and go (the
+    /// memory figure sums every mapping: not on each thread's way).
+    pub fn report_threads(&self, count: usize) {
+        self.area.set_threads(count as u32);
+    }
+
     pub fn report_usage(&self) {
         let mem = {
             let vm = self.vm.lock();
