@@ -18,12 +18,7 @@ for f in call thread sync irq am; do
 done
 ar rcs "$obj/libatoll-hrt.a" "$obj"/*.o
 gcc -shared -Wl,-soname,libatoll-hrt.so -o "$obj/libatoll-hrt.so" "$obj"/*.o
-cp "$ROOT/hrt/include/atoll/hrt.h" "$obj/hrt.h"
-# Each file replaced in one rename: builds running at once (the test
-# workers' programs) never link against a half-written one.
-mv -f "$obj/libatoll-hrt.a" "$out/lib/libatoll-hrt.a.new.$$"
-mv -f "$out/lib/libatoll-hrt.a.new.$$" "$out/lib/libatoll-hrt.a"
-mv -f "$obj/libatoll-hrt.so" "$out/lib/libatoll-hrt.so.new.$$"
-mv -f "$out/lib/libatoll-hrt.so.new.$$" "$out/lib/libatoll-hrt.so"
-mv -f "$obj/hrt.h" "$out/include/atoll/hrt.h.new.$$"
-mv -f "$out/include/atoll/hrt.h.new.$$" "$out/include/atoll/hrt.h"
+for f in libatoll-hrt.a libatoll-hrt.so; do
+    "$ROOT/scripts/replace-file.sh" "$obj/$f" "$out/lib/$f"
+done
+"$ROOT/scripts/replace-file.sh" "$ROOT/hrt/include/atoll/hrt.h" "$out/include/atoll/hrt.h"

@@ -11,7 +11,9 @@ trap 'rm -rf "$obj"' EXIT
 CFLAGS="-O2 -Wall -Werror -fPIC -I $ROOT/abi -I $ROOT/xemem"
 # shellcheck disable=SC2086  # CFLAGS: a list of arguments (sh has no arrays)
 gcc $CFLAGS -c -o "$obj/libxpmem.o" "$ROOT/xemem/libxpmem.c"
-rm -f "$out/lib/libxpmem.a"
-ar rcs "$out/lib/libxpmem.a" "$obj/libxpmem.o"
-gcc -shared -Wl,-soname,libxpmem.so -o "$out/lib/libxpmem.so" "$obj/libxpmem.o"
-cp "$ROOT/xemem/xpmem.h" "$out/include/xpmem.h"
+ar rcs "$obj/libxpmem.a" "$obj/libxpmem.o"
+gcc -shared -Wl,-soname,libxpmem.so -o "$obj/libxpmem.so" "$obj/libxpmem.o"
+for f in libxpmem.a libxpmem.so; do
+    "$ROOT/scripts/replace-file.sh" "$obj/$f" "$out/lib/$f"
+done
+"$ROOT/scripts/replace-file.sh" "$ROOT/xemem/xpmem.h" "$out/include/xpmem.h"

@@ -52,9 +52,14 @@ pub(crate) fn init(ram: &RangeSet, reserved: (u64, u64), boot_mapped: u64) {
             .add_region(r.start, n, physmem::claim_for_allocator(at, words))
             .expect("frame region");
     }
-    let heap_size = (frames.free_frames() * FRAME_SIZE / 16).clamp(MIN_HEAP, MAX_HEAP);
+    // Whole frames: the heap is given exactly the frames taken for it (a
+    // sixteenth of the free frames in bytes is not always whole frames, and
+    // the heap then wrote into the next frame, which a program may have).
+    let heap_frames =
+        (frames.free_frames() / 16).clamp(MIN_HEAP / FRAME_SIZE, MAX_HEAP / FRAME_SIZE);
+    let heap_size = heap_frames * FRAME_SIZE;
     let heap_at = frames
-        .alloc(heap_size / FRAME_SIZE, 512)
+        .alloc(heap_frames, 512)
         .unwrap_or_else(|| crate::fatal!("no room for a {} MiB kernel heap", heap_size >> 20));
     drop(frames);
     heap::init(heap_at, heap_size as usize);
