@@ -1,7 +1,7 @@
 """The program tests' second mode, in the long set (issue 41): every
-program root runs under `atoll run` runs at CPL 0 (`--hrt`), in enclaves
-root creates with `--hrt`, by an `atoll` first in the guest's PATH that
-adds the flag; what other users run stays in ring 3. The tests' checks
+program root starts with `atoll run` runs at CPL 0 (`--hrt`), in enclaves
+root creates with `--hrt`, through an `atoll` first in the guest's PATH
+that adds the flag; what other users run stays in ring 3. The tests' checks
 are the same: a kernel-mode program behaves as in ring 3."""
 
 # The modules whose tests run in both modes (conftest.py parametrizes them).

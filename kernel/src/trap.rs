@@ -24,13 +24,7 @@ fn on_exception(frame: &mut TrapFrame) {
 fn after_interrupt(frame: &mut TrapFrame) {
     crate::sched::preempt_point();
     if frame.from_program() {
-        // Borrowed, not counted: a thread that leaves here never returns
-        // to drop a count it held, and would never be freed.
-        crate::sched::with_current(|t| {
-            if let Some(u) = crate::process::UserThread::of(t) {
-                crate::process::return_to_user(u, frame, None);
-            }
-        });
+        crate::process::return_current_to_user(frame);
     }
 }
 

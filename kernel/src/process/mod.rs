@@ -57,5 +57,7 @@ pub mod xemem;
 
 pub use cpus::cpu_joined;
 pub use memory::with_both_vms;
-pub use thread::{exit_current_thread, return_to_user, spawn_user_thread, user_fault};
+pub use thread::{
+    exit_current_thread, return_current_to_user, return_to_user, spawn_user_thread, user_fault,
+};
 pub use types::{new_tid, Process, UserThread};

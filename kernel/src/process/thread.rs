@@ -223,3 +223,16 @@ pub fn return_to_user(u: &UserThread, frame: &mut TrapFrame, call: Option<signal
         exit_current_thread();
     }
 }
+
+/// `return_to_user` for the running thread, if it is a program's, with no
+/// system call just made: after an interrupt, and on a kernel-mode
+/// program's way back from an HRT API call with a signal to take. The
+/// thread is borrowed, not counted: one that leaves here never returns to
+/// drop a count it held, and would never be freed.
+pub fn return_current_to_user(frame: &mut TrapFrame) {
+    sched::with_current(|t| {
+        if let Some(u) = UserThread::of(t) {
+            return_to_user(u, frame, None);
+        }
+    });
+}

@@ -262,13 +262,13 @@ impl Process {
         vm.removals() > self.flushed_removals.load(Ordering::Acquire)
     }
 
-    /// Tells the host (for `atoll status`) its threads and memory now.
     /// `atoll status`'s thread count alone, when threads come and go (the
     /// memory figure sums every mapping: not on each thread's way).
     pub fn report_threads(&self, count: usize) {
         self.area.set_threads(count as u32);
     }
 
+    /// Tells the host (for `atoll status`) its threads and memory now.
     pub fn report_usage(&self) {
         let mem = {
             let vm = self.vm.lock();

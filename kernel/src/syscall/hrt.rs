@@ -4,7 +4,6 @@ use atoll_abi::HRT_OP_NULL;
 use lwk_logic::errno::{self, SysResult, EPERM};
 
 use hal::user::HrtReturn;
-use hal::TrapFrame;
 
 use super::call::Call;
 use crate::process::UserThread;
@@ -27,9 +26,10 @@ pub fn hrt(c: &mut Call) -> SysResult {
 
 /// The same calls by CALL from a kernel-mode program (hal's
 /// `hrt_call_entry`): no frame. A thread whose program is ending leaves
-/// here; one with a signal to take goes back by `deliver`, as after an
-/// interrupt (without, a program looping on calls would never get it: a
-/// CPU with one thread has no timer ticks). The thread is borrowed, not
+/// here; one with a signal to take goes back as after an interrupt
+/// (`process::return_current_to_user`, registered in `init`): else a
+/// program looping on calls would never get it, as a CPU with one thread
+/// has no timer ticks. The thread is borrowed, not
 /// counted, as by the SYSCALL path: a thread that ends here never comes
 /// back to drop a count. The null call does nothing at all.
 pub fn direct(op: u64, args: [u64; 5]) -> HrtReturn {
@@ -47,14 +47,4 @@ pub fn direct(op: u64, args: [u64; 5]) -> HrtReturn {
         let deliver = crate::process::signal::has_deliverable(user);
         HrtReturn { value: errno::to_return(r) as i64, deliver: deliver.into() }
     })
-}
-
-/// `direct`'s way back when a signal is to be taken, with the frame of
-/// the program's return from its call.
-pub fn deliver(frame: &mut TrapFrame) {
-    crate::sched::with_current(|t| {
-        if let Some(u) = UserThread::of(t) {
-            crate::process::return_to_user(u, frame, None);
-        }
-    });
 }

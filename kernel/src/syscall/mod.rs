@@ -183,7 +183,7 @@ hal::syscall_handler!(dispatch);
 pub fn init() {
     hal::user::set_hrt_handlers(hal::user::HrtHandlers {
         call: hrt::direct,
-        deliver: hrt::deliver,
+        deliver: crate::process::return_current_to_user,
     });
 }
 
